@@ -1,0 +1,87 @@
+/**
+ * The shape every subcommand file exports, and the usage error they throw.
+ * main.ts dispatches to these; one file per command in this folder.
+ */
+import { parseArgs, type ParseArgsConfig } from "node:util";
+
+export interface Command {
+  /** The word after `kudurru`. */
+  name: string;
+  /** One line for `kudurru help`. */
+  summary: string;
+  /** The full usage text for `kudurru help <name>`. */
+  usage: string;
+  /** Runs the command; resolves to the process exit code. */
+  run(args: string[], io: CommandIO): Promise<number>;
+}
+
+/** Where a command reads and writes; tests substitute buffers. */
+export interface CommandIO {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  /** Standard input as text (for `apply -f -`). */
+  readStdin: () => Promise<string>;
+  env: (name: string) => string | undefined;
+}
+
+/** Bad command-line usage: main prints the message and exits with code 2. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "UsageError";
+  }
+}
+
+export type Options = NonNullable<ParseArgsConfig["options"]>;
+
+/**
+ * Parses flags strictly: an unknown flag or a missing value becomes a
+ * UsageError that names the command.
+ */
+export function parseFlags<O extends Options>(
+  command: string,
+  args: string[],
+  options: O,
+  maxPositionals = Infinity,
+) {
+  let parsed;
+  try {
+    parsed = parseArgs({ args, options, allowPositionals: true, strict: true });
+  } catch (err) {
+    const msg = err instanceof Error ? err.message : String(err);
+    throw new UsageError(`kudurru ${command}: ${msg.replace(/\. To specify.*$/s, "")}`);
+  }
+  if (parsed.positionals.length > maxPositionals) {
+    throw new UsageError(
+      `kudurru ${command}: unexpected argument "${parsed.positionals[maxPositionals]}"`,
+    );
+  }
+  return parsed;
+}
+
+const encoder = new TextEncoder();
+
+/** The real process streams. */
+export const processIO: CommandIO = {
+  stdout: (text) => Deno.stdout.writeSync(encoder.encode(text)),
+  stderr: (text) => Deno.stderr.writeSync(encoder.encode(text)),
+  readStdin: async () => await new Response(Deno.stdin.readable).text(),
+  env: (name) => Deno.env.get(name),
+};
+
+/** Collects output in memory: for command tests. */
+export function bufferIO(stdin = "", env: Record<string, string> = {}) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const io: CommandIO = {
+    stdout: (t) => out.push(t),
+    stderr: (t) => err.push(t),
+    readStdin: () => Promise.resolve(stdin),
+    env: (name) => env[name],
+  };
+  return {
+    io,
+    stdout: () => out.join(""),
+    stderr: () => err.join(""),
+  };
+}

@@ -1,0 +1,190 @@
+/**
+ * The Store: the seam everything configuration-related depends on (seed §4.3).
+ * Drivers: memory/ (tests), sqlite/ (single node), kube/ (later). All of them
+ * pass the same conformance suite in conformance.ts.
+ */
+import type { KObject, ObjectKey } from "../api/v1alpha1/meta.ts";
+
+export type { KObject, ObjectKey };
+
+/** Bumped whenever the on-disk layout of any driver changes. */
+export const SCHEMA_VERSION = 1;
+
+export interface ListOptions {
+  /** Only objects in this namespace; omit for all namespaces. */
+  namespace?: string;
+  /** Kubernetes label selector: `a=b,c!=d,e,!f,g in (x,y),h notin (z)`. */
+  labelSelector?: string;
+  /** Page size; omit for everything. */
+  limit?: number;
+  /** The `continue` token of the previous page (keyset pagination). */
+  continue?: string;
+}
+
+export interface ObjectList {
+  items: KObject[];
+  /** Present when more items follow; pass back as ListOptions.continue. */
+  continue?: string;
+  /** The store's resourceVersion when the list was read; a watch can resume from it. */
+  resourceVersion: string;
+}
+
+export interface ApplyOptions {
+  /** api | file:<source> | integration:<name> | bootstrap | system; becomes metadata.managedBy. */
+  manager: string;
+  /** Optimistic concurrency: the apply fails with ConflictError unless the stored object has it. */
+  expectedResourceVersion?: string;
+  /** Whole-object takeover from another manager (admin only, audited). */
+  force?: boolean;
+  /** Who asked, for the audit row (a user, "file-loader", "bootstrap"…). */
+  actor?: string;
+}
+
+export interface DeleteOptions {
+  /** When set, the stored object must be managed by it (or force must be set). */
+  manager?: string;
+  force?: boolean;
+  expectedResourceVersion?: string;
+  actor?: string;
+}
+
+export type WatchEventType = "Added" | "Modified" | "Deleted" | "Bookmark";
+
+export interface WatchEvent {
+  type: WatchEventType;
+  /** The object after the change (for Deleted: the last stored state). Bookmarks carry none. */
+  object?: KObject;
+  resourceVersion: string;
+}
+
+export interface WatchOptions {
+  /**
+   * Resume after this resourceVersion. Omitted: every current object is sent
+   * as Added, then a Bookmark, then live changes.
+   */
+  resourceVersion?: string;
+  namespace?: string;
+  /** Ends the watch. */
+  signal?: AbortSignal;
+}
+
+export interface Watcher extends AsyncIterable<WatchEvent> {
+  close(): void;
+}
+
+export interface Elector {
+  /** Runs until the signal aborts, calling onStarted/onStopped as leadership moves. */
+  run(
+    signal: AbortSignal,
+    onStarted: () => void,
+    onStopped: () => void,
+  ): Promise<void>;
+  isLeader(): boolean;
+  leader(): string;
+}
+
+export interface SnapshotOptions {
+  /** Leave out secrets and internal kinds (kudurru export --safe). */
+  safe?: boolean;
+}
+
+export interface StoreInfo {
+  driver: string;
+  schemaVersion: number;
+  clusterID: string;
+  epoch: number;
+  leader: string;
+}
+
+export interface Store {
+  /** Throws NotFoundError. */
+  get(key: ObjectKey): Promise<KObject>;
+  list(kind: string, opts?: ListOptions): Promise<ObjectList>;
+  /** Whole-object apply under the contract of seed §4.3 (see apply_rules.ts). */
+  apply(obj: KObject, opts: ApplyOptions): Promise<KObject>;
+  /** Honours finalizers: an object that has them only gets a deletionTimestamp. */
+  delete(key: ObjectKey, opts?: DeleteOptions): Promise<void>;
+  /** Writes status only; spec, labels and ownership are left as stored. */
+  updateStatus(obj: KObject): Promise<KObject>;
+  watch(kind: string, opts?: WatchOptions): Watcher;
+  elector(name: string): Elector;
+  /** `kind: List` YAML of every object. */
+  snapshot(opts?: SnapshotOptions): Promise<string>;
+  /** Applies every object of a `kind: List` document, keeping each one's manager. */
+  restore(yamlText: string): Promise<void>;
+  info(): StoreInfo;
+  close(): Promise<void>;
+}
+
+/** The object does not exist. */
+export class NotFoundError extends Error {
+  constructor(readonly key: ObjectKey, options?: ErrorOptions) {
+    super(
+      `${key.kind} "${key.namespace ? key.namespace + "/" : ""}${key.name}" not found`,
+      options,
+    );
+    this.name = "NotFoundError";
+  }
+}
+
+/** Another manager owns the object (HTTP 409 managed_by). */
+export class ManagedByError extends Error {
+  constructor(
+    readonly key: ObjectKey,
+    readonly owner: string,
+    readonly manager: string,
+  ) {
+    super(
+      `${key.kind} "${key.name}" is managed by ${owner}, not ${manager}`,
+    );
+    this.name = "ManagedByError";
+  }
+}
+
+/** expectedResourceVersion did not match (HTTP 409 conflict). */
+export class ConflictError extends Error {
+  constructor(
+    readonly key: ObjectKey,
+    readonly expected: string,
+    readonly actual: string,
+  ) {
+    super(
+      `${key.kind} "${key.name}" was changed: expected resourceVersion ${expected}, found ${actual}`,
+    );
+    this.name = "ConflictError";
+  }
+}
+
+/** The object failed validation; issues name the fields. */
+export class InvalidObjectError extends Error {
+  constructor(
+    readonly key: ObjectKey,
+    readonly issues: { path: string; message: string }[],
+  ) {
+    super(
+      `${key.kind} "${key.name}" is invalid: ` +
+        issues.map((i) => `${i.path}: ${i.message}`).join("; "),
+    );
+    this.name = "InvalidObjectError";
+  }
+}
+
+/** A watch asked to resume from a resourceVersion the change feed no longer holds (HTTP 410). */
+export class ExpiredError extends Error {
+  constructor(readonly resourceVersion: string) {
+    super(
+      `resourceVersion ${resourceVersion} is too old to resume from; list again`,
+    );
+    this.name = "ExpiredError";
+  }
+}
+
+/** The on-disk data was written by a newer kudurru. */
+export class SchemaTooNewError extends Error {
+  constructor(readonly path: string, readonly found: number) {
+    super(
+      `Cannot open "${path}": its schema version ${found} is newer than this kudurru's ${SCHEMA_VERSION}; run a newer kudurru or restore a backup`,
+    );
+    this.name = "SchemaTooNewError";
+  }
+}
