@@ -1,0 +1,101 @@
+/**
+ * DNSRecordSet (namespaced): records an app team adds to a zone, in the
+ * external-dns Endpoint shape plus a kudurru extension block (seed §4.1, §4.2).
+ */
+import { z } from "zod";
+import type { KObject } from "./meta.ts";
+import { checkRdata, RECORD_TYPES, typeCode } from "../../dns/rdata_text.ts";
+import {
+  basicStatusSchema,
+  domainNameSchema,
+  kindObjectSchema,
+  MAX_TTL,
+  objectNameSchema,
+} from "./field_schemas.ts";
+
+/** Most endpoints one object may hold (the CRD size ceiling, seed §4.1). */
+export const MAX_ENDPOINTS = 1000;
+
+/** Types that own their name alone and so take exactly one target. */
+const SINGLE_TARGET_TYPES: readonly string[] = ["CNAME", "DNAME"];
+
+/** True for a type kudurru knows by name or an RFC 3597 "TYPEnnn". */
+export function isRecordType(type: string): boolean {
+  return typeCode(type) !== undefined;
+}
+
+export const zoneRefSchema = z.strictObject({ name: objectNameSchema() });
+
+export const endpointExtensionSchema = z.strictObject({
+  comment: z.string().max(1024).optional(),
+  disabled: z.boolean().optional(),
+  /** The record stops being served at this instant (Technitium's expiry TTL). */
+  expiresAt: z.iso.datetime({
+    offset: true,
+    error: 'must be an RFC 3339 time such as "2030-01-02T15:04:05Z"',
+  }).optional(),
+  /** "public" or a ClientGroup name; honoured from a later version on. */
+  view: z.string().max(253).optional(),
+});
+
+export const endpointSchema = z.strictObject({
+  dnsName: domainNameSchema({ allowWildcard: true }),
+  recordType: z.string().max(16).refine(isRecordType, {
+    message: `must be one of ${RECORD_TYPES.join(", ")} or TYPEnnn (RFC 3597)`,
+  }),
+  /** Presentation-format rdata, one record each. */
+  targets: z.array(z.string().max(65535)).min(1).max(1000),
+  recordTTL: z.number().int().min(0).max(MAX_TTL).optional(),
+  setIdentifier: z.string().max(253).optional(),
+  labels: z.record(z.string().max(317), z.string().max(63)).optional(),
+  providerSpecific: z.array(z.strictObject({
+    name: z.string().max(253),
+    value: z.string().max(4096),
+  })).max(64).optional(),
+  kudurru: endpointExtensionSchema.optional(),
+}).superRefine((endpoint, ctx) => {
+  const type = endpoint.recordType;
+  if (!isRecordType(type)) return;
+  endpoint.targets.forEach((target, index) => {
+    const problem = checkRdata(type, target);
+    if (problem !== null) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["targets", index],
+        message: problem,
+      });
+    }
+  });
+  if (SINGLE_TARGET_TYPES.includes(type) && endpoint.targets.length !== 1) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["targets"],
+      message:
+        `must hold exactly one target for a ${type} record, got ${endpoint.targets.length}`,
+    });
+  }
+});
+
+export const dnsRecordSetSpecSchema = z.strictObject({
+  zoneRef: zoneRefSchema,
+  endpoints: z.array(endpointSchema).min(1).max(MAX_ENDPOINTS),
+});
+
+export const dnsRecordSetStatusSchema = basicStatusSchema;
+
+export const dnsRecordSetSchema = kindObjectSchema(
+  "DNSRecordSet",
+  dnsRecordSetSpecSchema,
+  dnsRecordSetStatusSchema,
+);
+
+export type Endpoint = z.output<typeof endpointSchema>;
+export type DNSRecordSetSpec = z.output<typeof dnsRecordSetSpecSchema>;
+export type DNSRecordSetStatus = z.output<typeof dnsRecordSetStatusSchema>;
+/**
+ * A DNSRecordSet after validation. Typed through KObject (not z.output) so it stays
+ * assignable to the Store's KObject under exactOptionalPropertyTypes.
+ */
+export type DNSRecordSet = KObject<DNSRecordSetSpec, DNSRecordSetStatus> & {
+  kind: "DNSRecordSet";
+};

@@ -1,0 +1,116 @@
+import assert from "node:assert/strict";
+import { bufferIO, UsageError } from "./command.ts";
+import { type ConfigCommandHost, createConfigCommand } from "./config.ts";
+
+const FILE = "/etc/kudurru/kudurru.yaml";
+
+function host(
+  files: Record<string, string>,
+  env: Record<string, string> = {},
+): ConfigCommandHost {
+  return {
+    environment: () => env,
+    isRoot: () => true,
+    hostname: () => "host-1",
+    cwd: () => "/",
+    readFile: (p) => {
+      const text = files[p];
+      if (text === undefined) throw new Deno.errors.NotFound(`open "${p}"`);
+      return text;
+    },
+  };
+}
+
+async function run(args: string[], h: ConfigCommandHost = host({})) {
+  const b = bufferIO();
+  const code = await createConfigCommand(h).run(args, b.io);
+  return { code, stdout: b.stdout(), stderr: b.stderr() };
+}
+
+Deno.test("config schema prints the JSON Schema", async () => {
+  const got = await run(["schema"]);
+  assert.equal(got.code, 0);
+  const schema = JSON.parse(got.stdout);
+  assert.equal(schema.$schema, "https://json-schema.org/draft/2020-12/schema");
+  assert.ok(schema.properties.cache);
+});
+
+Deno.test("config get prints the effective config as YAML", async () => {
+  const got = await run(["get"], host({ [FILE]: "cache: { maxTTL: 1h }" }));
+  assert.equal(got.code, 0);
+  assert.match(got.stdout, /maxTTL: 1h/);
+  assert.match(got.stdout, /name: host-1/);
+});
+
+Deno.test("config get prints one key", async () => {
+  const got = await run(
+    ["get", "cache.maxTTL"],
+    host({}, { KUDURRU_CACHE__MAXTTL: "3h" }),
+  );
+  assert.equal(got.stdout, "3h\n");
+});
+
+Deno.test("config get prints JSON with -o json", async () => {
+  const got = await run(["get", "upstreams.bootstrap", "-o", "json"]);
+  assert.deepEqual(JSON.parse(got.stdout), ["1.1.1.1:53"]);
+});
+
+Deno.test("config get reads the file named by --config", async () => {
+  const got = await run(
+    ["get", "node.name", "--config", "/x.yaml"],
+    host({ "/x.yaml": "node: { name: x }" }),
+  );
+  assert.equal(got.stdout, "x\n");
+});
+
+Deno.test("config get masks secrets", async () => {
+  const got = await run(
+    ["get"],
+    host({}, { KUDURRU_AUTH__BOOTSTRAP__ADMINPASSWORD: "hunter2" }),
+  );
+  assert.ok(!got.stdout.includes("hunter2"));
+  assert.match(got.stdout, /adminPassword: "\*{8}"/);
+});
+
+Deno.test("config get reports a bad config on stderr with exit code 1", async () => {
+  const got = await run(["get"], host({ [FILE]: "listners: {}" }));
+  assert.equal(got.code, 1);
+  assert.equal(got.stdout, "");
+  assert.match(
+    got.stderr,
+    /^Cannot load "\/etc\/kudurru\/kudurru\.yaml": listners: unknown key/,
+  );
+});
+
+Deno.test("config rejects bad usage", async (t) => {
+  const cases: [string, string[], RegExp][] = [
+    ["no subcommand", [], /missing subcommand/],
+    ["an unknown subcommand", ["set"], /unknown subcommand "set"/],
+    [
+      "an unknown flag",
+      ["get", "--nope"],
+      /kudurru config get: Unknown option '--nope'/,
+    ],
+    [
+      "a bad output format",
+      ["get", "-o", "xml"],
+      /--output must be yaml or json/,
+    ],
+    ["two keys", ["get", "a", "b"], /unexpected argument "b"/],
+    ["arguments to schema", ["schema", "x"], /unexpected argument "x"/],
+    [
+      "an unknown key",
+      ["get", "cache.maxTLL"],
+      /no setting "cache\.maxTLL" \(did you mean "cache\.maxTTL"\?\)/,
+    ],
+  ];
+  for (const [name, args, want] of cases) {
+    await t.step(name, async () => {
+      await assert.rejects(run(args), (err: unknown) => {
+        assert.ok(err instanceof UsageError);
+        assert.match(err.message, want);
+        return true;
+      });
+    });
+  }
+});

@@ -1,0 +1,58 @@
+/**
+ * Until the HTTP API exists, get/apply/delete/export/restore work directly on
+ * the data directory's state.db. This file finds that directory (the
+ * --data-dir flag, else node.dataDir from the configuration) and opens it.
+ */
+import { join } from "node:path";
+import { loadConfig } from "../config/load.ts";
+import type { Store } from "../store/store.ts";
+import { openSqliteStore } from "../store/sqlite/sqlite_store.ts";
+import { machineFacts } from "./machine.ts";
+
+/** Flags every local-store command accepts. */
+export const STORE_FLAGS = {
+  "data-dir": { type: "string" },
+  config: { type: "string", short: "c" },
+} as const;
+
+export interface StoreFlagValues {
+  "data-dir"?: string | undefined;
+  config?: string | undefined;
+}
+
+export function resolveDataDir(values: StoreFlagValues): string {
+  if (values["data-dir"]) return values["data-dir"];
+  const facts = machineFacts();
+  const { config } = loadConfig({
+    ...(values.config ? { path: values.config } : {}),
+    env: Deno.env.toObject(),
+    isRoot: facts.isRoot,
+    hostname: facts.hostname,
+    cwd: facts.cwd,
+  });
+  return config.node.dataDir;
+}
+
+/** Creates the data directory when needed, with an error that says what to do. */
+export async function ensureDataDir(dir: string): Promise<void> {
+  try {
+    await Deno.mkdir(dir, { recursive: true });
+    const probe = join(dir, `.write-test-${crypto.randomUUID()}`);
+    await Deno.writeTextFile(probe, "");
+    await Deno.remove(probe);
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    throw new Error(
+      `Cannot use data directory "${dir}": ${why}; make it writable for this user or choose another with --data-dir or node.dataDir`,
+      { cause: err },
+    );
+  }
+}
+
+export async function openLocalStore(values: StoreFlagValues): Promise<Store> {
+  const dir = resolveDataDir(values);
+  await ensureDataDir(dir);
+  return await openSqliteStore(join(dir, "state.db"), {
+    node: machineFacts().hostname,
+  });
+}

@@ -1,0 +1,126 @@
+/**
+ * `kudurru serve`: the server. This is the one place that picks the Store
+ * driver and wires the control plane (ARCHITECTURE.md §2). Order: config →
+ * data directory → store → first-boot seeds → file-managed objects → watch.
+ */
+import { basename, join } from "node:path";
+import { type Command, parseFlags } from "./command.ts";
+import { loadConfig } from "../config/load.ts";
+import type { Config } from "../config/schema.ts";
+import { renderEffectiveConfig } from "../config/debug.ts";
+import { createLogger, type Logger } from "../log/logger.ts";
+import { defaultRegistry, type Registry } from "../metrics/registry.ts";
+import type { Store } from "../store/store.ts";
+import { openSqliteStore } from "../store/sqlite/sqlite_store.ts";
+import { seedFirstBoot } from "../objects/bootstrap.ts";
+import { createObjectsLoader } from "../objects/loader.ts";
+import { ensureDataDir } from "./local_store.ts";
+import { machineFacts } from "./machine.ts";
+import { VERSION } from "../version.ts";
+
+export interface ServerOptions {
+  config: Config;
+  /** The file the config came from, or null for embedded defaults. */
+  configSource: string | null;
+  logger: Logger;
+  registry?: Registry;
+  /** Overrides for tests; production uses the defaults. */
+  objectsPollIntervalMs?: number;
+  objectsDebounceMs?: number;
+}
+
+export interface RunningServer {
+  store: Store;
+  /** Stops the watch loops and closes the store. */
+  stop(): Promise<void>;
+}
+
+export async function startServer(opts: ServerOptions): Promise<RunningServer> {
+  const { config, logger } = opts;
+  await ensureDataDir(config.node.dataDir);
+  const store = await openSqliteStore(join(config.node.dataDir, "state.db"), {
+    node: config.node.name,
+  });
+  const stopping = new AbortController();
+  try {
+    await seedFirstBoot(store, { logger });
+
+    const loader = createObjectsLoader({
+      store,
+      inline: config.objects,
+      inlineSource: opts.configSource ? basename(opts.configSource) : "kudurru.yaml",
+      dir: config.objectsDir,
+      logger: logger.with({ component: "objects" }),
+      registry: opts.registry ?? defaultRegistry,
+      ...(opts.objectsPollIntervalMs !== undefined ? { pollIntervalMs: opts.objectsPollIntervalMs } : {}),
+      ...(opts.objectsDebounceMs !== undefined ? { debounceMs: opts.objectsDebounceMs } : {}),
+    });
+    await loader.load();
+    const watching = loader.watch(stopping.signal).catch((err) => {
+      logger.error("objects watch stopped", { error: err });
+    });
+    logger.info("kudurru is running", {
+      version: VERSION,
+      node: config.node.name,
+      dataDir: config.node.dataDir,
+      objectsDir: config.objectsDir,
+    });
+    return {
+      store,
+      async stop() {
+        stopping.abort();
+        await watching;
+        await store.close();
+      },
+    };
+  } catch (err) {
+    stopping.abort();
+    await store.close();
+    throw err;
+  }
+}
+
+export const serveCommand: Command = {
+  name: "serve",
+  summary: "Run the DNS server",
+  usage: "  kudurru serve [--config FILE]\n" +
+    "  Without --config, KUDURRU_CONFIG or /etc/kudurru/kudurru.yaml, kudurru starts on its embedded defaults.\n" +
+    "  KUDURRU_DEBUG_CONFIG=yes prints the effective configuration (secrets masked).",
+  async run(args, io) {
+    const { values } = parseFlags("serve", args, { config: { type: "string", short: "c" } }, 0);
+    const facts = machineFacts();
+    const logger = createLogger();
+    const loaded = loadConfig({
+      ...(values.config ? { path: values.config } : {}),
+      env: Deno.env.toObject(),
+      isRoot: facts.isRoot,
+      hostname: facts.hostname,
+      cwd: facts.cwd,
+    });
+    for (const note of loaded.notes) logger.info(note);
+    logger.info("configuration loaded", { source: loaded.source ?? "embedded defaults" });
+    if (/^(yes|true|1)$/i.test(io.env("KUDURRU_DEBUG_CONFIG") ?? "")) {
+      io.stdout(renderEffectiveConfig(loaded.config));
+    }
+    const server = await startServer({
+      config: loaded.config,
+      configSource: loaded.source,
+      logger,
+    });
+    await waitForShutdownSignal();
+    logger.info("shutting down");
+    await server.stop();
+    return 0;
+  },
+};
+
+function waitForShutdownSignal(): Promise<void> {
+  return new Promise((resolve) => {
+    const signals: Deno.Signal[] = ["SIGTERM", "SIGINT"];
+    const onSignal = () => {
+      for (const s of signals) Deno.removeSignalListener(s, onSignal);
+      resolve();
+    };
+    for (const s of signals) Deno.addSignalListener(s, onSignal);
+  });
+}

@@ -1,0 +1,60 @@
+/**
+ * Go-style durations ("1800ms", "30s", "10m", "1h30m", "72h"), the unit the
+ * seed's configuration and kinds are written in.
+ */
+import { z } from "zod";
+
+const UNIT_MS: Record<string, number> = {
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+};
+
+const PART = /(\d+(?:\.\d+)?)(ms|s|m|h|d)/y;
+
+/** Milliseconds in a duration, or undefined when the text is not one. */
+export function parseDuration(text: string): number | undefined {
+  if (text === "0") return 0;
+  let total = 0;
+  PART.lastIndex = 0;
+  while (PART.lastIndex < text.length) {
+    const start = PART.lastIndex;
+    const m = PART.exec(text);
+    if (!m || m.index !== start) return undefined;
+    total += Number(m[1]) * UNIT_MS[m[2]!]!;
+  }
+  return text.length > 0 ? total : undefined;
+}
+
+/** The shortest Go-style text for a number of milliseconds ("1h30m", "1800ms"). */
+export function formatDuration(ms: number): string {
+  if (ms === 0) return "0s";
+  let rest = ms;
+  let out = "";
+  for (const unit of ["h", "m", "s"] as const) {
+    const size = UNIT_MS[unit]!;
+    if (rest >= size) {
+      out += `${Math.floor(rest / size)}${unit}`;
+      rest %= size;
+    }
+  }
+  if (rest > 0) out += `${rest}ms`;
+  return out;
+}
+
+/** A zod string that must parse as a duration; stays text in the object. */
+export function durationSchema(opts: { min?: number } = {}) {
+  return z.string().refine(
+    (v) => {
+      const ms = parseDuration(v);
+      return ms !== undefined && ms >= (opts.min ?? 0);
+    },
+    {
+      message: opts.min
+        ? `must be a duration of at least ${formatDuration(opts.min)} such as "30s", "10m" or "24h"`
+        : 'must be a duration such as "30s", "10m" or "24h"',
+    },
+  );
+}

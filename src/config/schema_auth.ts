@@ -1,0 +1,151 @@
+/**
+ * `auth` and `rbac`: how people and programs log in and what they may do
+ * (seed §8). Cluster scope, except the Kubernetes mode and the admin socket,
+ * which are hostOnly.
+ */
+import { z } from "zod";
+import { duration, integer, oneOf, text } from "./schema_fields.ts";
+
+const claimSchema = (claim: string) =>
+  z.strictObject({
+    claim: z.string().min(1).default(claim).meta({ help: "Claim to read" }),
+    prefix: z.string().default("").meta({
+      help: 'Prefix added to the value, such as "corp:"',
+    }),
+  }).prefault({});
+
+const identityProviderSchema = z.strictObject({
+  id: z.string().regex(/^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/).meta({
+    help: "Short name in URLs",
+  }),
+  displayName: z.string().default("").meta({
+    help: "Label on the login page; the id when empty",
+  }),
+  issuer: z.url().meta({ help: "OpenID Connect issuer URL" }),
+  clientID: z.string().min(1).meta({ help: "Client ID of the web login" }),
+  clientSecretFile: z.string().default("").meta({
+    help: "File holding the client secret",
+  }),
+  clientSecret: z.string().default("").meta({
+    help: "The client secret itself; prefer clientSecretFile",
+    writeOnly: true,
+  }),
+  cliClientID: z.string().default("").meta({
+    help: "Public client ID for `kudurru login`",
+  }),
+  scopes: z.array(z.string()).default(["openid", "profile", "email"])
+    .meta({ help: "Scopes requested at login" }),
+  claimMappings: z.strictObject({
+    username: claimSchema("preferred_username"),
+    groups: claimSchema("groups"),
+  }).prefault({}).meta({ help: "Which claims name the user and their groups" }),
+  provisioning: z.strictObject({
+    autoProvision: z.enum(["always", "mapped-only", "never"]).default(
+      "mapped-only",
+    )
+      .meta({
+        help:
+          "Create users at first login: always, only with a binding, or never",
+      }),
+    syncGroups: z.boolean().default(true).meta({
+      help: "Refresh groups at every login",
+    }),
+    defaultRole: z.string().default("").meta({
+      help: "Role given to users with no binding",
+    }),
+  }).prefault({}),
+});
+
+export const authSchema = z.strictObject({
+  localLogin: oneOf(["enabled", "admins-only", "disabled"], "enabled", {
+    help:
+      "Who may log in with a local password (the break-glass /login?local=1 stays)",
+  }),
+  bootstrap: z.strictObject({
+    adminPasswordFile: text("", {
+      help:
+        "File holding the first admin password; generated and printed once when empty",
+      envLocked: true,
+    }),
+    adminPassword: text("", {
+      help: "The first admin password itself; prefer adminPasswordFile",
+      envLocked: true,
+      writeOnly: true,
+    }),
+  }).prefault({}),
+  session: z.strictObject({
+    idleTimeout: duration("30m", {
+      help: "Logout after this long without a request",
+    }),
+    lifetime: duration("12h", { help: "Longest a session lasts" }),
+    secure: oneOf(["auto", "always", "never"], "auto", {
+      help:
+        "Secure cookies: auto when TLS terminates here or a trusted proxy says https",
+    }),
+  }).prefault({}),
+  tokens: z.strictObject({
+    maxLifetime: duration("0", {
+      help: "Longest lifetime of an API token; 0 means no limit",
+    }),
+  }).prefault({}),
+  identityProviders: z.array(identityProviderSchema).default([]).meta({
+    kind: "list of identity providers",
+    help: "OpenID Connect providers offered on the login page",
+  }),
+  kubernetes: z.strictObject({
+    mode: oneOf(["sar", "impersonate"], "sar", {
+      help:
+        "How Kubernetes identities are authorized: SubjectAccessReview or impersonation",
+      hostOnly: true,
+    }),
+  }).prefault({}),
+  adminSocket: z.strictObject({
+    path: text("/run/kudurru/kudurru.sock", {
+      help: "Unix socket for `kudurru admin`; empty disables it",
+      hostOnly: true,
+      restartRequired: true,
+    }),
+    group: integer(-1, -1, 2 ** 31 - 1, {
+      help:
+        "Group ID also allowed on the socket; -1 allows only root and kudurru's own user",
+      hostOnly: true,
+      restartRequired: true,
+    }),
+  }).prefault({}),
+}).prefault({}).meta({ help: "Login, sessions and identity providers" });
+
+const subjectSchema = z.strictObject({
+  kind: z.enum(["User", "Group", "ServiceAccount"]).meta({
+    help: "Kind of subject",
+  }),
+  name: z.string().min(1).meta({
+    help: "User name, prefixed group or account name",
+  }),
+  namespace: z.string().optional().meta({
+    help: "Namespace of a Kubernetes service account",
+  }),
+});
+
+const bindingSchema = z.strictObject({
+  role: z.string().min(1).meta({
+    help: "viewer, operator, admin, auditor or zone-admin",
+  }),
+  scope: z.strictObject({
+    kind: z.enum(["cluster", "zone", "zonegroup", "clientgroup"]).default(
+      "cluster",
+    )
+      .meta({ help: "What the role applies to" }),
+    name: z.string().optional().meta({
+      help: "Zone, label or client group name",
+    }),
+  }).prefault({}),
+  subjects: z.array(subjectSchema).min(1).meta({ help: "Who gets the role" }),
+});
+
+export const rbacSchema = z.strictObject({
+  bindings: z.array(bindingSchema).default([]).meta({
+    kind: "list of bindings",
+    help:
+      "Role bindings declared in the file, in addition to RoleBinding objects",
+  }),
+}).prefault({}).meta({ help: "Role bindings" });

@@ -1,0 +1,204 @@
+/**
+ * Node-local sections: `node` and `listeners`. Every key here is hostOnly and
+ * needs a restart: addresses, certificate paths and the data directory are
+ * privileged and are never settable through the API (seed §6.2).
+ */
+import { z } from "zod";
+import ipaddr from "ipaddr.js";
+import {
+  flag,
+  hostPort,
+  hostPortSchema,
+  integer,
+  oneOf,
+  prefixList,
+  text,
+} from "./schema_fields.ts";
+
+const NODE_FLAGS = { hostOnly: true, restartRequired: true } as const;
+
+export const nodeSchema = z.strictObject({
+  name: text("kudurru", {
+    help: "Name of this node in the cluster, the query log and metrics",
+    defaultText: "the hostname",
+  }),
+  dataDir: text("/var/lib/kudurru", {
+    help:
+      "Directory for state.db, querylog.db, local.db, lists/, keys/ and backups/",
+    defaultText: "/var/lib/kudurru as root, ./data otherwise",
+  }),
+}).prefault({}).meta({
+  help: "Identity and storage of this node",
+  ...NODE_FLAGS,
+});
+
+/** Certificate files for a TLS listener; reloaded when they change. */
+const tlsFilesSchema = z.strictObject({
+  certFile: z.string().min(1).meta({ help: "PEM certificate chain" }),
+  keyFile: z.string().min(1).meta({ help: "PEM private key" }),
+});
+
+const dnsListenerSchema = z.strictObject({
+  address: hostPortSchema().meta({
+    kind: "address",
+    help: "Address and port to listen on",
+  }),
+  protocols: z.array(z.enum(["udp", "tcp"])).min(1).default(["udp", "tcp"])
+    .meta({ help: "Transports to serve on this address" }),
+});
+
+const dotListenerSchema = z.strictObject({
+  address: hostPortSchema().meta({
+    kind: "address",
+    help: "Address and port to listen on",
+  }),
+  tls: tlsFilesSchema.meta({ help: "Certificate and key" }),
+});
+
+const dohListenerSchema = z.strictObject({
+  address: hostPortSchema().meta({
+    kind: "address",
+    help: "Address and port to listen on",
+  }),
+  path: z.string().startsWith("/").default("/dns-query").meta({
+    help: "URL path of the endpoint",
+  }),
+  tls: tlsFilesSchema.meta({ help: "Certificate and key" }),
+});
+
+const doqListenerSchema = dotListenerSchema.extend({
+  maxConnections: z.number().int().min(1).default(1024)
+    .meta({ help: "Most QUIC connections served at once" }),
+});
+
+const doh3ListenerSchema = dohListenerSchema.extend({
+  maxConnections: z.number().int().min(1).default(1024)
+    .meta({ help: "Most QUIC connections served at once" }),
+});
+
+/** The default DNS listener when kudurru runs as root. */
+export const ROOT_DNS_LISTENERS = [{
+  address: "0.0.0.0:53",
+  protocols: ["udp", "tcp"],
+}];
+/** The default DNS listener otherwise: :53 needs root or CAP_NET_BIND_SERVICE. */
+export const USER_DNS_LISTENERS = [{
+  address: "127.0.0.1:5353",
+  protocols: ["udp", "tcp"],
+}];
+
+const httpListener = (address: string, help: string) =>
+  z.strictObject({
+    address: hostPort(address, { help }),
+  }).prefault({});
+
+const listenersObject = z.strictObject({
+  dns: z.array(dnsListenerSchema).default(
+    ROOT_DNS_LISTENERS as z.input<typeof dnsListenerSchema>[] as never,
+  ).meta({
+    kind: "list of listeners",
+    help: "Plain DNS listeners (Do53) over UDP and TCP",
+    defaultText: "0.0.0.0:53 as root, 127.0.0.1:5353 otherwise (udp and tcp)",
+  }),
+  dot: z.array(dotListenerSchema).default([]).meta({
+    kind: "list of listeners",
+    help: "DNS-over-TLS listeners (RFC 7858), usually on port 853",
+  }),
+  doh: z.array(dohListenerSchema).default([]).meta({
+    kind: "list of listeners",
+    help:
+      "DNS-over-HTTPS listeners (RFC 8484, HTTP/1.1 and HTTP/2), usually on port 443",
+  }),
+  doq: z.array(doqListenerSchema).default([]).meta({
+    kind: "list of listeners",
+    help:
+      "DNS-over-QUIC listeners (RFC 9250, ALPN doq), usually on UDP port 853",
+  }),
+  doh3: z.array(doh3ListenerSchema).default([]).meta({
+    kind: "list of listeners",
+    help: "DNS-over-HTTP/3 listeners (ALPN h3), usually on UDP port 443",
+  }),
+  proxyProtocolFrom: prefixList([], {
+    help:
+      "Peers allowed to send PROXYv2 headers; exact /32 or /128 entries unless " +
+      "proxyProtocolSecretFile is set, never a LAN /24",
+  }),
+  proxyProtocolSecretFile: text("", {
+    help:
+      "File holding the PROXYv2 TLV 0xE0 secret shared with dnsdist (at least 32 bytes)",
+  }),
+  api: z.strictObject({
+    address: hostPort("0.0.0.0:8080", {
+      help: "Address of the API and web UI",
+    }),
+    tls: z.strictObject({
+      auto: oneOf(["none", "selfsigned"], "none", {
+        help:
+          "none serves plain HTTP unless certFile is set; selfsigned makes a certificate",
+      }),
+      certFile: text("", { help: "PEM certificate chain for the API and UI" }),
+      keyFile: text("", { help: "PEM private key for the API and UI" }),
+    }).prefault({}),
+    pathPrefix: text("", {
+      help: 'URL prefix when served behind a reverse proxy, such as "/dns"',
+    }),
+  }).prefault({}),
+  ops: httpListener(
+    "0.0.0.0:8081",
+    "Address of the health and readiness probes",
+  ),
+  metrics: httpListener(
+    "0.0.0.0:9153",
+    "Address of the Prometheus metrics endpoint",
+  ),
+  internal: z.strictObject({
+    address: hostPort("0.0.0.0:8082", {
+      help: "Address of the node-to-node listener (always TLS)",
+    }),
+    tokenFile: text("", {
+      help:
+        "File holding the node-to-node token; derived from the encryption key when empty",
+    }),
+    tls: z.strictObject({
+      certFile: text("", {
+        help: "Node certificate; derived from the encryption key when empty",
+      }),
+      keyFile: text("", {
+        help: "Node private key; derived from the encryption key when empty",
+      }),
+      caFile: text("", {
+        help: "CA that signs node certificates; derived when empty",
+      }),
+      serverName: text("", { help: "Name expected in peer certificates" }),
+    }).prefault({}),
+  }).prefault({}),
+  sockets: integer(0, 0, 1024, {
+    help:
+      "Sockets per UDP/TCP DNS listener; 0 picks one per CPU, 1 a single socket",
+  }),
+  ffiSockets: flag(false, {
+    help:
+      "Opt-in fast UDP sockets through FFI (SO_REUSEPORT + recvmmsg); needs --allow-ffi",
+  }),
+});
+
+function isExactHost(entry: string): boolean {
+  if (!entry.includes("/")) return true;
+  const [addr, bits] = ipaddr.parseCIDR(entry);
+  return bits === (addr.kind() === "ipv4" ? 32 : 128);
+}
+
+export const listenersSchema = listenersObject.superRefine((l, ctx) => {
+  if (l.proxyProtocolSecretFile !== "") return;
+  l.proxyProtocolFrom.forEach((entry, i) => {
+    if (ipaddr.isValidCIDR(entry) && !isExactHost(entry)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["proxyProtocolFrom", i],
+        message:
+          "a prefix wider than one address needs proxyProtocolSecretFile; " +
+          "list exact /32 or /128 addresses instead",
+      });
+    }
+  });
+}).prefault({}).meta({ help: "Where kudurru listens", ...NODE_FLAGS });

@@ -1,0 +1,156 @@
+/**
+ * Record data in presentation format, as written in DNSRecordSet `targets`
+ * (external-dns Endpoint targets) and zone files: the record types we serve,
+ * their codes, and a parser from text to structured {@linkcode Rdata}.
+ *
+ * @example
+ * ```ts
+ * parseRdata("MX", "10 mail.example.com");
+ * // { type: "MX", preference: 10, exchange: "mail.example.com." }
+ * checkRdata("MX", "x mail.example.com");
+ * // 'MX preference "x" is not a number 0-65535'
+ * ```
+ */
+import type { Rdata } from "./rdata.ts";
+import {
+  parseA,
+  parseAaaa,
+  parseCaa,
+  parseMx,
+  parseNameRdata,
+  parseNaptr,
+  parseSrv,
+} from "./rdata_text_basic.ts";
+import { RdataSyntaxError } from "./rdata_text_fields.ts";
+import { parseGeneric, parseSshfp, parseTlsa } from "./rdata_text_hex.ts";
+import { parseSvcb } from "./rdata_text_svcb.ts";
+import { parseTxt } from "./rdata_text_txt.ts";
+
+export type { Rdata, SvcParam } from "./rdata.ts";
+export { RdataSyntaxError } from "./rdata_text_fields.ts";
+
+/** Record types known by mnemonic; any other type is written `TYPEnnn`. */
+export const RECORD_TYPES = [
+  "A",
+  "AAAA",
+  "CNAME",
+  "DNAME",
+  "MX",
+  "NAPTR",
+  "NS",
+  "PTR",
+  "SRV",
+  "TLSA",
+  "TXT",
+  "CAA",
+  "HTTPS",
+  "SVCB",
+  "SSHFP",
+] as const;
+
+/** A record type known by mnemonic. */
+export type RecordType = (typeof RECORD_TYPES)[number];
+
+/** Type codes from the IANA "Resource Record (RR) TYPEs" registry. */
+const TYPE_CODES: Record<RecordType, number> = {
+  A: 1,
+  NS: 2,
+  CNAME: 5,
+  PTR: 12,
+  MX: 15,
+  TXT: 16,
+  AAAA: 28,
+  SRV: 33,
+  NAPTR: 35,
+  DNAME: 39,
+  SSHFP: 44,
+  TLSA: 52,
+  SVCB: 64,
+  HTTPS: 65,
+  CAA: 257,
+};
+
+function isRecordType(type: string): type is RecordType {
+  return Object.hasOwn(TYPE_CODES, type);
+}
+
+/** `TYPEnnn` (RFC 3597 §5): decimal 0-65535, no leading zeros. */
+function genericTypeCode(type: string): number | undefined {
+  const match = type.match(/^TYPE(0|[1-9][0-9]{0,4})$/);
+  if (match === null) return undefined;
+  const code = Number(match[1]);
+  return code <= 65535 ? code : undefined;
+}
+
+/**
+ * The numeric code of a record type: a mnemonic from {@linkcode RECORD_TYPES}
+ * or `TYPEnnn`. Mnemonics are upper case; anything else is undefined.
+ */
+export function typeCode(type: string): number | undefined {
+  return isRecordType(type) ? TYPE_CODES[type] : genericTypeCode(type);
+}
+
+/**
+ * Parses one record's data in presentation format. Domain names inside the
+ * data are absolute whether or not they end with a dot.
+ *
+ * @throws {RdataSyntaxError} when the type is unknown or the text does not
+ *   parse; the message names the field, e.g. `MX preference "x" is not a number 0-65535`
+ */
+export function parseRdata(type: string, text: string): Rdata {
+  if (isRecordType(type) && /^\s*\\#(\s|$)/.test(text)) {
+    throw new RdataSyntaxError(
+      `${type} data in RFC 3597 generic form (\\#) is not supported; write TYPE${
+        TYPE_CODES[type]
+      } instead`,
+    );
+  }
+  switch (type) {
+    case "A":
+      return parseA(text);
+    case "AAAA":
+      return parseAaaa(text);
+    case "CNAME":
+    case "DNAME":
+    case "NS":
+    case "PTR":
+      return parseNameRdata(type, text);
+    case "MX":
+      return parseMx(text);
+    case "SRV":
+      return parseSrv(text);
+    case "NAPTR":
+      return parseNaptr(text);
+    case "TLSA":
+      return parseTlsa(text);
+    case "SSHFP":
+      return parseSshfp(text);
+    case "CAA":
+      return parseCaa(text);
+    case "TXT":
+      return parseTxt(text);
+    case "SVCB":
+    case "HTTPS":
+      return parseSvcb(type, text);
+  }
+  const code = genericTypeCode(type);
+  if (code === undefined) {
+    throw new RdataSyntaxError(`Unknown record type "${type}"`);
+  }
+  return parseGeneric(type, code, text);
+}
+
+/**
+ * Checks one record's data in presentation format.
+ *
+ * @returns null when it parses, else the {@linkcode RdataSyntaxError} message
+ */
+export function checkRdata(type: string, text: string): string | null {
+  try {
+    parseRdata(type, text);
+    return null;
+  } catch (error) {
+    if (error instanceof RdataSyntaxError) return error.message;
+    throw error;
+  }
+}

@@ -1,0 +1,231 @@
+/**
+ * The objects loader: keeps the file-managed objects (the config file's
+ * `objects:` and objectsDir/*.yaml) in the store, reloading on directory
+ * events and on a poll. Loads are serialised and never abort.
+ */
+import type { Store } from "../store/store.ts";
+import type { Logger } from "../log/logger.ts";
+import type { Registry } from "../metrics/registry.ts";
+import {
+  countBySeverity,
+  type Diagnosis,
+  type DiagnosisSeverity,
+} from "./diagnosis.ts";
+import type { ValidateFn } from "./apply_object.ts";
+import { DocumentCache } from "./document_cache.ts";
+import { watchDirectory } from "./dir_watch.ts";
+import { runLoadPass } from "./load_pass.ts";
+import { createObjectsMetrics, type ObjectsMetrics } from "./metrics.ts";
+import type { ApplyResult, LoadReport, SourceSummary } from "./report.ts";
+import { DEFAULT_INLINE_SOURCE } from "./sources.ts";
+
+export interface ObjectsLoaderOptions {
+  store: Store;
+  /** The config file's `objects:` list. */
+  inline?: readonly unknown[];
+  /** The inline objects' source name, usually the config file's base name. @default "kudurru.yaml" */
+  inlineSource?: string;
+  /** objectsDir; "" or undefined disables it. */
+  dir?: string;
+  /** @default "default" */
+  defaultNamespace?: string;
+  /** @default 500 */
+  debounceMs?: number;
+  /** A full load every so often; < 0 disables. @default 60000 */
+  pollIntervalMs?: number;
+  /** Where the kudurru_objects_* metrics go; none: not exposed. */
+  registry?: Registry;
+  logger?: Logger;
+  /** ha-static: objects come from files only and the API is read-only for them. */
+  static?: boolean;
+  /** @default validateObject (the kudurru.io/v1alpha1 schemas) */
+  validate?: ValidateFn;
+}
+
+/** JSON-ready state for /healthz and the UI. */
+export interface ObjectsStatus {
+  static: boolean;
+  dir?: string;
+  inlineSource: string;
+  /** The sources the last load saw. */
+  files: SourceSummary[];
+  /** When the last load started (ISO 8601). */
+  lastLoad?: string;
+  lastLoadDurationSeconds?: number;
+  loads: number;
+  /** Whether the directory watch is attached, and how often it (re-)attached. */
+  watch: { watching: boolean; attaches: number };
+  counts?: Record<ApplyResult, number>;
+  diagnosisCounts: Record<DiagnosisSeverity, number>;
+  diagnoses: Diagnosis[];
+}
+
+/** What CheckAPIWrite throws on an ha-static node. */
+export class StaticReadOnlyError extends Error {
+  constructor() {
+    super(
+      "Cannot change kudurru.io objects through the API: this node runs in ha-static mode, where they come from files only",
+    );
+    this.name = "StaticReadOnlyError";
+  }
+}
+
+const DEFAULT_DEBOUNCE_MS = 500;
+const DEFAULT_POLL_MS = 60_000;
+
+export class ObjectsLoader {
+  readonly #opts: ObjectsLoaderOptions;
+  readonly #cache = new DocumentCache();
+  readonly #metrics: ObjectsMetrics;
+  #chain: Promise<unknown> = Promise.resolve();
+  #queued = false;
+  #last: LoadReport | undefined;
+  #loads = 0;
+  /** Messages already logged, so a steady poll does not repeat them. */
+  #logged = new Set<string>();
+  #watch = { watching: false, attaches: 0 };
+
+  constructor(opts: ObjectsLoaderOptions) {
+    this.#opts = opts;
+    this.#metrics = createObjectsMetrics(opts.registry);
+  }
+
+  /** One synchronous pass, after any load already running. Never throws for bad input. */
+  load(): Promise<LoadReport> {
+    const next = this.#chain.then(() => this.#loadOnce());
+    this.#chain = next.catch(() => {});
+    return next;
+  }
+
+  /** Asks for a reload soon; never blocks. Requests during a load coalesce into one more. */
+  trigger(): void {
+    if (this.#queued) return;
+    this.#queued = true;
+    const next = this.#chain.then(() => {
+      this.#queued = false;
+      return this.#loadOnce();
+    });
+    this.#chain = next.catch(() => {});
+  }
+
+  /** Resolves once no load is running or queued. */
+  async idle(): Promise<void> {
+    for (;;) {
+      const c = this.#chain;
+      await c;
+      if (c === this.#chain) return;
+    }
+  }
+
+  /** Watches the directory and polls until the signal aborts; no initial load. */
+  async watch(signal: AbortSignal): Promise<void> {
+    const o = this.#opts;
+    await watchDirectory(signal, {
+      ...(o.dir ? { dir: o.dir } : {}),
+      debounceMs: o.debounceMs || DEFAULT_DEBOUNCE_MS,
+      pollIntervalMs: o.pollIntervalMs || DEFAULT_POLL_MS,
+      onChange: () => this.trigger(),
+      onPoll: async () => {
+        this.trigger();
+        await this.idle();
+      },
+      onWatching: (watching) => {
+        this.#watch.watching = watching;
+        if (watching) this.#watch.attaches++;
+      },
+      ...(o.logger ? { logger: o.logger } : {}),
+    });
+    await this.idle();
+  }
+
+  /** load, then watch. */
+  async run(signal: AbortSignal): Promise<void> {
+    await this.load();
+    await this.watch(signal);
+  }
+
+  status(): ObjectsStatus {
+    const last = this.#last;
+    return {
+      static: this.apiReadOnly(),
+      ...(this.#opts.dir ? { dir: this.#opts.dir } : {}),
+      inlineSource: this.#opts.inlineSource || DEFAULT_INLINE_SOURCE,
+      files: last?.sources ?? [],
+      ...(last
+        ? {
+          lastLoad: last.time,
+          lastLoadDurationSeconds: last.durationSeconds,
+          counts: last.counts,
+        }
+        : {}),
+      loads: this.#loads,
+      watch: { ...this.#watch },
+      diagnosisCounts: countBySeverity(last?.diagnoses ?? []),
+      diagnoses: last?.diagnoses ?? [],
+    };
+  }
+
+  /** The last load's diagnoses, sorted by source, then document. */
+  diagnoses(): Diagnosis[] {
+    return this.#last?.diagnoses ?? [];
+  }
+
+  /** Ready once the first load has finished; bad files never make a node unready. */
+  ready(): [boolean, string[]] {
+    if (this.#loads === 0) {
+      return [false, ["objects: the first load has not finished"]];
+    }
+    return [true, []];
+  }
+
+  apiReadOnly(): boolean {
+    return this.#opts.static ?? false;
+  }
+
+  /** Throws StaticReadOnlyError in ha-static mode; the API calls it before every kudurru.io write. */
+  checkApiWrite(): void {
+    if (this.apiReadOnly()) throw new StaticReadOnlyError();
+  }
+
+  async #loadOnce(): Promise<LoadReport> {
+    const o = this.#opts;
+    const report = await runLoadPass({
+      store: o.store,
+      ...(o.inline ? { inline: o.inline } : {}),
+      ...(o.inlineSource ? { inlineSource: o.inlineSource } : {}),
+      ...(o.dir ? { dir: o.dir } : {}),
+      defaultNamespace: o.defaultNamespace || "default",
+      cache: this.#cache,
+      ...(o.validate ? { validate: o.validate } : {}),
+      ...(o.logger ? { logger: o.logger } : {}),
+    });
+    this.#last = report;
+    this.#loads++;
+    this.#metrics.observe(report);
+    this.#log(report);
+    return report;
+  }
+
+  #log(report: LoadReport): void {
+    const log = this.#opts.logger;
+    if (!log) return;
+    for (const d of report.diagnoses) {
+      if (d.severity === "error") {
+        log.warn(d.message, { reason: d.reason, source: d.source });
+      }
+    }
+    const c = report.counts;
+    const changed = c.created + c.updated + c.deleted > 0;
+    (changed ? log.info : log.debug)("Loaded file-managed objects", {
+      ...c,
+      sources: report.sources.length,
+      diagnoses: report.diagnoses.length,
+      duration: report.durationSeconds,
+    });
+  }
+}
+
+/** Creates an objects loader; call load() (or run()) to apply the objects. */
+export function createObjectsLoader(opts: ObjectsLoaderOptions): ObjectsLoader {
+  return new ObjectsLoader(opts);
+}

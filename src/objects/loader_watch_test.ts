@@ -1,0 +1,142 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import type { Store } from "../store/store.ts";
+import { createObjectsLoader, type ObjectsLoaderOptions } from "./loader.ts";
+import {
+  eventually,
+  group,
+  groupYaml,
+  key,
+  storeFor,
+  tempObjectsDir,
+} from "./testdata/fixtures.ts";
+
+/** Runs watch (or run) in the background and stops it on dispose. */
+function watching(opts: ObjectsLoaderOptions, mode: "watch" | "run" = "watch") {
+  const loader = createObjectsLoader({
+    debounceMs: 50,
+    pollIntervalMs: -1,
+    ...opts,
+  });
+  const ctl = new AbortController();
+  const done = mode === "watch"
+    ? loader.watch(ctl.signal)
+    : loader.run(ctl.signal);
+  return Object.assign(loader, {
+    async [Symbol.asyncDispose]() {
+      ctl.abort();
+      await done;
+    },
+  });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const countGroups = async (store: Store) =>
+  (await store.list("ClientGroup")).items.length;
+
+Deno.test("ObjectsLoader.watch does no initial load", async () => {
+  await using d = await tempObjectsDir();
+  await using store = storeFor();
+  await d.write("a.yaml", groupYaml("a"));
+  await using loader = watching({ store, dir: d.dir });
+  await eventually(async () => loader.status().watch.watching);
+  await sleep(150);
+  assert.equal(loader.status().loads, 0);
+  assert.equal(await countGroups(store), 0);
+});
+
+Deno.test("ObjectsLoader.watch reloads once directory events settle", async () => {
+  await using d = await tempObjectsDir();
+  await using store = storeFor();
+  await using loader = watching({ store, dir: d.dir, debounceMs: 100 });
+  await eventually(async () => loader.status().watch.watching);
+  for (const n of ["a", "b", "c"]) await d.write(`${n}.yaml`, groupYaml(n));
+  await eventually(async () => (await countGroups(store)) === 3);
+  await sleep(200);
+  assert.equal(
+    loader.status().loads,
+    1,
+    "one debounced load for a burst of events",
+  );
+});
+
+Deno.test("ObjectsLoader.watch polls and repairs store drift", async () => {
+  await using store = storeFor();
+  await using _loader = watching({
+    store,
+    inline: [group("a")],
+    pollIntervalMs: 50,
+  }, "run");
+  await eventually(async () => (await countGroups(store)) === 1);
+  await store.delete(key("ClientGroup", "a", "default"), { force: true });
+  await eventually(async () => (await countGroups(store)) === 1);
+});
+
+Deno.test("ObjectsLoader.watch attaches once a missing directory appears", async () => {
+  await using d = await tempObjectsDir();
+  await using store = storeFor();
+  const dir = join(d.root, "later.d");
+  await using loader = watching({ store, dir, pollIntervalMs: 50 });
+  await sleep(120);
+  assert.equal(loader.status().watch.watching, false);
+  await Deno.mkdir(dir);
+  await eventually(async () => loader.status().watch.watching);
+  await Deno.writeTextFile(join(dir, "a.yaml"), groupYaml("a"));
+  await eventually(async () => (await countGroups(store)) === 1);
+});
+
+Deno.test("ObjectsLoader.watch re-attaches when the directory is replaced", async () => {
+  await using d = await tempObjectsDir();
+  await using store = storeFor();
+  await using loader = watching({ store, dir: d.dir, pollIntervalMs: 50 });
+  await eventually(async () => loader.status().watch.attaches === 1);
+  await Deno.remove(d.dir, { recursive: true });
+  await Deno.mkdir(d.dir);
+  await eventually(async () => loader.status().watch.attaches >= 2);
+  assert.equal(loader.status().watch.watching, true);
+});
+
+Deno.test("ObjectsLoader.trigger returns at once and reloads soon", async () => {
+  await using store = storeFor();
+  const loader = createObjectsLoader({ store, inline: [group("a")] });
+  const returned = loader.trigger();
+  assert.equal(returned, undefined);
+  assert.equal(loader.status().loads, 0);
+  await loader.idle();
+  assert.equal(loader.status().loads, 1);
+  assert.equal(await countGroups(store), 1);
+});
+
+Deno.test("ObjectsLoader.trigger coalesces requests made while a load is queued", async () => {
+  await using store = storeFor();
+  const loader = createObjectsLoader({ store, inline: [group("a")] });
+  const first = loader.load();
+  loader.trigger();
+  loader.trigger();
+  loader.trigger();
+  await first;
+  await loader.idle();
+  assert.equal(loader.status().loads, 2);
+});
+
+Deno.test("ObjectsLoader serialises loads", async () => {
+  await using inner = storeFor();
+  let inFlight = 0;
+  let most = 0;
+  const store: Store = Object.assign(Object.create(inner), {
+    list: async (...args: Parameters<Store["list"]>) => {
+      most = Math.max(most, ++inFlight);
+      await sleep(2);
+      inFlight--;
+      return inner.list(...args);
+    },
+  });
+  const loader = createObjectsLoader({ store, inline: [group("a")] });
+  const reports = await Promise.all([
+    loader.load(),
+    loader.load(),
+    loader.load(),
+  ]);
+  assert.equal(most, 1);
+  assert.deepEqual(reports.map((r) => r.counts.created), [1, 0, 0]);
+});

@@ -1,0 +1,130 @@
+/**
+ * The sources of file-managed objects, in apply order: the inline objects of
+ * the config file, then every *.yaml directly in the objects directory, by name.
+ */
+import { basename, join, resolve } from "node:path";
+import type { Diagnosis } from "./diagnosis.ts";
+
+/** The inline source's name when the config file's name is not known. */
+export const DEFAULT_INLINE_SOURCE = "kudurru.yaml";
+
+/** The manager that owns a source's objects: "file:" + source. */
+export function managerOf(source: string): string {
+  return `file:${source}`;
+}
+
+/** One source as read by a load. */
+export type Source =
+  | {
+    kind: "inline";
+    name: string;
+    manager: string;
+    values: readonly unknown[];
+  }
+  | { kind: "file"; name: string; manager: string; path: string; text: string }
+  | { kind: "unreadable"; name: string; manager: string; path: string };
+
+export interface ReadSourcesOptions {
+  inline?: readonly unknown[];
+  inlineSource?: string;
+  dir?: string;
+}
+
+export interface ReadSourcesResult {
+  sources: Source[];
+  /** Manager prefixes whose objects must not be touched ("file:objects.d/"). */
+  protectedPrefixes: string[];
+  diagnoses: Diagnosis[];
+}
+
+/** Reads every source. Never throws; problems become diagnoses. */
+export async function readSources(
+  opts: ReadSourcesOptions,
+): Promise<ReadSourcesResult> {
+  const out: ReadSourcesResult = {
+    sources: [],
+    protectedPrefixes: [],
+    diagnoses: [],
+  };
+  if (opts.inline) {
+    const name = opts.inlineSource || DEFAULT_INLINE_SOURCE;
+    out.sources.push({
+      kind: "inline",
+      name,
+      manager: managerOf(name),
+      values: opts.inline,
+    });
+  }
+  if (opts.dir) await readDir(opts.dir, out);
+  return out;
+}
+
+/** "objects.d" for "/etc/kudurru/objects.d/". */
+export function dirSourceBase(dir: string): string {
+  return basename(resolve(dir));
+}
+
+async function readDir(dir: string, out: ReadSourcesResult): Promise<void> {
+  const base = dirSourceBase(dir);
+  let names: string[];
+  try {
+    names = await yamlEntries(dir);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return; // a missing directory is empty
+    out.protectedPrefixes.push(managerOf(`${base}/`));
+    out.diagnoses.push({
+      severity: "error",
+      reason: "ReadFailed",
+      source: `${base}/`,
+      message: `Cannot read objects directory "${dir}": ${errorText(e)}`,
+      hint:
+        "objects from this directory are kept as they are until it can be read again",
+    });
+    return;
+  }
+  for (const name of names) {
+    const source = `${base}/${name}`;
+    const path = join(dir, name);
+    try {
+      const info = await Deno.stat(path); // follows symlinks (ConfigMap ..data)
+      if (!info.isFile) continue;
+      const text = await Deno.readTextFile(path);
+      out.sources.push({
+        kind: "file",
+        name: source,
+        manager: managerOf(source),
+        path,
+        text,
+      });
+    } catch (e) {
+      out.sources.push({
+        kind: "unreadable",
+        name: source,
+        manager: managerOf(source),
+        path,
+      });
+      out.diagnoses.push({
+        severity: "error",
+        reason: "ReadFailed",
+        source,
+        message: `Cannot read "${path}": ${errorText(e)}`,
+        hint: "its objects are kept as they are until it can be read again",
+      });
+    }
+  }
+}
+
+/** *.yaml entries directly in dir, dot files excluded, sorted by name. */
+async function yamlEntries(dir: string): Promise<string[]> {
+  const names: string[] = [];
+  for await (const entry of Deno.readDir(dir)) {
+    if (entry.isDirectory) continue;
+    if (entry.name.startsWith(".") || !entry.name.endsWith(".yaml")) continue;
+    names.push(entry.name);
+  }
+  return names.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+function errorText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}

@@ -1,0 +1,83 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { managerOf, readSources } from "./sources.ts";
+import { tempObjectsDir } from "./testdata/fixtures.ts";
+
+Deno.test("readSources puts the inline objects first, then *.yaml files by name", async () => {
+  await using d = await tempObjectsDir();
+  await d.write("b.yaml", "");
+  await d.write("a.yaml", "");
+  const r = await readSources({ inline: [], dir: d.dir });
+  assert.deepEqual(r.sources.map((s) => s.name), [
+    "kudurru.yaml",
+    "objects.d/a.yaml",
+    "objects.d/b.yaml",
+  ]);
+});
+
+Deno.test("readSources names managers file:<source> and honours inlineSource", async () => {
+  await using d = await tempObjectsDir();
+  await d.write("zones.yaml", "");
+  const r = await readSources({
+    inline: [],
+    inlineSource: "site.yaml",
+    dir: d.dir + "/",
+  });
+  assert.deepEqual(r.sources.map((s) => s.manager), [
+    "file:site.yaml",
+    "file:objects.d/zones.yaml",
+  ]);
+  assert.equal(managerOf("objects.d/zones.yaml"), "file:objects.d/zones.yaml");
+});
+
+Deno.test("readSources ignores sub-directories, dot files and other extensions", async () => {
+  await using d = await tempObjectsDir();
+  await d.write("keep.yaml", "");
+  await d.write(".hidden.yaml", "");
+  await d.write("other.yml", "");
+  await d.write("notes.txt", "");
+  await Deno.mkdir(join(d.dir, "sub.yaml"));
+  await Deno.writeTextFile(join(d.dir, "sub.yaml", "inner.yaml"), "");
+  const r = await readSources({ dir: d.dir });
+  assert.deepEqual(r.sources.map((s) => s.name), ["objects.d/keep.yaml"]);
+});
+
+Deno.test("readSources follows symlinks the way ConfigMap mounts lay files out", async () => {
+  await using d = await tempObjectsDir();
+  await Deno.mkdir(join(d.dir, "..2024_01_01"));
+  await Deno.writeTextFile(
+    join(d.dir, "..2024_01_01", "zones.yaml"),
+    "kind: x\n",
+  );
+  await Deno.symlink("..2024_01_01", join(d.dir, "..data"));
+  await Deno.symlink("..data/zones.yaml", join(d.dir, "zones.yaml"));
+  const r = await readSources({ dir: d.dir });
+  assert.equal(r.sources.length, 1);
+  const [s] = r.sources;
+  assert.equal(s?.kind === "file" ? s.text : undefined, "kind: x\n");
+});
+
+Deno.test("readSources treats a missing directory as empty", async () => {
+  await using d = await tempObjectsDir();
+  const r = await readSources({ dir: join(d.root, "nope") });
+  assert.deepEqual([r.sources, r.diagnoses, r.protectedPrefixes], [[], [], []]);
+});
+
+Deno.test("readSources protects everything under an unreadable directory", async () => {
+  await using d = await tempObjectsDir();
+  await Deno.remove(d.dir);
+  await Deno.writeTextFile(d.dir, "not a directory"); // ENOTDIR, even for root
+  const r = await readSources({ dir: d.dir });
+  assert.deepEqual(r.protectedPrefixes, ["file:objects.d/"]);
+  assert.equal(r.diagnoses[0]?.reason, "ReadFailed");
+  assert.equal(r.diagnoses[0]?.source, "objects.d/");
+});
+
+Deno.test("readSources reports a file it cannot read and keeps it as a source", async () => {
+  await using d = await tempObjectsDir();
+  await Deno.symlink("missing-target.yaml", join(d.dir, "dangling.yaml"));
+  const r = await readSources({ dir: d.dir });
+  assert.equal(r.sources[0]?.kind, "unreadable");
+  assert.equal(r.diagnoses[0]?.reason, "ReadFailed");
+  assert.equal(r.diagnoses[0]?.source, "objects.d/dangling.yaml");
+});

@@ -1,0 +1,71 @@
+/**
+ * What a local driver (memory, sqlite) provides underneath backed_store.ts:
+ * rows, a change feed and transactions. The Apply contract, watch fan-out,
+ * pagination and snapshots live above it, once for every such driver.
+ */
+import type { KObject, ObjectKey } from "../api/v1alpha1/meta.ts";
+import type { WatchEventType } from "./store.ts";
+
+/** One committed change, as the change feed holds it. */
+export interface FeedEntry {
+  resourceVersion: number;
+  type: Exclude<WatchEventType, "Bookmark">;
+  /** The object after the change; for Deleted the last stored state. */
+  object: KObject;
+}
+
+/** A write decided inside a transaction. */
+export interface Mutation {
+  type: Exclude<WatchEventType, "Bookmark">;
+  /** Carries the new resourceVersion already. */
+  object: KObject;
+  audit: AuditEntry;
+}
+
+/** One row of the audit trail, written with its mutation. */
+export interface AuditEntry {
+  time: string;
+  actor: string;
+  manager: string;
+  /** create | update | delete | finalize | status */
+  action: string;
+  generation: number;
+}
+
+export interface BackendInfo {
+  schemaVersion: number;
+  clusterID: string;
+  epoch: number;
+}
+
+export interface StoreBackend {
+  readonly driver: string;
+  read(key: ObjectKey): KObject | undefined;
+  /** Objects of one kind ordered by (namespace, name), read together with the store's resourceVersion. */
+  scan(
+    kind: string,
+    namespace?: string,
+  ): { items: KObject[]; resourceVersion: number };
+  /** Kinds that have at least one object. */
+  kinds(): string[];
+  /**
+   * Runs `decide` in one write transaction: it sees the stored object and the
+   * resourceVersion a write would get, and returns the write (or none) and a
+   * result. Object, change row and audit row commit together or not at all.
+   */
+  transact<T>(
+    key: ObjectKey,
+    decide: (stored: KObject | undefined, nextResourceVersion: number) => {
+      mutation?: Mutation;
+      result: T;
+    },
+  ): T;
+  /** The resourceVersion of the latest committed change (0 for an empty store). */
+  currentResourceVersion(): number;
+  /** Changes above `resourceVersion` in order; throws ExpiredError when compacted away. */
+  changesSince(
+    resourceVersion: number,
+  ): { changes: FeedEntry[]; resourceVersion: number };
+  info(): BackendInfo;
+  close(): void;
+}

@@ -1,0 +1,22 @@
+/**
+ * The Store conformance suite: the tests every driver (memory, sqlite, and
+ * later kube) must pass, so they are interchangeable. A driver's test file
+ * calls runStoreConformance with a function that opens a fresh, empty store.
+ *
+ * ```ts
+ * runStoreConformance("memory", (hints) => Promise.resolve(createMemoryStore(hints)));
+ * ```
+ */
+import { registerApplyTests } from "./conformance_apply.ts";
+import type { OpenStore } from "./conformance_fixtures.ts";
+import { registerObjectTests } from "./conformance_objects.ts";
+import { registerWatchTests } from "./conformance_watch.ts";
+
+export type { ConformanceHints, OpenStore } from "./conformance_fixtures.ts";
+
+/** Registers the suite as Deno tests named "<name> <behaviour>". */
+export function runStoreConformance(name: string, open: OpenStore): void {
+  registerApplyTests(name, open);
+  registerObjectTests(name, open);
+  registerWatchTests(name, open);
+}

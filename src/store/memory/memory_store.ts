@@ -1,0 +1,137 @@
+/**
+ * The memory driver: everything in Maps, for tests and throwaway runs. It
+ * keeps a bounded change feed so watches can resume, and an audit list tests
+ * can read.
+ */
+import {
+  formatKey,
+  type KObject,
+  type ObjectKey,
+} from "../../api/v1alpha1/meta.ts";
+import { defaultValidator, type ObjectValidator } from "../apply_rules.ts";
+import type { AuditEntry, FeedEntry, StoreBackend } from "../backend.ts";
+import { createBackedStore } from "../backed_store.ts";
+import { compareObjectPosition, positionOf } from "../pagination.ts";
+import { ExpiredError, SCHEMA_VERSION, type Store } from "../store.ts";
+
+export interface MemoryStoreOptions {
+  /** @default the kudurru.io/v1alpha1 schemas */
+  validate?: ObjectValidator;
+  /** @default () => new Date() */
+  now?: () => Date;
+  /** Changes kept for watch resume. @default 10000 */
+  feedLimit?: number;
+  /** The name leader() reports. @default the hostname, or "local" */
+  node?: string;
+}
+
+/** An audit row of the memory driver. */
+export interface MemoryAuditRow extends AuditEntry {
+  key: ObjectKey;
+  resourceVersion: number;
+}
+
+class MemoryBackend implements StoreBackend {
+  readonly driver = "memory";
+  readonly audit: MemoryAuditRow[] = [];
+  #objects = new Map<string, KObject>();
+  #feed: FeedEntry[] = [];
+  #resourceVersion = 0;
+  #clusterID = crypto.randomUUID();
+
+  constructor(private readonly feedLimit: number) {}
+
+  read(key: ObjectKey): KObject | undefined {
+    const obj = this.#objects.get(formatKey(key));
+    return obj && structuredClone(obj);
+  }
+
+  scan(
+    kind: string,
+    namespace?: string,
+  ): { items: KObject[]; resourceVersion: number } {
+    const items = [...this.#objects.values()]
+      .filter((o) =>
+        o.kind === kind &&
+        (namespace === undefined || (o.metadata.namespace ?? "") === namespace)
+      )
+      .sort((a, b) => compareObjectPosition(positionOf(a), positionOf(b)))
+      .map((o) => structuredClone(o));
+    return { items, resourceVersion: this.#resourceVersion };
+  }
+
+  kinds(): string[] {
+    return [...new Set([...this.#objects.values()].map((o) => o.kind))];
+  }
+
+  transact<T>(
+    key: ObjectKey,
+    decide: Parameters<StoreBackend["transact"]>[1],
+  ): T {
+    // Single-threaded and synchronous: deciding and writing cannot interleave.
+    const { mutation, result } = decide(
+      this.read(key),
+      this.#resourceVersion + 1,
+    );
+    if (mutation === undefined) return result as T;
+    const rv = ++this.#resourceVersion;
+    const object = structuredClone(mutation.object);
+    if (mutation.type === "Deleted") this.#objects.delete(formatKey(key));
+    else this.#objects.set(formatKey(key), object);
+    this.#feed.push({ resourceVersion: rv, type: mutation.type, object });
+    if (this.#feed.length > this.feedLimit) {
+      this.#feed.splice(0, this.#feed.length - this.feedLimit);
+    }
+    this.audit.push({ ...mutation.audit, key, resourceVersion: rv });
+    return result as T;
+  }
+
+  currentResourceVersion(): number {
+    return this.#resourceVersion;
+  }
+
+  changesSince(
+    resourceVersion: number,
+  ): { changes: FeedEntry[]; resourceVersion: number } {
+    const current = this.#resourceVersion;
+    if (resourceVersion >= current) {
+      return { changes: [], resourceVersion: current };
+    }
+    // The feed holds consecutive versions, oldest first.
+    const oldest = this.#feed[0]?.resourceVersion ?? current + 1;
+    if (resourceVersion + 1 < oldest) {
+      throw new ExpiredError(String(resourceVersion));
+    }
+    const changes = this.#feed.slice(resourceVersion + 1 - oldest).map((c) =>
+      structuredClone(c)
+    );
+    return { changes, resourceVersion: current };
+  }
+
+  info() {
+    return {
+      schemaVersion: SCHEMA_VERSION,
+      clusterID: this.#clusterID,
+      epoch: 1,
+    };
+  }
+
+  close(): void {
+    this.#objects.clear();
+    this.#feed = [];
+  }
+}
+
+/** A memory Store plus its audit rows, for tests that check auditing. */
+export type MemoryStore = Store & { readonly audit: readonly MemoryAuditRow[] };
+
+/** A fresh, empty memory Store. */
+export function createMemoryStore(opts: MemoryStoreOptions = {}): MemoryStore {
+  const backend = new MemoryBackend(opts.feedLimit ?? 10_000);
+  const store = createBackedStore(backend, {
+    validator: opts.validate ?? defaultValidator,
+    ...(opts.now ? { now: opts.now } : {}),
+    ...(opts.node !== undefined ? { node: opts.node } : {}),
+  });
+  return Object.assign(store, { audit: backend.audit });
+}

@@ -1,0 +1,150 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { SchemaTooNewError } from "../store.ts";
+import {
+  migrateSchema,
+  type Migration,
+  MIGRATIONS,
+  readSchemaVersion,
+} from "./sqlite_schema.ts";
+import { openSqliteStore } from "./sqlite_store.ts";
+
+async function inTempDir(fn: (dir: string) => Promise<void>): Promise<void> {
+  const dir = await Deno.makeTempDir({ prefix: "kudurru-schema-" });
+  try {
+    await fn(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+function withDb<T>(path: string, fn: (db: DatabaseSync) => T): T {
+  const db = new DatabaseSync(path);
+  try {
+    return fn(db);
+  } finally {
+    db.close();
+  }
+}
+
+const V2: Migration = {
+  to: 2,
+  description: "test: a notes table",
+  up: (db) => db.exec("CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT)"),
+};
+
+Deno.test("sqlite schema fresh file gets the current version", async () => {
+  await inTempDir(async (dir) => {
+    const path = join(dir, "state.db");
+    const store = await openSqliteStore(path);
+    await store.close();
+    assert.equal(withDb(path, (db) => readSchemaVersion(db, path)), 1);
+  });
+});
+
+Deno.test("sqlite schema older file is migrated in one step", async () => {
+  await inTempDir((dir) => {
+    const path = join(dir, "state.db");
+    withDb(path, (db) => {
+      migrateSchema(db, path, MIGRATIONS, 1);
+      assert.deepEqual(migrateSchema(db, path, [...MIGRATIONS, V2], 2), {
+        from: 1,
+        to: 2,
+      });
+      assert.equal(readSchemaVersion(db, path), 2);
+      db.prepare("INSERT INTO notes (text) VALUES ('migrated')").run();
+    });
+    return Promise.resolve();
+  });
+});
+
+Deno.test("sqlite schema failing migration leaves the old version", async () => {
+  await inTempDir((dir) => {
+    const path = join(dir, "state.db");
+    withDb(path, (db) => {
+      migrateSchema(db, path, MIGRATIONS, 1);
+      const broken: Migration = {
+        to: 2,
+        description: "test: fails halfway",
+        up(d) {
+          d.exec("CREATE TABLE half (id INTEGER)");
+          throw new Error("migration step failed");
+        },
+      };
+      assert.throws(
+        () => migrateSchema(db, path, [...MIGRATIONS, broken], 2),
+        /migration step failed/,
+      );
+      assert.equal(readSchemaVersion(db, path), 1);
+      const half = db.prepare(
+        "SELECT name FROM sqlite_master WHERE name = 'half'",
+      ).get();
+      assert.equal(half, undefined);
+    });
+    return Promise.resolve();
+  });
+});
+
+Deno.test("sqlite schema newer file is refused and left untouched", async () => {
+  await inTempDir(async (dir) => {
+    const path = join(dir, "state.db");
+    const store = await openSqliteStore(path);
+    await store.close();
+    withDb(
+      path,
+      (db) =>
+        db.exec("UPDATE meta SET value = '99' WHERE key = 'schema_version'"),
+    );
+    const before = await Deno.readFile(path);
+    const mtime = (await Deno.stat(path)).mtime;
+    await assert.rejects(openSqliteStore(path), (err) => {
+      assert.ok(err instanceof SchemaTooNewError, String(err));
+      assert.equal(err.found, 99);
+      assert.match(err.message, new RegExp(path));
+      return true;
+    });
+    assert.deepEqual(await Deno.readFile(path), before);
+    assert.deepEqual((await Deno.stat(path)).mtime, mtime);
+  });
+});
+
+Deno.test("sqlite schema corrupt file gets a clear error and is left untouched", async () => {
+  await inTempDir(async (dir) => {
+    const path = join(dir, "state.db");
+    const garbage = new TextEncoder().encode(
+      "this is not a database\n".repeat(200),
+    );
+    await Deno.writeFile(path, garbage);
+    await assert.rejects(openSqliteStore(path), (err) => {
+      assert.ok(err instanceof Error);
+      assert.match(
+        err.message,
+        /^Cannot open ".*state\.db": it is not a readable SQLite database/,
+      );
+      assert.match(err.message, /move it aside or restore it from a backup/);
+      return true;
+    });
+    assert.deepEqual(await Deno.readFile(path), garbage);
+  });
+});
+
+Deno.test("sqlite schema foreign SQLite file is refused", async () => {
+  await inTempDir(async (dir) => {
+    const path = join(dir, "other.db");
+    withDb(path, (db) => db.exec("CREATE TABLE photos (id INTEGER)"));
+    await assert.rejects(openSqliteStore(path), /not a kudurru state database/);
+  });
+});
+
+Deno.test("sqlite schema missing directory gets an error naming the path", async () => {
+  await inTempDir(async (dir) => {
+    const path = join(dir, "missing", "state.db");
+    await assert.rejects(openSqliteStore(path), (err) => {
+      assert.ok(err instanceof Error);
+      assert.ok(err.message.startsWith(`Cannot open "${path}"`), err.message);
+      assert.match(err.message, /directory exists and kudurru may write to it/);
+      return true;
+    });
+  });
+});
