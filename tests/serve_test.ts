@@ -15,8 +15,14 @@ function serveTaskFlags(): string[] {
   const task = denoJson.tasks.serve.split(/\s+/);
   const runAt = task.indexOf("run");
   const mainAt = task.indexOf("main.ts");
-  assert.ok(runAt >= 0 && mainAt > runAt, "the serve task runs main.ts with deno run");
-  assert.ok(!task.includes("-A") && !task.includes("--allow-all"), "the serve task never uses -A");
+  assert.ok(
+    runAt >= 0 && mainAt > runAt,
+    "the serve task runs main.ts with deno run",
+  );
+  assert.ok(
+    !task.includes("-A") && !task.includes("--allow-all"),
+    "the serve task never uses -A",
+  );
   return task.slice(runAt + 1, mainAt);
 }
 
@@ -25,13 +31,17 @@ class LogReader {
   #reading: Promise<void>;
   constructor(stream: ReadableStream<Uint8Array>) {
     this.#reading = (async () => {
-      for await (const chunk of stream.pipeThrough(new TextDecoderStream())) this.text += chunk;
+      for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
+        this.text += chunk;
+      }
     })();
   }
   async waitFor(pattern: RegExp, timeoutMs = 20_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (!pattern.test(this.text)) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern}; log:\n${this.text}`);
+      if (Date.now() > deadline) {
+        throw new Error(`timed out waiting for ${pattern}; log:\n${this.text}`);
+      }
       await new Promise((r) => setTimeout(r, 50));
     }
   }
@@ -56,9 +66,19 @@ async function kudurru(cwd: string, ...args: string[]) {
 }
 
 async function zoneNames(cwd: string): Promise<string[]> {
-  const got = await kudurru(cwd, "get", "zones", "-o", "json", "--data-dir", "data");
+  const got = await kudurru(
+    cwd,
+    "get",
+    "zones",
+    "-o",
+    "json",
+    "--data-dir",
+    "data",
+  );
   assert.equal(got.code, 0, got.stderr);
-  return JSON.parse(got.stdout).items.map((z: { spec: { zoneName: string } }) => z.spec.zoneName).sort();
+  return JSON.parse(got.stdout).items.map((z: { spec: { zoneName: string } }) =>
+    z.spec.zoneName
+  ).sort();
 }
 
 Deno.test("kudurru serve seeds first boot, loads objects.d, survives a broken file and stops on SIGTERM", async () => {
@@ -70,14 +90,21 @@ Deno.test("kudurru serve seeds first boot, loads objects.d, survives a broken fi
       "apiVersion: kudurru.io/v1alpha1\nkind: DNSZone\nmetadata: { name: example-org }\n" +
         "spec: { zoneName: example.org., type: primary }\n",
     );
-    await Deno.writeTextFile(join(cwd, "objects.d", "broken.yaml"), "kind: [unclosed\n");
+    await Deno.writeTextFile(
+      join(cwd, "objects.d", "broken.yaml"),
+      "kind: [unclosed\n",
+    );
 
     const child = new Deno.Command(Deno.execPath(), {
       args: ["run", ...serveTaskFlags(), MAIN, "serve"],
       cwd,
       // Only where data and objects live differs from the embedded defaults:
       // as root those would be /var/lib/kudurru and /etc/kudurru.
-      env: { NO_COLOR: "1", KUDURRU_NODE__DATADIR: "data", KUDURRU_OBJECTSDIR: "objects.d" },
+      env: {
+        NO_COLOR: "1",
+        KUDURRU_NODE__DATADIR: "data",
+        KUDURRU_OBJECTSDIR: "objects.d",
+      },
       stdout: "piped",
       stderr: "piped",
     }).spawn();
@@ -86,7 +113,11 @@ Deno.test("kudurru serve seeds first boot, loads objects.d, survives a broken fi
     try {
       await log.waitFor(/kudurru is running/);
       assert.match(log.text, /first boot/);
-      assert.match(log.text, /broken\.yaml/, "the broken file's diagnosis is logged");
+      assert.match(
+        log.text,
+        /broken\.yaml/,
+        "the broken file's diagnosis is logged",
+      );
       assert.deepEqual(await zoneNames(cwd), [".", "example.org."]);
 
       // A file added while running is picked up by the watch.
@@ -97,7 +128,10 @@ Deno.test("kudurru serve seeds first boot, loads objects.d, survives a broken fi
       );
       const deadline = Date.now() + 10_000;
       while (!(await zoneNames(cwd)).includes("example.net.")) {
-        assert.ok(Date.now() < deadline, `example.net. never appeared; log:\n${log.text}`);
+        assert.ok(
+          Date.now() < deadline,
+          `example.net. never appeared; log:\n${log.text}`,
+        );
         await new Promise((r) => setTimeout(r, 200));
       }
     } finally {
@@ -117,7 +151,10 @@ Deno.test("kudurru rejects an unknown command or flag with exit code 2", async (
   try {
     const unknown = await kudurru(cwd, "serv");
     assert.equal(unknown.code, 2);
-    assert.match(unknown.stderr, /unknown command "serv" \(did you mean "serve"\?\)/);
+    assert.match(
+      unknown.stderr,
+      /unknown command "serv" \(did you mean "serve"\?\)/,
+    );
     const badFlag = await kudurru(cwd, "get", "zones", "--colour");
     assert.equal(badFlag.code, 2);
     assert.match(badFlag.stderr, /kudurru get: .*--colour/);

@@ -15,18 +15,31 @@ export const applyCommand: Command = {
       filename: { type: "string", short: "f" },
     }, 0);
     const file = values.filename;
-    if (!file) throw new UsageError("kudurru apply: name the file with -f FILE (or -f - for stdin)");
-    const text = file === "-" ? await io.readStdin() : await readObjectsFile(file);
+    if (!file) {
+      throw new UsageError(
+        "kudurru apply: name the file with -f FILE (or -f - for stdin)",
+      );
+    }
+    const text = file === "-"
+      ? await io.readStdin()
+      : await readObjectsFile(file);
     const store = await openLocalStore(values);
     try {
-      const report = await applyYamlText(store, file === "-" ? "stdin" : file, text, {
-        manager: "api",
-        actor: "cli",
-      });
+      const report = await applyYamlText(
+        store,
+        file === "-" ? "stdin" : file,
+        text,
+        {
+          manager: "api",
+          actor: "cli",
+        },
+      );
       io.stdout(describeOutcomes(report));
       const errors = report.diagnoses.filter((d) => d.severity === "error");
       for (const d of report.diagnoses) {
-        io.stderr(`${d.severity}: ${d.message}${d.hint ? ` (${d.hint})` : ""}\n`);
+        io.stderr(
+          `${d.severity}: ${d.message}${d.hint ? ` (${d.hint})` : ""}\n`,
+        );
       }
       return errors.length > 0 ? 1 : 0;
     } finally {
@@ -53,6 +66,8 @@ async function readObjectsFile(file: string): Promise<string> {
   try {
     return await Deno.readTextFile(file);
   } catch (err) {
-    throw new Error(`Cannot read "${file}": ${err instanceof Error ? err.message : err}`);
+    throw new Error(
+      `Cannot read "${file}": ${err instanceof Error ? err.message : err}`,
+    );
   }
 }

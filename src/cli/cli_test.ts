@@ -51,11 +51,18 @@ Deno.test("kudurru apply creates, then reports unchanged objects", async () => {
 
 Deno.test("kudurru apply names the invalid field and exits 1", async () => {
   await withDataDirs(async (dir) => {
-    const bad = OBJECTS.replace('targets: ["192.0.2.1"]', 'targets: ["192.0.2.300"]');
+    const bad = OBJECTS.replace(
+      'targets: ["192.0.2.1"]',
+      'targets: ["192.0.2.300"]',
+    );
     const got = await cli(["apply", "-f", "-", "--data-dir", dir], bad);
     assert.equal(got.code, 1);
     assert.match(got.stderr, /spec\.endpoints\[0\]\.targets\[0\]/);
-    assert.match(got.stdout, /DNSZone\/example-org created/, "valid documents still apply");
+    assert.match(
+      got.stdout,
+      /DNSZone\/example-org created/,
+      "valid documents still apply",
+    );
   });
 });
 
@@ -63,11 +70,40 @@ Deno.test("kudurru get prints a table, YAML and JSON", async () => {
   await withDataDirs(async (dir) => {
     await cli(["apply", "-f", "-", "--data-dir", dir], OBJECTS);
     const table = await cli(["get", "zones", "--data-dir", dir]);
-    assert.match(table.stdout, /^NAME\s+MANAGED BY\s+GENERATION\nexample-org\s+api\s+1\n$/);
-    const one = await cli(["get", "rrset", "www", "-n", "apps", "-o", "yaml", "--data-dir", dir]);
-    assert.equal(YAML.parse(one.stdout).spec.endpoints[0].targets[0], "192.0.2.1");
-    const json = await cli(["get", "clientgroups", "-A", "-o", "json", "--data-dir", dir]);
-    assert.deepEqual(JSON.parse(json.stdout).items.map((o: { metadata: { name: string } }) => o.metadata.name), ["kids"]);
+    assert.match(
+      table.stdout,
+      /^NAME\s+MANAGED BY\s+GENERATION\nexample-org\s+api\s+1\n$/,
+    );
+    const one = await cli([
+      "get",
+      "rrset",
+      "www",
+      "-n",
+      "apps",
+      "-o",
+      "yaml",
+      "--data-dir",
+      dir,
+    ]);
+    assert.equal(
+      YAML.parse(one.stdout).spec.endpoints[0].targets[0],
+      "192.0.2.1",
+    );
+    const json = await cli([
+      "get",
+      "clientgroups",
+      "-A",
+      "-o",
+      "json",
+      "--data-dir",
+      dir,
+    ]);
+    assert.deepEqual(
+      JSON.parse(json.stdout).items.map((o: { metadata: { name: string } }) =>
+        o.metadata.name
+      ),
+      ["kids"],
+    );
   });
 });
 
@@ -102,8 +138,14 @@ Deno.test("kudurru export --safe is YAML that apply accepts", async () => {
   await withDataDirs(async (a, b) => {
     await cli(["apply", "-f", "-", "--data-dir", a], OBJECTS);
     const safe = await cli(["export", "--safe", "--data-dir", a]);
-    assert.doesNotMatch(safe.stdout, /uid:|resourceVersion:|creationTimestamp:/);
-    const applied = await cli(["apply", "-f", "-", "--data-dir", b], safe.stdout);
+    assert.doesNotMatch(
+      safe.stdout,
+      /uid:|resourceVersion:|creationTimestamp:/,
+    );
+    const applied = await cli(
+      ["apply", "-f", "-", "--data-dir", b],
+      safe.stdout,
+    );
     assert.equal(applied.code, 0, applied.stderr);
     assert.match(applied.stdout, /DNSZone\/example-org created/);
   });
@@ -112,21 +154,33 @@ Deno.test("kudurru export --safe is YAML that apply accepts", async () => {
 Deno.test("kudurru delete refuses an object another manager owns and says where to change it", async () => {
   await withDataDirs(async (dir) => {
     await cli(["apply", "-f", "-", "--data-dir", dir], OBJECTS);
-    const seeded = await cli(["restore", "-", "--data-dir", dir], YAML.stringify({
-      apiVersion: "v1",
-      kind: "List",
-      items: [{
-        apiVersion: "kudurru.io/v1alpha1",
-        kind: "DNSZone",
-        metadata: { name: "filed", managedBy: "file:objects.d/zones.yaml" },
-        spec: { zoneName: "filed.example.", type: "primary" },
-      }],
-    }));
+    const seeded = await cli(
+      ["restore", "-", "--data-dir", dir],
+      YAML.stringify({
+        apiVersion: "v1",
+        kind: "List",
+        items: [{
+          apiVersion: "kudurru.io/v1alpha1",
+          kind: "DNSZone",
+          metadata: { name: "filed", managedBy: "file:objects.d/zones.yaml" },
+          spec: { zoneName: "filed.example.", type: "primary" },
+        }],
+      }),
+    );
     assert.equal(seeded.code, 0, seeded.stderr);
     const refused = await cli(["delete", "zone", "filed", "--data-dir", dir]);
     assert.equal(refused.code, 1);
-    assert.match(refused.stderr, /managed by file:objects\.d\/zones\.yaml.*edit or remove it in objects\.d\/zones\.yaml/);
-    const deleted = await cli(["delete", "zone", "example-org", "--data-dir", dir]);
+    assert.match(
+      refused.stderr,
+      /managed by file:objects\.d\/zones\.yaml.*edit or remove it in objects\.d\/zones\.yaml/,
+    );
+    const deleted = await cli([
+      "delete",
+      "zone",
+      "example-org",
+      "--data-dir",
+      dir,
+    ]);
     assert.equal(deleted.code, 0, deleted.stderr);
   });
 });
@@ -151,7 +205,18 @@ Deno.test("kudurru usage errors exit 2", async (t) => {
 
 Deno.test("kudurru help lists every command and shows one command's usage", async () => {
   const all = await cli(["help"]);
-  for (const name of ["serve", "version", "config", "get", "apply", "delete", "export", "restore"]) {
+  for (
+    const name of [
+      "serve",
+      "version",
+      "config",
+      "get",
+      "apply",
+      "delete",
+      "export",
+      "restore",
+    ]
+  ) {
     assert.match(all.stdout, new RegExp(`^  ${name} `, "m"));
   }
   const one = await cli(["help", "apply"]);

@@ -49,11 +49,15 @@ export function parseFlags<O extends Options>(
     parsed = parseArgs({ args, options, allowPositionals: true, strict: true });
   } catch (err) {
     const msg = err instanceof Error ? err.message : String(err);
-    throw new UsageError(`kudurru ${command}: ${msg.replace(/\. To specify.*$/s, "")}`);
+    throw new UsageError(
+      `kudurru ${command}: ${msg.replace(/\. To specify.*$/s, "")}`,
+    );
   }
   if (parsed.positionals.length > maxPositionals) {
     throw new UsageError(
-      `kudurru ${command}: unexpected argument "${parsed.positionals[maxPositionals]}"`,
+      `kudurru ${command}: unexpected argument "${
+        parsed.positionals[maxPositionals]
+      }"`,
     );
   }
   return parsed;

@@ -7,7 +7,8 @@ import { openLocalStore, STORE_FLAGS } from "./local_store.ts";
 export const deleteCommand: Command = {
   name: "delete",
   summary: "Delete an object",
-  usage: "  kudurru delete KIND NAME [-n NAMESPACE] [--force] [--data-dir DIR] [--config FILE]\n" +
+  usage:
+    "  kudurru delete KIND NAME [-n NAMESPACE] [--force] [--data-dir DIR] [--config FILE]\n" +
     "  --force  delete an object another manager (a file, bootstrap) owns",
   async run(args, io) {
     const { values, positionals } = parseFlags("delete", args, {
@@ -16,9 +17,13 @@ export const deleteCommand: Command = {
       force: { type: "boolean" },
     }, 2);
     const [kindWord, name] = positionals;
-    if (!kindWord || !name) throw new UsageError("kudurru delete: name a KIND and a NAME");
+    if (!kindWord || !name) {
+      throw new UsageError("kudurru delete: name a KIND and a NAME");
+    }
     const kind = findKind(kindWord);
-    if (!kind) throw new UsageError(`kudurru delete: unknown kind "${kindWord}"`);
+    if (!kind) {
+      throw new UsageError(`kudurru delete: unknown kind "${kindWord}"`);
+    }
     const key = {
       kind: kind.kind,
       namespace: kind.namespaced ? values.namespace ?? "default" : "",
@@ -26,13 +31,19 @@ export const deleteCommand: Command = {
     };
     const store = await openLocalStore(values);
     try {
-      await store.delete(key, { manager: "api", force: values.force ?? false, actor: "cli" });
+      await store.delete(key, {
+        manager: "api",
+        force: values.force ?? false,
+        actor: "cli",
+      });
       io.stdout(`${kind.kind}/${name} deleted\n`);
       return 0;
     } catch (err) {
       if (err instanceof ManagedByError) {
         io.stderr(
-          `kudurru delete: ${err.message}; ${ownerHint(err.owner)}, or pass --force\n`,
+          `kudurru delete: ${err.message}; ${
+            ownerHint(err.owner)
+          }, or pass --force\n`,
         );
         return 1;
       }
@@ -45,7 +56,9 @@ export const deleteCommand: Command = {
 
 /** Where the user should make the change instead, by owner. */
 export function ownerHint(owner: string): string {
-  if (owner.startsWith("file:")) return `edit or remove it in ${owner.slice(5)}`;
+  if (owner.startsWith("file:")) {
+    return `edit or remove it in ${owner.slice(5)}`;
+  }
   if (owner === "bootstrap") return "it is a first-boot default";
   return `change it through ${owner}`;
 }

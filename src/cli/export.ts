@@ -5,7 +5,8 @@ import { openLocalStore, STORE_FLAGS } from "./local_store.ts";
 export const exportCommand: Command = {
   name: "export",
   summary: "Write every object as YAML that apply and restore accept",
-  usage: "  kudurru export [--safe] [-o FILE] [--data-dir DIR] [--config FILE]\n" +
+  usage:
+    "  kudurru export [--safe] [-o FILE] [--data-dir DIR] [--config FILE]\n" +
     "  --safe  leave out status, server-set metadata and secrets",
   async run(args, io) {
     const { values } = parseFlags("export", args, {

@@ -8,8 +8,10 @@ import { parseOutputFormat, renderObjects } from "./output.ts";
 export const getCommand: Command = {
   name: "get",
   summary: "Print objects of one kind, or one object",
-  usage: "  kudurru get KIND [NAME] [-n NAMESPACE | -A] [-o table|yaml|json] [--data-dir DIR] [--config FILE]\n" +
-    "  KIND is one of: " + KINDS.map((k) => k.kind).join(", ") + " (or a plural or short name)",
+  usage:
+    "  kudurru get KIND [NAME] [-n NAMESPACE | -A] [-o table|yaml|json] [--data-dir DIR] [--config FILE]\n" +
+    "  KIND is one of: " + KINDS.map((k) => k.kind).join(", ") +
+    " (or a plural or short name)",
   async run(args, io) {
     const { values, positionals } = parseFlags("get", args, {
       ...STORE_FLAGS,
@@ -28,8 +30,14 @@ export const getCommand: Command = {
     const store = await openLocalStore(values);
     try {
       if (name) {
-        const object = await store.get({ kind: kind.kind, namespace: namespace ?? "", name });
-        io.stdout(renderObjects([object], format === "table" ? "yaml" : format, true));
+        const object = await store.get({
+          kind: kind.kind,
+          namespace: namespace ?? "",
+          name,
+        });
+        io.stdout(
+          renderObjects([object], format === "table" ? "yaml" : format, true),
+        );
         return 0;
       }
       const list = await store.list(kind.kind, namespace ? { namespace } : {});

@@ -8,7 +8,9 @@ export function makeHelpCommand(commands: () => Command[]): Command {
     summary: "Show the commands, or how to use one of them",
     usage: "  kudurru help [COMMAND]",
     run(args, io) {
-      if (args.length > 1) throw new UsageError("kudurru help: takes at most one command name");
+      if (args.length > 1) {
+        throw new UsageError("kudurru help: takes at most one command name");
+      }
       const list = commands();
       const [name] = args;
       if (name === undefined) {
@@ -16,7 +18,9 @@ export function makeHelpCommand(commands: () => Command[]): Command {
         io.stdout(
           "kudurru: a complete DNS server (authoritative, forwarding, blocking)\n\n" +
             "Usage: kudurru <command> [flags]\n\nCommands:\n" +
-            list.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`).join("\n") +
+            list.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`).join(
+              "\n",
+            ) +
             '\n\nRun "kudurru help <command>" for a command\'s flags.\n',
         );
         return Promise.resolve(0);
@@ -25,7 +29,9 @@ export function makeHelpCommand(commands: () => Command[]): Command {
       if (!command) {
         const hint = closestMatch(name, list.map((c) => c.name));
         throw new UsageError(
-          `kudurru help: unknown command "${name}"${hint ? ` (did you mean "${hint}"?)` : ""}`,
+          `kudurru help: unknown command "${name}"${
+            hint ? ` (did you mean "${hint}"?)` : ""
+          }`,
         );
       }
       io.stdout(`${command.summary}\n\nUsage:\n${command.usage}\n`);
@@ -33,4 +39,3 @@ export function makeHelpCommand(commands: () => Command[]): Command {
     },
   };
 }
-

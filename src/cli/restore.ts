@@ -9,7 +9,11 @@ export const restoreCommand: Command = {
   async run(args, io) {
     const { values, positionals } = parseFlags("restore", args, STORE_FLAGS, 1);
     const [file] = positionals;
-    if (!file) throw new UsageError("kudurru restore: name the FILE to restore (or - for stdin)");
+    if (!file) {
+      throw new UsageError(
+        "kudurru restore: name the FILE to restore (or - for stdin)",
+      );
+    }
     const text = file === "-" ? await io.readStdin() : await readBackup(file);
     const store = await openLocalStore(values);
     try {
@@ -26,6 +30,8 @@ async function readBackup(file: string): Promise<string> {
   try {
     return await Deno.readTextFile(file);
   } catch (err) {
-    throw new Error(`Cannot read "${file}": ${err instanceof Error ? err.message : err}`);
+    throw new Error(
+      `Cannot read "${file}": ${err instanceof Error ? err.message : err}`,
+    );
   }
 }

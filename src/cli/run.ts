@@ -38,7 +38,9 @@ export async function runCli(args: string[], io: CommandIO): Promise<number> {
   if (!command) {
     const hint = closestMatch(name, COMMANDS.map((c) => c.name));
     io.stderr(
-      `kudurru: unknown command "${name}"${hint ? ` (did you mean "${hint}"?)` : ""}; run "kudurru help" for the list\n`,
+      `kudurru: unknown command "${name}"${
+        hint ? ` (did you mean "${hint}"?)` : ""
+      }; run "kudurru help" for the list\n`,
     );
     return 2;
   }
@@ -52,7 +54,11 @@ export async function runCli(args: string[], io: CommandIO): Promise<number> {
       io.stderr(`${err.message}\nUsage:\n${command.usage}\n`);
       return 2;
     }
-    io.stderr(`kudurru ${command.name}: ${err instanceof Error ? err.message : String(err)}\n`);
+    io.stderr(
+      `kudurru ${command.name}: ${
+        err instanceof Error ? err.message : String(err)
+      }\n`,
+    );
     return 1;
   }
 }

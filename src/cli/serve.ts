@@ -48,12 +48,18 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     const loader = createObjectsLoader({
       store,
       inline: config.objects,
-      inlineSource: opts.configSource ? basename(opts.configSource) : "kudurru.yaml",
+      inlineSource: opts.configSource
+        ? basename(opts.configSource)
+        : "kudurru.yaml",
       dir: config.objectsDir,
       logger: logger.with({ component: "objects" }),
       registry: opts.registry ?? defaultRegistry,
-      ...(opts.objectsPollIntervalMs !== undefined ? { pollIntervalMs: opts.objectsPollIntervalMs } : {}),
-      ...(opts.objectsDebounceMs !== undefined ? { debounceMs: opts.objectsDebounceMs } : {}),
+      ...(opts.objectsPollIntervalMs !== undefined
+        ? { pollIntervalMs: opts.objectsPollIntervalMs }
+        : {}),
+      ...(opts.objectsDebounceMs !== undefined
+        ? { debounceMs: opts.objectsDebounceMs }
+        : {}),
     });
     await loader.load();
     const watching = loader.watch(stopping.signal).catch((err) => {
@@ -87,7 +93,9 @@ export const serveCommand: Command = {
     "  Without --config, KUDURRU_CONFIG or /etc/kudurru/kudurru.yaml, kudurru starts on its embedded defaults.\n" +
     "  KUDURRU_DEBUG_CONFIG=yes prints the effective configuration (secrets masked).",
   async run(args, io) {
-    const { values } = parseFlags("serve", args, { config: { type: "string", short: "c" } }, 0);
+    const { values } = parseFlags("serve", args, {
+      config: { type: "string", short: "c" },
+    }, 0);
     const facts = machineFacts();
     const logger = createLogger();
     const loaded = loadConfig({
@@ -98,7 +106,9 @@ export const serveCommand: Command = {
       cwd: facts.cwd,
     });
     for (const note of loaded.notes) logger.info(note);
-    logger.info("configuration loaded", { source: loaded.source ?? "embedded defaults" });
+    logger.info("configuration loaded", {
+      source: loaded.source ?? "embedded defaults",
+    });
     if (/^(yes|true|1)$/i.test(io.env("KUDURRU_DEBUG_CONFIG") ?? "")) {
       io.stdout(renderEffectiveConfig(loaded.config));
     }

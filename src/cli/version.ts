@@ -8,7 +8,9 @@ export const versionCommand: Command = {
   usage: "  kudurru version",
   run(args, io) {
     parseFlags("version", args, {}, 0);
-    io.stdout(`kudurru ${VERSION} (deno ${Deno.version.deno}, ${Deno.build.target})\n`);
+    io.stdout(
+      `kudurru ${VERSION} (deno ${Deno.version.deno}, ${Deno.build.target})\n`,
+    );
     return Promise.resolve(0);
   },
 };

@@ -53,7 +53,9 @@ export function durationSchema(opts: { min?: number } = {}) {
     },
     {
       message: opts.min
-        ? `must be a duration of at least ${formatDuration(opts.min)} such as "30s", "10m" or "24h"`
+        ? `must be a duration of at least ${
+          formatDuration(opts.min)
+        } such as "30s", "10m" or "24h"`
         : 'must be a duration such as "30s", "10m" or "24h"',
     },
   );

@@ -16,7 +16,10 @@ Deno.test("parseDuration reads Go-style durations", async (t) => {
     ["1x", undefined],
   ];
   for (const [text, want] of cases) {
-    await t.step(JSON.stringify(text), () => assert.equal(parseDuration(text), want));
+    await t.step(
+      JSON.stringify(text),
+      () => assert.equal(parseDuration(text), want),
+    );
   }
 });
 

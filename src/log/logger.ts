@@ -7,7 +7,12 @@
 export type Level = "debug" | "info" | "warn" | "error";
 export type Fields = Record<string, unknown>;
 
-const ORDER: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+const ORDER: Record<Level, number> = {
+  debug: 10,
+  info: 20,
+  warn: 30,
+  error: 40,
+};
 
 export interface Logger {
   debug(msg: string, fields?: Fields): void;
@@ -48,7 +53,10 @@ export interface LoggerOptions {
   sink?: Sink;
 }
 
-export function createLogger(opts: LoggerOptions = {}, base: Fields = {}): Logger {
+export function createLogger(
+  opts: LoggerOptions = {},
+  base: Fields = {},
+): Logger {
   const level = opts.level ??
     (envOr("KUDURRU_LOG_LEVEL", "info") as Level);
   const json = opts.json ?? envOr("KUDURRU_LOG_FORMAT", "text") === "json";
@@ -79,13 +87,20 @@ export function createLogger(opts: LoggerOptions = {}, base: Fields = {}): Logge
     info: (m, f) => emit("info", m, f),
     warn: (m, f) => emit("warn", m, f),
     error: (m, f) => emit("error", m, f),
-    with: (fields) => createLogger({ level, json, sink }, { ...base, ...fields }),
+    with: (fields) =>
+      createLogger({ level, json, sink }, { ...base, ...fields }),
   };
 }
 
 /** Collects lines in memory; for tests that assert on what was logged. */
-export function memoryLogger(level: Level = "debug"): Logger & { lines: string[] } {
+export function memoryLogger(
+  level: Level = "debug",
+): Logger & { lines: string[] } {
   const lines: string[] = [];
-  const logger = createLogger({ level, json: true, sink: (l) => lines.push(l) });
+  const logger = createLogger({
+    level,
+    json: true,
+    sink: (l) => lines.push(l),
+  });
   return Object.assign(logger, { lines });
 }

@@ -39,7 +39,7 @@ Deno.test("ObjectsLoader.watch does no initial load", async () => {
   await using store = storeFor();
   await d.write("a.yaml", groupYaml("a"));
   await using loader = watching({ store, dir: d.dir });
-  await eventually(async () => loader.status().watch.watching);
+  await eventually(() => loader.status().watch.watching);
   await sleep(150);
   assert.equal(loader.status().loads, 0);
   assert.equal(await countGroups(store), 0);
@@ -49,7 +49,7 @@ Deno.test("ObjectsLoader.watch reloads once directory events settle", async () =
   await using d = await tempObjectsDir();
   await using store = storeFor();
   await using loader = watching({ store, dir: d.dir, debounceMs: 100 });
-  await eventually(async () => loader.status().watch.watching);
+  await eventually(() => loader.status().watch.watching);
   for (const n of ["a", "b", "c"]) await d.write(`${n}.yaml`, groupYaml(n));
   await eventually(async () => (await countGroups(store)) === 3);
   await sleep(200);
@@ -80,7 +80,7 @@ Deno.test("ObjectsLoader.watch attaches once a missing directory appears", async
   await sleep(120);
   assert.equal(loader.status().watch.watching, false);
   await Deno.mkdir(dir);
-  await eventually(async () => loader.status().watch.watching);
+  await eventually(() => loader.status().watch.watching);
   await Deno.writeTextFile(join(dir, "a.yaml"), groupYaml("a"));
   await eventually(async () => (await countGroups(store)) === 1);
 });
@@ -89,10 +89,10 @@ Deno.test("ObjectsLoader.watch re-attaches when the directory is replaced", asyn
   await using d = await tempObjectsDir();
   await using store = storeFor();
   await using loader = watching({ store, dir: d.dir, pollIntervalMs: 50 });
-  await eventually(async () => loader.status().watch.attaches === 1);
+  await eventually(() => loader.status().watch.attaches === 1);
   await Deno.remove(d.dir, { recursive: true });
   await Deno.mkdir(d.dir);
-  await eventually(async () => loader.status().watch.attaches >= 2);
+  await eventually(() => loader.status().watch.attaches >= 2);
   assert.equal(loader.status().watch.watching, true);
 });
 

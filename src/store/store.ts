@@ -120,7 +120,9 @@ export interface Store {
 export class NotFoundError extends Error {
   constructor(readonly key: ObjectKey, options?: ErrorOptions) {
     super(
-      `${key.kind} "${key.namespace ? key.namespace + "/" : ""}${key.name}" not found`,
+      `${key.kind} "${
+        key.namespace ? key.namespace + "/" : ""
+      }${key.name}" not found`,
       options,
     );
     this.name = "NotFoundError";

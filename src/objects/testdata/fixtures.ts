@@ -95,7 +95,7 @@ export async function metricValue(
 
 /** Waits until `check` holds, polling every 10 ms, failing after `ms`. */
 export async function eventually(
-  check: () => Promise<boolean>,
+  check: () => boolean | Promise<boolean>,
   ms = 3000,
 ): Promise<void> {
   const until = Date.now() + ms;
