@@ -41,6 +41,12 @@ export async function ensureDataDir(dir: string): Promise<void> {
     await Deno.writeTextFile(probe, "");
     await Deno.remove(probe);
   } catch (err) {
+    if (err instanceof Deno.errors.NotCapable) {
+      throw new Error(
+        `Cannot use data directory "${dir}": this process may not write there (deno task serve may write only ./data and /var/lib/kudurru); choose one of those or run kudurru with --allow-write for "${dir}"`,
+        { cause: err },
+      );
+    }
     const why = err instanceof Error ? err.message : String(err);
     throw new Error(
       `Cannot use data directory "${dir}": ${why}; make it writable for this user or choose another with --data-dir or node.dataDir`,

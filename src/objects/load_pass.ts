@@ -17,6 +17,7 @@ import {
   decodeYaml,
 } from "./decode.ts";
 import { DocumentCache, hashDocument } from "./document_cache.ts";
+import { DecodeCache } from "./decode_cache.ts";
 import { readSources, type Source } from "./sources.ts";
 import { type LoadReport, ReportBuilder } from "./report.ts";
 
@@ -30,6 +31,8 @@ export interface LoadPassOptions {
   dir?: string;
   defaultNamespace: string;
   cache: DocumentCache;
+  /** Skips parsing files whose text did not change since the last pass. */
+  decodeCache?: DecodeCache;
   validate?: ValidateFn;
   logger?: Logger;
 }
@@ -52,7 +55,11 @@ export async function runLoadPass(opts: LoadPassOptions): Promise<LoadReport> {
   const protectedManagers = new Set<string>();
   const decls: Declaration[] = [];
   for (const source of read.sources) {
-    const decoded = decodeSource(source, opts.defaultNamespace);
+    const decoded = decodeSource(
+      source,
+      opts.defaultNamespace,
+      opts.decodeCache,
+    );
     decoded.diagnoses.forEach((d) => report.diagnose(d));
     for (const d of decoded.diagnoses) {
       report.outcome({
@@ -88,16 +95,25 @@ export async function runLoadPass(opts: LoadPassOptions): Promise<LoadReport> {
     await applyWinner(opts, w, ledger, cacheKey, ownerProtected, report);
   }
   opts.cache.retain(kept);
+  opts.decodeCache?.retain(new Set(read.sources.map((s) => s.name)));
   await deleteUndeclared(opts, ledger, declared, ownerProtected, report);
   return report.finish();
 }
 
-function decodeSource(source: Source, defaultNamespace: string): DecodeResult {
+function decodeSource(
+  source: Source,
+  defaultNamespace: string,
+  cache = new DecodeCache(),
+): DecodeResult {
   switch (source.kind) {
     case "inline":
       return decodeValues(source.name, source.values, { defaultNamespace });
     case "file":
-      return decodeYaml(source.name, source.text, { defaultNamespace });
+      return cache.decode(
+        source.name,
+        source.text,
+        () => decodeYaml(source.name, source.text, { defaultNamespace }),
+      );
     case "unreadable":
       return { objects: [], diagnoses: [], unidentifiable: 0 };
   }

@@ -13,6 +13,7 @@ import {
 } from "./diagnosis.ts";
 import type { ValidateFn } from "./apply_object.ts";
 import { DocumentCache } from "./document_cache.ts";
+import { DecodeCache } from "./decode_cache.ts";
 import { watchDirectory } from "./dir_watch.ts";
 import { runLoadPass } from "./load_pass.ts";
 import { createObjectsMetrics, type ObjectsMetrics } from "./metrics.ts";
@@ -76,6 +77,7 @@ const DEFAULT_POLL_MS = 60_000;
 export class ObjectsLoader {
   readonly #opts: ObjectsLoaderOptions;
   readonly #cache = new DocumentCache();
+  readonly #decodeCache = new DecodeCache();
   readonly #metrics: ObjectsMetrics;
   #chain: Promise<unknown> = Promise.resolve();
   #queued = false;
@@ -196,6 +198,7 @@ export class ObjectsLoader {
       ...(o.dir ? { dir: o.dir } : {}),
       defaultNamespace: o.defaultNamespace || "default",
       cache: this.#cache,
+      decodeCache: this.#decodeCache,
       ...(o.validate ? { validate: o.validate } : {}),
       ...(o.logger ? { logger: o.logger } : {}),
     });
