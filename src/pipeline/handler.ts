@@ -1,0 +1,26 @@
+/**
+ * The seam between transports (src/listeners) and the stage chain: a
+ * listener hands raw query bytes and who sent them, and gets raw response
+ * bytes back (or null: send nothing). Socket code knows nothing of stages.
+ */
+import type { Snapshot } from "./snapshot.ts";
+
+export type Transport = "udp" | "tcp";
+
+export interface ClientInfo {
+  /** Source address without brackets ("192.0.2.1", "::1"). */
+  address: string;
+  port: number;
+  transport: Transport;
+}
+
+export interface QueryHandler {
+  /**
+   * Answers one query. For UDP the answer is sized to the client's EDNS
+   * payload size (512 without EDNS) and truncated with TC=1 when it does not
+   * fit; for TCP the limit is 65535. Never throws.
+   */
+  handle(query: Uint8Array, client: ClientInfo): Promise<Uint8Array | null>;
+  /** Swaps in a new snapshot (one assignment; queries in flight keep the old one). */
+  setSnapshot(snapshot: Snapshot): void;
+}

@@ -1,0 +1,19 @@
+/**
+ * The Snapshot: everything a data-plane worker answers from. The main thread
+ * builds it from the Store watch and posts it to every worker; a worker swaps
+ * it in with one assignment. Plain data (structured-clone safe).
+ */
+import type { ForwardZone, ZoneContent } from "../zone/types.ts";
+
+export interface Snapshot {
+  /** Increases with every snapshot the main thread builds. */
+  version: number;
+  /** ISO 8601 time it was built. */
+  builtAt: string;
+  node: {
+    name: string;
+    version: string;
+  };
+  zones: ZoneContent[];
+  forwardZones: ForwardZone[];
+}
