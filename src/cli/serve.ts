@@ -1,7 +1,10 @@
 /**
  * `kudurru serve`: the server. This is the one place that picks the Store
  * driver and wires the control plane (ARCHITECTURE.md §2). Order: config →
- * data directory → store → first-boot seeds → file-managed objects → watch.
+ * data directory → store → DNS listeners (bound early, so a port that cannot
+ * be bound stops startup before anything else runs; until the first snapshot
+ * they answer SERVFAIL) → first-boot seeds → file-managed objects → zone
+ * controller (serials, status) → snapshot builder (feeds the listeners).
  */
 import { basename, join } from "node:path";
 import { type Command, parseFlags } from "./command.ts";
@@ -14,6 +17,9 @@ import type { Store } from "../store/store.ts";
 import { openSqliteStore } from "../store/sqlite/sqlite_store.ts";
 import { seedFirstBoot } from "../objects/bootstrap.ts";
 import { createObjectsLoader } from "../objects/loader.ts";
+import { startDnsListeners } from "../listeners/listeners.ts";
+import { startSnapshotBuilder } from "../snapshot/builder.ts";
+import { startZoneController } from "../controller/zone_controller.ts";
 import { ensureDataDir } from "./local_store.ts";
 import { machineFacts } from "./machine.ts";
 import { VERSION } from "../version.ts";
@@ -42,9 +48,22 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     node: config.node.name,
   });
   const stopping = new AbortController();
+  const stops: (() => Promise<void>)[] = [() => store.close()];
+  const stopAll = async () => {
+    stopping.abort();
+    // In reverse order of starting; the listeners finish in-flight queries.
+    for (const stop of stops.reverse()) await stop();
+  };
   try {
-    await seedFirstBoot(store, { logger });
+    const listeners = await startDnsListeners({
+      listeners: config.listeners.dns,
+      nodeName: config.node.name,
+      version: VERSION,
+      logger: logger.with({ component: "listeners" }),
+    });
+    stops.push(() => listeners.stop());
 
+    await seedFirstBoot(store, { logger });
     const loader = createObjectsLoader({
       store,
       inline: config.objects,
@@ -65,23 +84,29 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     const watching = loader.watch(stopping.signal).catch((err) => {
       logger.error("objects watch stopped", { error: err });
     });
+    stops.push(() => watching);
+
+    const controller = startZoneController({ store, logger });
+    stops.push(() => controller.stop());
+    const snapshots = startSnapshotBuilder({
+      store,
+      nodeName: config.node.name,
+      version: VERSION,
+      logger,
+      onSnapshot: (snapshot) => listeners.setSnapshot(snapshot),
+    });
+    stops.push(() => snapshots.stop());
+    await snapshots.synced;
+
     logger.info("kudurru is running", {
       version: VERSION,
       node: config.node.name,
       dataDir: config.node.dataDir,
       objectsDir: config.objectsDir,
     });
-    return {
-      store,
-      async stop() {
-        stopping.abort();
-        await watching;
-        await store.close();
-      },
-    };
+    return { store, stop: stopAll };
   } catch (err) {
-    stopping.abort();
-    await store.close();
+    await stopAll();
     throw err;
   }
 }

@@ -1,0 +1,66 @@
+/**
+ * CPU time of a process and all its live descendants, from /proc. NSD
+ * forks its serving processes, so the parent's own counters are not enough.
+ */
+
+/** Clock ticks per second (`getconf CLK_TCK`), read once. */
+export async function clockTicks(): Promise<number> {
+  const out = await new Deno.Command("getconf", {
+    args: ["CLK_TCK"],
+    stdout: "piped",
+    stderr: "null",
+  }).output();
+  const ticks = Number(new TextDecoder().decode(out.stdout).trim());
+  return Number.isFinite(ticks) && ticks > 0 ? ticks : 100;
+}
+
+interface ProcStat {
+  pid: number;
+  ppid: number;
+  /** utime + stime, in clock ticks. */
+  ticks: number;
+}
+
+/** Fields after the command name, which may itself hold spaces and parens. */
+function parseStat(text: string): ProcStat | null {
+  const close = text.lastIndexOf(")");
+  if (close < 0) return null;
+  const pid = Number(text.slice(0, text.indexOf(" ")));
+  const fields = text.slice(close + 2).split(" ");
+  // fields[0] is field 3 (state): ppid is field 4, utime 14, stime 15.
+  const ppid = Number(fields[1]);
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return { pid, ppid, ticks };
+}
+
+function allStats(): ProcStat[] {
+  const stats: ProcStat[] = [];
+  for (const entry of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    try {
+      const stat = parseStat(Deno.readTextFileSync(`/proc/${entry.name}/stat`));
+      if (stat !== null) stats.push(stat);
+    } catch {
+      // The process ended between the listing and the read.
+    }
+  }
+  return stats;
+}
+
+/** Seconds of CPU used so far by `pid` and every live descendant. */
+export function treeCpuSeconds(pid: number, ticksPerSecond: number): number {
+  const stats = allStats();
+  const children = new Map<number, ProcStat[]>();
+  for (const s of stats) {
+    children.set(s.ppid, [...(children.get(s.ppid) ?? []), s]);
+  }
+  let ticks = 0;
+  const root = stats.find((s) => s.pid === pid);
+  const queue = root ? [root] : [];
+  while (queue.length > 0) {
+    const s = queue.pop()!;
+    ticks += s.ticks;
+    queue.push(...(children.get(s.pid) ?? []));
+  }
+  return ticks / ticksPerSecond;
+}

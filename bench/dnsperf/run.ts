@@ -1,0 +1,196 @@
+/**
+ * dnsperf against kudurru, NSD and Knot in one run, on the same ~10,000-name
+ * zone, over UDP and TCP; prints q/s, CPU µs per query and kudurru's ratios.
+ *
+ *   deno run -A bench/dnsperf/run.ts [--duration 10] [--clients 4] [--qps 200000]
+ *     [--servers kudurru,nsd,knot]
+ *
+ * Every server is stopped before the next starts, and at the end, even on
+ * failure. kudurru is skipped (with a note) until src/listeners/ exists.
+ */
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import {
+  BENCH_ZONE,
+  benchQueryFile,
+  benchRecordSets,
+  benchZone,
+} from "./bench_zone.ts";
+import { clockTicks, treeCpuSeconds } from "./cpu_time.ts";
+import { renderZoneFile } from "../../tests/interop/zone_file.ts";
+import {
+  type RunningServer,
+  startKnot,
+  startNsd,
+} from "../../tests/interop/peers.ts";
+import {
+  listenersExist,
+  startKudurru,
+} from "../../tests/interop/kudurru_server.ts";
+import { freePort } from "../../tests/interop/free_port.ts";
+
+type ServerName = "kudurru" | "nsd" | "knot";
+type Transport = "udp" | "tcp";
+
+interface Row {
+  server: ServerName;
+  transport: Transport;
+  qps: number;
+  cpuMicrosPerQuery: number;
+  lost: string;
+}
+
+const { values } = parseArgs({
+  args: Deno.args,
+  options: {
+    duration: { type: "string", default: "10" },
+    clients: { type: "string", default: "4" },
+    qps: { type: "string", default: "200000" },
+    servers: { type: "string", default: "kudurru,nsd,knot" },
+  },
+});
+const seconds = Math.min(Math.max(Number(values.duration), 1), 300);
+const clients = Math.min(Math.max(Number(values.clients), 1), 256);
+const maxQps = Math.max(Number(values.qps), 1);
+
+function print(text: string): void {
+  Deno.stdout.writeSync(new TextEncoder().encode(text + "\n"));
+}
+
+async function start(server: ServerName): Promise<RunningServer> {
+  const zone = benchZone();
+  const sets = benchRecordSets();
+  if (server === "kudurru") {
+    return await startKudurru({
+      objects: [zone, ...sets],
+      readyZone: BENCH_ZONE,
+      upstreamPort: freePort(),
+    });
+  }
+  const zones = [{ name: BENCH_ZONE, text: renderZoneFile(zone, sets) }];
+  return server === "nsd" ? await startNsd(zones) : await startKnot(zones);
+}
+
+async function dnsperf(
+  port: number,
+  queryFile: string,
+  transport: Transport,
+): Promise<{ qps: number; completed: number; lost: string }> {
+  const args = ["-s", "127.0.0.1", "-p", String(port), "-d", queryFile];
+  args.push("-l", String(seconds), "-c", String(clients), "-Q", String(maxQps));
+  if (transport === "tcp") args.push("-m", "tcp");
+  const child = new Deno.Command("dnsperf", {
+    args,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+    signal: AbortSignal.timeout((seconds + 30) * 1000),
+  });
+  const out = await child.output();
+  const text = new TextDecoder().decode(out.stdout) +
+    new TextDecoder().decode(out.stderr);
+  const qps = /Queries per second:\s+([\d.]+)/.exec(text);
+  const completed = /Queries completed:\s+(\d+)/.exec(text);
+  const lost = /Queries lost:\s+(\d+ \([\d.]+%\))/.exec(text);
+  if (!qps || !completed) {
+    throw new Error(`Cannot read the dnsperf result on port ${port}:\n${text}`);
+  }
+  return {
+    qps: Number(qps[1]),
+    completed: Number(completed[1]),
+    lost: lost?.[1] ?? "?",
+  };
+}
+
+async function measure(
+  server: ServerName,
+  queryFile: string,
+  ticks: number,
+): Promise<Row[]> {
+  const rows: Row[] = [];
+  await using running = await start(server);
+  for (const transport of ["udp", "tcp"] as const) {
+    const before = treeCpuSeconds(running.pid, ticks);
+    const result = await dnsperf(running.port, queryFile, transport);
+    const cpu = treeCpuSeconds(running.pid, ticks) - before;
+    rows.push({
+      server,
+      transport,
+      qps: result.qps,
+      cpuMicrosPerQuery: result.completed > 0
+        ? (cpu * 1e6) / result.completed
+        : NaN,
+      lost: result.lost,
+    });
+  }
+  return rows;
+}
+
+function table(rows: Row[]): string[] {
+  const kudurru = (t: Transport) =>
+    rows.find((r) => r.server === "kudurru" && r.transport === t);
+  const lines = [
+    "server   transport        q/s   CPU µs/query   lost            kudurru q/s ratio   kudurru CPU ratio",
+  ];
+  for (const r of rows) {
+    const k = kudurru(r.transport);
+    const ratio = (x: number | undefined, y: number) =>
+      x === undefined || r.server === "kudurru" ? "-" : (x / y).toFixed(2);
+    lines.push(
+      [
+        r.server.padEnd(8),
+        r.transport.padEnd(9),
+        r.qps.toFixed(0).padStart(10),
+        r.cpuMicrosPerQuery.toFixed(1).padStart(14),
+        "  " + r.lost.padEnd(16),
+        ratio(k?.qps, r.qps).padStart(17),
+        ratio(k?.cpuMicrosPerQuery, r.cpuMicrosPerQuery).padStart(19),
+      ].join(" "),
+    );
+  }
+  return lines;
+}
+
+/** The loopback clients need Deno.listenDatagram: re-run under --unstable-net. */
+async function rerunWithUnstableNet(): Promise<never> {
+  const status = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--unstable-net", import.meta.filename!, ...Deno.args],
+    stdin: "null",
+  }).spawn().status;
+  Deno.exit(status.code);
+}
+
+async function main(): Promise<void> {
+  if (typeof Deno.listenDatagram !== "function") await rerunWithUnstableNet();
+  const servers = values.servers.split(",").map((s) =>
+    s.trim()
+  ) as ServerName[];
+  const dir = await Deno.makeTempDir({ prefix: "kudurru-dnsperf-" });
+  try {
+    const queryFile = join(dir, "queries.txt");
+    await Deno.writeTextFile(queryFile, benchQueryFile());
+    const ticks = await clockTicks();
+    const rows: Row[] = [];
+    for (const server of servers) {
+      if (server === "kudurru" && !(await listenersExist())) {
+        print("kudurru skipped: src/listeners/ does not exist yet");
+        continue;
+      }
+      try {
+        rows.push(...await measure(server, queryFile, ticks));
+      } catch (error) {
+        print(`${server} skipped: ${(error as Error).message}`);
+      }
+    }
+    print(
+      `dnsperf ${seconds}s per run, ${clients} clients, at most ${maxQps} q/s, ${
+        benchRecordSets().reduce((n, s) => n + s.spec!.endpoints.length, 0)
+      } endpoints`,
+    );
+    for (const line of table(rows)) print(line);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+await main();

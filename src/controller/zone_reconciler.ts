@@ -1,0 +1,238 @@
+/**
+ * The leader's zone loop: level-triggered passes over every zone and record
+ * set, each writing only the statuses that differ from what is stored. Its
+ * own writes come back as Modified events; they start another pass, which
+ * finds nothing to write (the content hash is unchanged), so the loop settles.
+ */
+import type { DNSRecordSet } from "../api/v1alpha1/dnsrecordset.ts";
+import type { DNSZone } from "../api/v1alpha1/dnszone.ts";
+import { formatKey, keyOf, type KObject } from "../api/v1alpha1/meta.ts";
+import type { Logger } from "../log/logger.ts";
+import { jsonEqual } from "../store/apply_rules.ts";
+import { NotFoundError, type Store } from "../store/store.ts";
+import type { Backoff, MirroredObject } from "../snapshot/kind_mirror.ts";
+import {
+  ZoneBuildCache,
+  type ZoneProblem,
+} from "../snapshot/zone_build_cache.ts";
+import { ZoneState, type ZoneStateChange } from "../snapshot/zone_state.ts";
+import {
+  forwardZoneStatus,
+  primaryZoneStatus,
+  recordSetStatus,
+  type RecordSetZone,
+} from "./zone_status.ts";
+
+export interface ZoneReconcilerOptions {
+  store: Store;
+  logger: Logger;
+  now: () => Date;
+  /** Changes within this window become one pass. */
+  debounceMs: number;
+  /** Wait after a failed write before the next pass. @default 1000 */
+  retryMs?: number;
+  backoff?: Backoff;
+}
+
+/** A running reconciler. */
+export interface ZoneReconciler {
+  stop(): Promise<void>;
+}
+
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** A status write this pass wants to make. */
+interface StatusWrite {
+  key: string;
+  object: KObject;
+}
+
+function resourceVersionAtLeast(seen: string, written: string): boolean {
+  const a = Number(seen);
+  const b = Number(written);
+  // Our drivers count; an opaque version can only be matched exactly.
+  return Number.isSafeInteger(a) && Number.isSafeInteger(b)
+    ? a >= b
+    : seen === written;
+}
+
+/** Starts reconciling; call stop() when leadership ends. */
+export function startZoneReconciler(
+  opts: ZoneReconcilerOptions,
+): ZoneReconciler {
+  const log = opts.logger;
+  const cache = new ZoneBuildCache();
+  /**
+   * Objects as our last write returned them, until the watch catches up: a
+   * pass that ran on the stale status would stamp the serial a second time.
+   */
+  const written = new Map<string, KObject>();
+  /** Last failure logged per object, so a repeating failure is logged once. */
+  const failures = new Map<string, string>();
+  let stopped = false;
+  let dirty = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let running: Promise<void> | undefined;
+
+  const state = new ZoneState({
+    store: opts.store,
+    logger: log,
+    onChange: (change) => {
+      forgetCaughtUp(change);
+      schedule(opts.debounceMs);
+    },
+    ...(opts.backoff ? { backoff: opts.backoff } : {}),
+  });
+
+  function forgetCaughtUp(event: ZoneStateChange): void {
+    const change = event.change;
+    if (change.type === "Resynced") return written.clear();
+    const mine = written.get(change.key);
+    if (!mine) return;
+    const seen = change.current?.object.metadata.resourceVersion;
+    if (
+      change.current === undefined ||
+      (seen !== undefined &&
+        resourceVersionAtLeast(seen, mine.metadata.resourceVersion ?? ""))
+    ) written.delete(change.key);
+  }
+
+  function schedule(delay: number): void {
+    if (stopped || !state.isSynced) return;
+    dirty = true;
+    if (timer !== undefined || running !== undefined) return;
+    timer = setTimeout(() => {
+      timer = undefined;
+      running = pass().finally(() => {
+        running = undefined;
+        if (dirty) schedule(opts.debounceMs);
+      });
+    }, Math.min(MAX_TIMER_MS, Math.max(0, delay)));
+  }
+
+  /** The object with the status we last wrote, if the watch has not shown it yet. */
+  function latest<T extends KObject>(key: string, m: MirroredObject<T>): T {
+    const mine = written.get(key);
+    return mine ? { ...m.object, status: mine.status } : m.object;
+  }
+
+  function plan(now: Date): StatusWrite[] {
+    const writes: StatusWrite[] = [];
+    const problems = new Map<string, ZoneProblem[]>();
+    const live = new Set<string>();
+    const consider = (key: string, obj: KObject, status: unknown) => {
+      if (!jsonEqual(obj.status, status)) {
+        writes.push({ key, object: { ...obj, status } });
+      }
+    };
+    for (const m of state.zones()) {
+      const key = formatKey(keyOf(m.object));
+      const zone = latest<DNSZone>(key, m);
+      const name = zone.metadata.name;
+      live.add(name);
+      if (zone.spec?.type === "forward") {
+        consider(key, zone, forwardZoneStatus(zone, now));
+      } else if (zone.spec?.type === "primary") {
+        const outcome = cache.build(m, state.recordSetsOf(name), now);
+        consider(key, zone, primaryZoneStatus(zone, outcome, now));
+        if (outcome.ok) {
+          for (const p of outcome.build.problems) {
+            const rsKey = `${p.recordSet.namespace}/${p.recordSet.name}`;
+            problems.set(rsKey, [...(problems.get(rsKey) ?? []), p]);
+          }
+        }
+      }
+    }
+    cache.retain(live);
+    for (const m of state.recordSets()) {
+      const key = formatKey(keyOf(m.object));
+      const rs = latest<DNSRecordSet>(key, m);
+      const where = whereIs(rs, problems);
+      consider(key, rs, recordSetStatus(rs, where, now));
+    }
+    return writes;
+  }
+
+  function whereIs(
+    rs: DNSRecordSet,
+    problems: Map<string, ZoneProblem[]>,
+  ): RecordSetZone {
+    const zoneRef = rs.spec?.zoneRef.name ?? "";
+    const zone = state.zone(zoneRef)?.object;
+    if (!zone) return { kind: "missing", zoneRef };
+    if (zone.spec?.type !== "primary") {
+      return { kind: "notPrimary", zoneRef, type: zone.spec?.type ?? "" };
+    }
+    if (cache.last(zoneRef)?.ok === false) return { kind: "failed", zoneRef };
+    const own = problems.get(
+      `${rs.metadata.namespace ?? ""}/${rs.metadata.name}`,
+    );
+    return {
+      kind: "primary",
+      zoneName: zone.spec.zoneName,
+      problems: own ?? [],
+    };
+  }
+
+  async function pass(): Promise<void> {
+    dirty = false;
+    const now = opts.now();
+    let failed = false;
+    for (const w of plan(now)) {
+      if (stopped) return;
+      try {
+        const stored = await opts.store.updateStatus(w.object);
+        written.set(w.key, stored);
+        failures.delete(w.key);
+      } catch (err) {
+        if (err instanceof NotFoundError) continue; // deleted meanwhile
+        failed = true;
+        const message = err instanceof Error ? err.message : String(err);
+        if (failures.get(w.key) !== message) {
+          failures.set(w.key, message);
+          log.warn(`Cannot write the status of ${w.key}`, { error: err });
+        }
+      }
+    }
+    if (failed) {
+      dirty = false;
+      retryLater(opts.retryMs ?? 1000);
+    }
+    armExpiry(now);
+  }
+
+  let retry: ReturnType<typeof setTimeout> | undefined;
+  function retryLater(ms: number): void {
+    if (retry !== undefined || stopped) return;
+    retry = setTimeout(() => {
+      retry = undefined;
+      schedule(0);
+    }, ms);
+  }
+
+  /** Passes again when an `expiresAt` endpoint lapses, so the hash and serial follow. */
+  let expiry: ReturnType<typeof setTimeout> | undefined;
+  function armExpiry(now: Date): void {
+    if (expiry !== undefined) clearTimeout(expiry);
+    expiry = undefined;
+    const at = cache.nextExpiry();
+    if (at === undefined || stopped) return;
+    expiry = setTimeout(() => {
+      expiry = undefined;
+      schedule(0);
+    }, Math.min(MAX_TIMER_MS, Math.max(0, at - now.getTime())));
+  }
+
+  state.start();
+  return {
+    async stop() {
+      stopped = true;
+      for (const t of [timer, retry, expiry]) {
+        if (t !== undefined) clearTimeout(t);
+      }
+      timer = retry = expiry = undefined;
+      await running;
+      await state.stop();
+    },
+  };
+}

@@ -1,0 +1,36 @@
+/**
+ * The DNS wire format: fast query parsing and response encoding with name
+ * compression and size-limited truncation. See README.md.
+ *
+ * @example
+ * ```ts
+ * const query = parseQuery(bytes);
+ * const answer = encodeResponse({
+ *   id: query.id, opcode: query.opcode, rcode: RCODE.NOERROR, aa: true,
+ *   question: query.question,
+ *   answer: [{ name: "www.example.org.", type: TYPE.A, ttl: 300,
+ *     rdata: [{ type: "A", address: "192.0.2.1" }] }],
+ * }, 512);
+ * ```
+ */
+export {
+  CLASS,
+  EDNS_OPTION,
+  OPCODE,
+  RCODE,
+  TYPE,
+  typeFromName,
+  type TypeMnemonic,
+  typeName,
+} from "./constants.ts";
+export {
+  type EdnsInfo,
+  type EdnsOption,
+  parseQuery,
+  type QueryInfo,
+  type Question,
+} from "./query.ts";
+export { type ReadName, readName, skipName } from "./read_name.ts";
+export { encodeResponse, patchId, type ResponseSpec } from "./response.ts";
+export { SVC_PARAM_KEY } from "./svcb_wire.ts";
+export { WireFormatError } from "./wire_format_error.ts";

@@ -1,0 +1,133 @@
+/**
+ * The body of a listener Worker: receives `start`, builds its own
+ * QueryHandler (one pipeline instance per worker), binds its socket, swaps
+ * snapshots in and stops gracefully. worker_entry.ts runs it with the real
+ * stage chain; tests run it with a small handler.
+ */
+import type { QueryHandler } from "../pipeline/handler.ts";
+import type { StageCounters } from "../pipeline/stage_counters.ts";
+import type { Snapshot } from "../pipeline/snapshot.ts";
+import { createLogger, type Logger } from "../log/logger.ts";
+import {
+  type CounterDeltas,
+  emptySocketCounters,
+  type WorkerReply,
+  type WorkerRequest,
+} from "./worker_messages.ts";
+import { serveUdp } from "./udp.ts";
+import { serveTcp } from "./tcp.ts";
+
+/** How often a worker posts its counter deltas. */
+export const COUNTERS_INTERVAL_MS = 1000;
+
+/** A handler whose pipeline counts queries (`PipelineQueryHandler`). */
+export type CountingQueryHandler = QueryHandler & {
+  readonly counters?: Pick<StageCounters, "drain">;
+};
+
+/** Builds the worker's handler (one pipeline instance per worker). */
+export type HandlerFactory = (
+  opts: { logger: Logger; nodeName: string; version: string },
+) => CountingQueryHandler;
+
+/** The worker global scope, typed narrowly (Deno types `self` as a window). */
+interface WorkerScope {
+  onmessage: ((event: MessageEvent<WorkerRequest>) => void) | null;
+  postMessage(message: WorkerReply): void;
+}
+
+type Server = { stop(): Promise<void>; readonly addr: Deno.NetAddr };
+
+/** Installs the message handler of a listener worker. */
+export function runListenerWorker(createHandler: HandlerFactory): void {
+  const scope = globalThis as unknown as WorkerScope;
+  const post = (reply: WorkerReply) => scope.postMessage(reply);
+  const counters = emptySocketCounters();
+  let handler: CountingQueryHandler | null = null;
+  let server: Server | null = null;
+  let countersTimer: ReturnType<typeof setInterval> | undefined;
+  let earlySnapshot: Snapshot | null = null;
+
+  function postCounters() {
+    const deltas: CounterDeltas = { socket: { ...counters } };
+    if (handler?.counters) deltas.handler = handler.counters.drain();
+    Object.assign(counters, emptySocketCounters());
+    if (isQuiet(deltas.socket) && isQuiet(deltas.handler ?? {})) return;
+    post({ type: "counters", deltas });
+  }
+
+  function start(msg: Extract<WorkerRequest, { type: "start" }>) {
+    const { listener } = msg;
+    const logger = createLogger().with({
+      component: "listener",
+      transport: listener.transport,
+    });
+    handler = createHandler({
+      logger,
+      nodeName: msg.nodeName,
+      version: msg.version,
+    });
+    if (earlySnapshot) handler.setSnapshot(earlySnapshot);
+    const common = {
+      hostname: listener.address,
+      port: listener.port,
+      handler,
+      counters,
+      logger,
+    };
+    try {
+      server = listener.transport === "udp"
+        ? serveUdp({
+          ...common,
+          ...(msg.udpMaxInFlight !== undefined
+            ? { maxInFlight: msg.udpMaxInFlight }
+            : {}),
+        })
+        : serveTcp({
+          ...common,
+          idleTimeoutMs: msg.tcp.idleTimeoutMs,
+          maxConnections: msg.tcp.maxConnections,
+        });
+    } catch (err) {
+      const e = err instanceof Error ? err : new Error(String(err));
+      post({ type: "bind-error", message: e.message, code: e.name });
+      return;
+    }
+    countersTimer = setInterval(
+      postCounters,
+      msg.countersIntervalMs ?? COUNTERS_INTERVAL_MS,
+    );
+    post({ type: "ready", port: server.addr.port });
+  }
+
+  async function stop() {
+    clearInterval(countersTimer);
+    await server?.stop();
+    server = null;
+    postCounters();
+    post({ type: "stopped" });
+  }
+
+  scope.onmessage = (event) => {
+    const msg = event.data;
+    switch (msg.type) {
+      case "start":
+        return start(msg);
+      case "snapshot":
+        // One assignment inside the handler; queries in flight keep theirs.
+        if (handler) handler.setSnapshot(msg.snapshot);
+        else earlySnapshot = msg.snapshot;
+        return;
+      case "stop":
+        stop();
+        return;
+    }
+  };
+}
+
+/** True when every count is zero (nested maps of counts included). */
+function isQuiet(counts: object): boolean {
+  return Object.values(counts).every((v) =>
+    typeof v === "number" ? v === 0 : isQuiet(v as object)
+  );
+}

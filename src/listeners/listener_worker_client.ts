@@ -1,0 +1,154 @@
+/**
+ * The main thread's side of one listener Worker: start it, wait for `ready`
+ * or `bind-error`, post snapshots, stop it gracefully and terminate it.
+ */
+import type { Transport } from "../pipeline/handler.ts";
+import type { Snapshot } from "../pipeline/snapshot.ts";
+import type { Logger } from "../log/logger.ts";
+import { describeBindError, ListenerError } from "./listener_error.ts";
+import { formatListenAddress } from "./listen_address.ts";
+import type {
+  CounterDeltas,
+  WorkerReply,
+  WorkerRequest,
+} from "./worker_messages.ts";
+
+/** Where a listener is actually bound. */
+export interface BoundAddress {
+  transport: Transport;
+  /** Host without brackets. */
+  hostname: string;
+  port: number;
+}
+
+/** A started listener Worker. */
+export interface ListenerWorker {
+  readonly bound: BoundAddress;
+  post(snapshot: Snapshot): void;
+  /** Graceful stop, then terminate; never rejects. */
+  stop(): Promise<void>;
+}
+
+export interface ListenerWorkerOptions {
+  workerUrl: string;
+  start: Extract<WorkerRequest, { type: "start" }>;
+  /** The address as configured, for error messages. */
+  configured: string;
+  logger: Logger;
+  stopTimeoutMs: number;
+  onCounters?: (deltas: CounterDeltas, from: BoundAddress) => void;
+}
+
+/** Starts one Worker and resolves once its socket is bound. */
+export function startListenerWorker(
+  opts: ListenerWorkerOptions,
+): Promise<ListenerWorker> {
+  const { transport } = opts.start.listener;
+  let worker: Worker;
+  try {
+    worker = new Worker(opts.workerUrl, { type: "module" });
+  } catch (err) {
+    const e = err instanceof Error ? err : new Error(String(err));
+    return Promise.reject(
+      new ListenerError(
+        `Cannot start the listener worker for ${opts.configured}/${transport}: ${e.message}`,
+        e.name,
+        { cause: err },
+      ),
+    );
+  }
+  const ready = Promise.withResolvers<ListenerWorker>();
+  const stopped = Promise.withResolvers<void>();
+  let bound: BoundAddress | null = null;
+  let terminated = false;
+
+  const terminate = () => {
+    if (terminated) return;
+    terminated = true;
+    worker.terminate();
+    stopped.resolve();
+  };
+
+  const handle: ListenerWorker = {
+    get bound() {
+      return bound!;
+    },
+    post(snapshot) {
+      if (!terminated) worker.postMessage({ type: "snapshot", snapshot });
+    },
+    async stop() {
+      if (terminated) return;
+      worker.postMessage({ type: "stop" } satisfies WorkerRequest);
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const timeout = new Promise<void>((resolve) => {
+        timer = setTimeout(() => {
+          opts.logger.warn("listener did not stop in time; terminating it", {
+            address: opts.configured,
+            transport,
+          });
+          resolve();
+        }, opts.stopTimeoutMs);
+      });
+      await Promise.race([stopped.promise, timeout]);
+      clearTimeout(timer);
+      terminate();
+    },
+  };
+
+  worker.onmessage = (event: MessageEvent<WorkerReply>) => {
+    const msg = event.data;
+    switch (msg.type) {
+      case "ready":
+        bound = {
+          transport,
+          hostname: opts.start.listener.address,
+          port: msg.port,
+        };
+        ready.resolve(handle);
+        return;
+      case "bind-error":
+        terminate();
+        ready.reject(
+          new ListenerError(
+            describeBindError(
+              opts.configured,
+              transport,
+              msg.code,
+              msg.message,
+            ),
+            msg.code,
+          ),
+        );
+        return;
+      case "counters":
+        if (bound) opts.onCounters?.(msg.deltas, bound);
+        return;
+      case "stopped":
+        terminate();
+        return;
+    }
+  };
+  worker.onerror = (event: ErrorEvent) => {
+    // Handled here so a worker's crash never takes the main thread down.
+    event.preventDefault();
+    const where = `${
+      formatListenAddress({
+        hostname: opts.start.listener.address,
+        port: opts.start.listener.port,
+      })
+    }/${transport}`;
+    opts.logger.error("listener worker failed", {
+      listener: where,
+      error: event.message,
+    });
+    terminate();
+    ready.reject(
+      new ListenerError(
+        `Cannot start the listener on ${where}: ${event.message}`,
+        "WorkerError",
+      ),
+    );
+  };
+  worker.postMessage(opts.start);
+  return ready.promise;
+}

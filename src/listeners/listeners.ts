@@ -1,0 +1,130 @@
+/**
+ * Starts the Do53 listeners: one Worker per (address, protocol), each with
+ * its own socket and its own pipeline (ARCHITECTURE.md §3). The main thread
+ * only starts, feeds snapshots to, and stops them.
+ */
+import type { Transport } from "../pipeline/handler.ts";
+import type { Snapshot } from "../pipeline/snapshot.ts";
+import type { Logger } from "../log/logger.ts";
+import { parseListenAddress } from "./listen_address.ts";
+import { TCP_IDLE_TIMEOUT_MS, TCP_MAX_CONNECTIONS } from "./tcp.ts";
+import type { CounterDeltas } from "./worker_messages.ts";
+import {
+  type BoundAddress,
+  type ListenerWorker,
+  startListenerWorker,
+} from "./listener_worker_client.ts";
+
+export type { BoundAddress } from "./listener_worker_client.ts";
+
+/** The real Worker module (listed here so `deno compile --include` can name it). */
+const WORKER_ENTRY_URL = new URL("./worker_entry.ts", import.meta.url).href;
+
+/** One `listeners.dns` entry of the config. */
+export interface DnsListenerConfig {
+  /** "0.0.0.0:53", "[::1]:5353", …; port 0 picks an ephemeral port. */
+  address: string;
+  protocols: Transport[];
+}
+
+export interface DnsListenersOptions {
+  listeners: DnsListenerConfig[];
+  nodeName: string;
+  version: string;
+  logger: Logger;
+  /** @default 10000 */
+  tcpIdleTimeoutMs?: number;
+  /** @default 1000 */
+  tcpMaxConnections?: number;
+  /** Called about once a second per worker with what it counted. */
+  onCounters?: (deltas: CounterDeltas, from: BoundAddress) => void;
+  /** Most UDP queries in flight per socket. @default 1000 */
+  udpMaxInFlight?: number;
+  /** How long a graceful stop may take before the worker is terminated. @default 10000 */
+  stopTimeoutMs?: number;
+  /** @default 1000 */
+  countersIntervalMs?: number;
+  /** The Worker module; tests pass one with a small handler. @default worker_entry.ts */
+  workerUrl?: string | URL;
+}
+
+/** The running listeners. */
+export interface DnsListeners {
+  /** Posts the snapshot to every worker. */
+  setSnapshot(snapshot: Snapshot): void;
+  /** The bound addresses, real ports included (tests bind port 0). */
+  addresses(): BoundAddress[];
+  /** Graceful: stop accepting, finish the queries in flight, close. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts every listener. When one cannot bind, the ones already started are
+ * stopped and a ListenerError says why and what to do.
+ */
+export async function startDnsListeners(
+  opts: DnsListenersOptions,
+): Promise<DnsListeners> {
+  const workers: ListenerWorker[] = [];
+  const results = await Promise.allSettled(
+    opts.listeners.map((l) => startAddress(l, opts, workers)),
+  );
+  const failed = results.find((r) => r.status === "rejected");
+  if (failed) {
+    await Promise.all(workers.map((w) => w.stop()));
+    throw failed.reason;
+  }
+  for (const w of workers) {
+    opts.logger.info("listening for DNS", { ...w.bound });
+  }
+  return {
+    setSnapshot(snapshot) {
+      for (const w of workers) w.post(snapshot);
+    },
+    addresses: () => workers.map((w) => ({ ...w.bound })),
+    async stop() {
+      await Promise.all(workers.map((w) => w.stop()));
+    },
+  };
+}
+
+/**
+ * Starts the protocols of one address in turn, so that with port 0 the
+ * later ones reuse the port the first one got (UDP and TCP on one port, as
+ * a client expects).
+ */
+async function startAddress(
+  config: DnsListenerConfig,
+  opts: DnsListenersOptions,
+  started: ListenerWorker[],
+): Promise<void> {
+  const { hostname, port } = parseListenAddress(config.address);
+  let boundPort = port;
+  for (const transport of new Set(config.protocols)) {
+    const worker = await startListenerWorker({
+      workerUrl: String(opts.workerUrl ?? WORKER_ENTRY_URL),
+      configured: config.address,
+      logger: opts.logger,
+      stopTimeoutMs: opts.stopTimeoutMs ?? 10_000,
+      ...(opts.onCounters ? { onCounters: opts.onCounters } : {}),
+      start: {
+        type: "start",
+        listener: { address: hostname, port: boundPort, transport },
+        nodeName: opts.nodeName,
+        version: opts.version,
+        tcp: {
+          idleTimeoutMs: opts.tcpIdleTimeoutMs ?? TCP_IDLE_TIMEOUT_MS,
+          maxConnections: opts.tcpMaxConnections ?? TCP_MAX_CONNECTIONS,
+        },
+        ...(opts.udpMaxInFlight !== undefined
+          ? { udpMaxInFlight: opts.udpMaxInFlight }
+          : {}),
+        ...(opts.countersIntervalMs !== undefined
+          ? { countersIntervalMs: opts.countersIntervalMs }
+          : {}),
+      },
+    });
+    started.push(worker);
+    boundPort = worker.bound.port;
+  }
+}

@@ -1,0 +1,106 @@
+/**
+ * Do53 over TCP (RFC 7766): a `Deno.listen` socket, an accept loop with a
+ * connection cap, and one TcpSession per connection (tcp_connection.ts).
+ */
+import type { QueryHandler } from "../pipeline/handler.ts";
+import type { Logger } from "../log/logger.ts";
+import type { SocketCounters } from "./worker_messages.ts";
+import { serveTcpConnection, type TcpSession } from "./tcp_connection.ts";
+
+/** RFC 7766 §6.2.3 suggests seconds, not minutes, for an idle server. */
+export const TCP_IDLE_TIMEOUT_MS = 10_000;
+/** Connections served at once by one listener. */
+export const TCP_MAX_CONNECTIONS = 1000;
+
+export interface TcpServerOptions {
+  hostname: string;
+  /** 0 picks an ephemeral port. */
+  port: number;
+  handler: QueryHandler;
+  /** Incremented in place; the owner reads and resets them. */
+  counters: SocketCounters;
+  logger: Logger;
+  /** @default 10000 */
+  idleTimeoutMs?: number;
+  /** @default 1000 */
+  maxConnections?: number;
+}
+
+/** A bound TCP listener. */
+export interface TcpServer {
+  readonly addr: Deno.NetAddr;
+  /** Open connections right now. */
+  connections(): number;
+  /**
+   * Stops accepting, stops reading on every connection, sends the answers
+   * in flight, closes everything.
+   */
+  stop(): Promise<void>;
+}
+
+/** Binds (throws the `Deno.errors.*` error when it cannot) and serves. */
+export function serveTcp(opts: TcpServerOptions): TcpServer {
+  const listener = Deno.listen({
+    transport: "tcp",
+    hostname: opts.hostname,
+    port: opts.port,
+  });
+  const { counters, logger } = opts;
+  const maxConnections = opts.maxConnections ?? TCP_MAX_CONNECTIONS;
+  const sessionOptions = {
+    handler: opts.handler,
+    counters,
+    logger,
+    idleTimeoutMs: opts.idleTimeoutMs ?? TCP_IDLE_TIMEOUT_MS,
+  };
+  const sessions = new Set<TcpSession>();
+  let stopping = false;
+
+  async function acceptLoop() {
+    while (!stopping) {
+      let conn: Deno.Conn;
+      try {
+        conn = await listener.accept();
+      } catch (err) {
+        if (stopping) return;
+        // EMFILE and friends: pause instead of spinning on the error.
+        logger.warn("tcp accept failed", { error: err });
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        continue;
+      }
+      if (stopping || sessions.size >= maxConnections) {
+        if (!stopping) counters.tcpRejected++;
+        closeQuietly(conn);
+        continue;
+      }
+      counters.tcpAccepted++;
+      const session = serveTcpConnection(conn, sessionOptions);
+      sessions.add(session);
+      session.done.then(() => sessions.delete(session));
+    }
+  }
+
+  const accepting = acceptLoop();
+  return {
+    addr: listener.addr as Deno.NetAddr,
+    connections: () => sessions.size,
+    async stop() {
+      if (!stopping) {
+        stopping = true;
+        listener.close(); // rejects the pending accept
+      }
+      await accepting;
+      const open = [...sessions];
+      for (const session of open) session.shutdown();
+      await Promise.all(open.map((s) => s.done));
+    },
+  };
+}
+
+function closeQuietly(conn: Deno.Conn) {
+  try {
+    conn.close();
+  } catch {
+    // the peer already went away
+  }
+}

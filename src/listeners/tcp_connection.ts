@@ -1,0 +1,151 @@
+/**
+ * One DNS-over-TCP connection (RFC 7766): any number of queries, pipelined
+ * queries answered concurrently and sent as they complete (out of order is
+ * allowed, §6.2.1.1), an idle timeout, and a clean close that still sends
+ * the answers in flight.
+ */
+import type { QueryHandler } from "../pipeline/handler.ts";
+import type { Logger } from "../log/logger.ts";
+import type { SocketCounters } from "./worker_messages.ts";
+import { frameMessage, FrameReader } from "./tcp_framing.ts";
+
+/**
+ * Most queries of one connection answered at once; beyond it the connection
+ * stops reading until one completes (back-pressure, not a limit on queries).
+ */
+export const TCP_MAX_PIPELINE = 128;
+
+export interface TcpConnectionOptions {
+  handler: QueryHandler;
+  counters: SocketCounters;
+  logger: Logger;
+  /** Close when no query arrived for this long. */
+  idleTimeoutMs: number;
+}
+
+/** A served connection. */
+export interface TcpSession {
+  /** Resolves once the connection is closed and its loops have ended. */
+  readonly done: Promise<void>;
+  /** Stops reading; closes once the answers in flight are sent. */
+  shutdown(): void;
+}
+
+/** Serves queries on an accepted connection until it closes. */
+export function serveTcpConnection(
+  conn: Deno.Conn,
+  opts: TcpConnectionOptions,
+): TcpSession {
+  const { handler, counters, logger } = opts;
+  const remote = conn.remoteAddr as Deno.NetAddr;
+  const frames = new FrameReader();
+  let inFlight = 0;
+  let closing = false;
+  let closed = false;
+  let writes: Promise<void> = Promise.resolve();
+  let wakeReader: (() => void) | null = null;
+  let idleTimer: ReturnType<typeof setTimeout> | undefined;
+  const finished = Promise.withResolvers<void>();
+
+  function armIdleTimer() {
+    clearTimeout(idleTimer);
+    idleTimer = setTimeout(() => {
+      counters.tcpIdleClosed++;
+      beginClose();
+    }, opts.idleTimeoutMs);
+  }
+
+  function beginClose() {
+    if (closing) return;
+    closing = true;
+    clearTimeout(idleTimer);
+    wakeReader?.();
+    if (inFlight === 0) finish();
+  }
+
+  async function finish() {
+    await writes;
+    if (closed) return;
+    closed = true;
+    try {
+      conn.close(); // also ends a pending read
+    } catch {
+      // already closed by the peer's reset
+    }
+    finished.resolve();
+  }
+
+  async function writeAll(bytes: Uint8Array) {
+    if (closed) return;
+    try {
+      for (let off = 0; off < bytes.length;) {
+        off += await conn.write(bytes.subarray(off));
+      }
+    } catch {
+      counters.sendErrors++;
+      beginClose();
+    }
+  }
+
+  async function answer(query: Uint8Array) {
+    try {
+      const reply = await handler.handle(query, {
+        address: remote.hostname,
+        port: remote.port,
+        transport: "tcp",
+      });
+      const framed = reply === null ? null : frameMessage(reply);
+      if (reply !== null && framed === null) counters.sendErrors++;
+      // Chained so two answers never interleave their bytes.
+      if (framed !== null) writes = writes.then(() => writeAll(framed));
+    } catch (err) {
+      logger.error("query handler threw", { error: err });
+    } finally {
+      inFlight--;
+      wakeReader?.();
+      if (closing && inFlight === 0) finish();
+    }
+  }
+
+  function dispatch(chunk: Uint8Array) {
+    const messages = frames.push(chunk);
+    if (messages === "malformed") {
+      counters.tcpMalformed++;
+      beginClose();
+      return;
+    }
+    for (const query of messages) {
+      inFlight++;
+      counters.queries++;
+      armIdleTimer();
+      answer(query);
+    }
+  }
+
+  async function readLoop() {
+    const buf = new Uint8Array(16 * 1024);
+    while (!closing) {
+      if (inFlight >= TCP_MAX_PIPELINE) {
+        await new Promise<void>((resolve) => wakeReader = resolve);
+        wakeReader = null;
+        continue;
+      }
+      let n: number | null;
+      try {
+        n = await conn.read(buf);
+      } catch {
+        n = null; // reset by the peer, or closed by finish()
+      }
+      if (n === null) break;
+      if (!closing) dispatch(buf.subarray(0, n));
+    }
+    beginClose();
+  }
+
+  armIdleTimer();
+  const reading = readLoop();
+  return {
+    done: Promise.all([reading, finished.promise]).then(() => {}),
+    shutdown: beginClose,
+  };
+}

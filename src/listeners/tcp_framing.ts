@@ -1,0 +1,68 @@
+/**
+ * DNS over TCP framing (RFC 1035 §4.2.2, RFC 7766 §8): every message is
+ * preceded by its length as two bytes, network order. Reads arrive in
+ * arbitrary pieces, so FrameReader buffers until whole messages are there.
+ */
+
+/** Largest message a 2-byte length can carry. */
+export const MAX_TCP_MESSAGE = 65535;
+
+/** Prefixes a message with its length; null when it is too long to frame. */
+export function frameMessage(message: Uint8Array): Uint8Array | null {
+  if (message.length > MAX_TCP_MESSAGE) return null;
+  const framed = new Uint8Array(message.length + 2);
+  framed[0] = message.length >> 8;
+  framed[1] = message.length & 0xff;
+  framed.set(message, 2);
+  return framed;
+}
+
+/** Collects bytes from a stream and cuts them into whole messages. */
+export class FrameReader {
+  #buf = new Uint8Array(4096);
+  #start = 0;
+  #end = 0;
+
+  /**
+   * Adds bytes and returns the messages now complete (copies, safe to keep),
+   * or "malformed" when a length prefix is 0: no message is empty, so the
+   * stream is not DNS and the connection should close.
+   */
+  push(bytes: Uint8Array): Uint8Array[] | "malformed" {
+    this.#append(bytes);
+    const messages: Uint8Array[] = [];
+    while (this.#end - this.#start >= 2) {
+      const length = (this.#buf[this.#start]! << 8) |
+        this.#buf[this.#start + 1]!;
+      if (length === 0) return "malformed";
+      if (this.#end - this.#start - 2 < length) break;
+      const from = this.#start + 2;
+      messages.push(this.#buf.slice(from, from + length));
+      this.#start = from + length;
+    }
+    return messages;
+  }
+
+  /** Bytes received that do not yet form a whole message. */
+  get buffered(): number {
+    return this.#end - this.#start;
+  }
+
+  #append(bytes: Uint8Array): void {
+    const kept = this.#end - this.#start;
+    if (this.#start > 0 && this.#end + bytes.length > this.#buf.length) {
+      this.#buf.copyWithin(0, this.#start, this.#end);
+      this.#start = 0;
+      this.#end = kept;
+    }
+    if (this.#end + bytes.length > this.#buf.length) {
+      let size = this.#buf.length;
+      while (size < this.#end + bytes.length) size *= 2;
+      const grown = new Uint8Array(size);
+      grown.set(this.#buf.subarray(0, this.#end));
+      this.#buf = grown;
+    }
+    this.#buf.set(bytes, this.#end);
+    this.#end += bytes.length;
+  }
+}

@@ -1,0 +1,142 @@
+import assert from "node:assert/strict";
+import { memoryLogger } from "../log/logger.ts";
+import { serveTcp, type TcpServerOptions } from "./tcp.ts";
+import { emptySocketCounters } from "./worker_messages.ts";
+import { createTestHandler } from "./testdata/test_handler.ts";
+import {
+  buildQuery,
+  decodeAnswer,
+  frames,
+  readFrame,
+  within,
+  writeAll,
+} from "./testdata/dns_client.ts";
+
+function start(
+  hostname = "127.0.0.1",
+  extra: Partial<TcpServerOptions> = {},
+) {
+  const logger = memoryLogger();
+  const handler = createTestHandler({ logger });
+  const counters = emptySocketCounters();
+  const server = serveTcp({
+    hostname,
+    port: 0,
+    handler,
+    counters,
+    logger,
+    ...extra,
+  });
+  return {
+    handler,
+    counters,
+    server,
+    connect: () => Deno.connect({ hostname, port: server.addr.port }),
+    [Symbol.asyncDispose]: () => server.stop(),
+  };
+}
+
+async function readAnswer(conn: Deno.Conn) {
+  const frame = await within(readFrame(conn), 2000);
+  assert.ok(frame, "the server closed instead of answering");
+  return decodeAnswer(frame);
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+Deno.test("serveTcp answers two pipelined queries sent in one write", async (t) => {
+  for (const host of ["127.0.0.1", "::1"]) {
+    await t.step(host, async () => {
+      await using s = start(host);
+      using conn = await s.connect();
+      await writeAll(
+        conn,
+        frames(buildQuery(1, "one.test"), buildQuery(2, "two.test")),
+      );
+      const ids = [(await readAnswer(conn)).id, (await readAnswer(conn)).id];
+      assert.deepEqual(ids.sort(), [1, 2]);
+      assert.equal(s.handler.clients[0]?.transport, "tcp");
+    });
+  }
+});
+
+Deno.test("serveTcp answers a query split across two writes", async () => {
+  await using s = start();
+  using conn = await s.connect();
+  const framed = frames(buildQuery(7, "split.test"));
+  await writeAll(conn, framed.subarray(0, 5));
+  await sleep(50);
+  await writeAll(conn, framed.subarray(5));
+  assert.deepEqual(await readAnswer(conn), {
+    id: 7,
+    name: "split.test",
+    records: ["A 192.0.2.1"],
+  });
+});
+
+Deno.test("serveTcp sends pipelined answers as they complete", async () => {
+  await using s = start();
+  using conn = await s.connect();
+  await writeAll(
+    conn,
+    frames(buildQuery(1, "slow-300.test"), buildQuery(2, "fast.test")),
+  );
+  const ids = [(await readAnswer(conn)).id, (await readAnswer(conn)).id];
+  assert.deepEqual(ids, [2, 1]);
+});
+
+Deno.test("serveTcp closes a connection idle for idleTimeoutMs", async () => {
+  await using s = start("127.0.0.1", { idleTimeoutMs: 200 });
+  using conn = await s.connect();
+  await writeAll(conn, frames(buildQuery(1, "a.test")));
+  await readAnswer(conn);
+  const began = performance.now();
+  assert.equal(await within(readFrame(conn), 2000), null);
+  const waited = performance.now() - began;
+  assert.ok(waited >= 150, `closed after ${waited} ms`);
+  assert.equal(s.counters.tcpIdleClosed, 1);
+});
+
+Deno.test("serveTcp idle timeout still sends the answer in flight", async () => {
+  await using s = start("127.0.0.1", { idleTimeoutMs: 200 });
+  using conn = await s.connect();
+  await writeAll(conn, frames(buildQuery(3, "slow-400.test")));
+  assert.equal((await readAnswer(conn)).id, 3);
+  assert.equal(await within(readFrame(conn), 2000), null);
+});
+
+Deno.test("serveTcp closes connections beyond maxConnections at once", async () => {
+  await using s = start("127.0.0.1", { maxConnections: 1 });
+  using first = await s.connect();
+  await writeAll(first, frames(buildQuery(1, "a.test")));
+  await readAnswer(first);
+  using second = await s.connect();
+  assert.equal(await within(readFrame(second), 1000), null);
+  assert.equal(s.counters.tcpRejected, 1);
+  await writeAll(first, frames(buildQuery(2, "b.test")));
+  assert.equal((await readAnswer(first)).id, 2);
+});
+
+Deno.test("serveTcp closes a connection that sends a zero length", async () => {
+  await using s = start();
+  using conn = await s.connect();
+  await writeAll(conn, new Uint8Array([0, 0]));
+  assert.equal(await within(readFrame(conn), 1000), null);
+  assert.equal(s.counters.tcpMalformed, 1);
+});
+
+Deno.test("serveTcp stop still sends the answer of a query in flight", async () => {
+  const s = start();
+  try {
+    using conn = await s.connect();
+    await writeAll(conn, frames(buildQuery(5, "slow-200.test")));
+    while (s.handler.clients.length === 0) await sleep(5);
+    const stopping = s.server.stop();
+    assert.equal((await readAnswer(conn)).id, 5);
+    assert.equal(await within(readFrame(conn), 1000), null);
+    await stopping;
+    await assert.rejects(s.connect(), Deno.errors.ConnectionRefused);
+  } finally {
+    await s.server.stop();
+  }
+});

@@ -1,0 +1,65 @@
+/**
+ * A tiny QueryHandler for the listener tests, so socket behaviour can be
+ * tested without the stage chain. It answers by query name:
+ *
+ * - `slow-<ms>.test.`: waits that long, then answers A 192.0.2.1
+ * - `drop.test.`: no answer (null)
+ * - `snapshot.test.`: TXT with the current snapshot's version, or "none"
+ * - anything else: A 192.0.2.1
+ */
+import dnsPacket from "dns-packet";
+import { Buffer } from "node:buffer";
+import type { ClientInfo, QueryHandler } from "../../pipeline/handler.ts";
+import type { Snapshot } from "../../pipeline/snapshot.ts";
+import type { Logger } from "../../log/logger.ts";
+import {
+  createStageCounters,
+  type StageCounters,
+} from "../../pipeline/stage_counters.ts";
+
+export interface TestHandler extends QueryHandler {
+  /** Counts queries by transport, like the real pipeline. */
+  readonly counters: StageCounters;
+  /** Clients seen, in arrival order. */
+  readonly clients: ClientInfo[];
+}
+
+export function createTestHandler(
+  _opts: { logger: Logger; nodeName?: string; version?: string },
+): TestHandler {
+  let snapshot: Snapshot | null = null;
+  const counters = createStageCounters();
+  const clients: ClientInfo[] = [];
+  return {
+    clients,
+    setSnapshot(s) {
+      snapshot = s;
+    },
+    counters,
+    async handle(query, client) {
+      clients.push(client);
+      counters.countQuery(client.transport);
+      const q = dnsPacket.decode(Buffer.from(query));
+      const question = q.questions?.[0];
+      const name: string = question?.name ?? "";
+      const slow = /^slow-(\d+)\.test$/.exec(name);
+      if (slow) await new Promise((r) => setTimeout(r, Number(slow[1])));
+      if (name === "drop.test") return null;
+      const answer = name === "snapshot.test"
+        ? {
+          type: "TXT",
+          name,
+          ttl: 0,
+          data: String(snapshot?.version ?? "none"),
+        }
+        : { type: "A", name, ttl: 60, data: "192.0.2.1" };
+      return new Uint8Array(dnsPacket.encode({
+        id: q.id,
+        type: "response",
+        flags: dnsPacket.RECURSION_DESIRED,
+        questions: q.questions,
+        answers: [answer],
+      }));
+    },
+  };
+}

@@ -1,0 +1,11 @@
+/**
+ * The module every Do53 listener Worker runs (ARCHITECTURE.md §3): the
+ * data-plane wiring place. Each worker builds its own stage chain (one
+ * pipeline instance per worker, with its own counters) and hands it to the
+ * listener runtime. `deno compile` must include this file
+ * (`--include src/listeners/worker_entry.ts`): it is only named by URL.
+ */
+import { createStandardQueryHandler } from "../stages/mod.ts";
+import { runListenerWorker } from "./listener_worker.ts";
+
+runListenerWorker(createStandardQueryHandler);

@@ -1,0 +1,88 @@
+/**
+ * The messages between the main thread (listeners.ts) and a listener Worker
+ * (worker_entry.ts). Plain data: they cross by structured clone.
+ */
+import type { Transport } from "../pipeline/handler.ts";
+import type { Snapshot } from "../pipeline/snapshot.ts";
+import type { CounterBatch } from "../pipeline/stage_counters.ts";
+
+/** What one worker serves. */
+export interface WorkerListener {
+  /** Host without brackets ("0.0.0.0", "::1"). */
+  address: string;
+  /** 0 picks an ephemeral port (tests). */
+  port: number;
+  transport: Transport;
+}
+
+/** TCP limits (RFC 7766). */
+export interface TcpLimits {
+  /** Close a connection when no query arrived for this long. */
+  idleTimeoutMs: number;
+  /** Connections beyond this many are closed at once. */
+  maxConnections: number;
+}
+
+/** Main thread → worker. */
+export type WorkerRequest =
+  | {
+    type: "start";
+    listener: WorkerListener;
+    nodeName: string;
+    version: string;
+    tcp: TcpLimits;
+    /** Most UDP queries answered at once; more are dropped and counted. */
+    udpMaxInFlight?: number;
+    /** @default 1000 */
+    countersIntervalMs?: number;
+  }
+  | { type: "snapshot"; snapshot: Snapshot }
+  | { type: "stop" };
+
+/** Socket-level counts since the previous `counters` message. */
+export interface SocketCounters {
+  /** Queries handed to the handler. */
+  queries: number;
+  /** Answers that could not be sent (the client went away, a full buffer). */
+  sendErrors: number;
+  /** UDP datagrams dropped because too many queries were in flight. */
+  udpDropped: number;
+  tcpAccepted: number;
+  /** TCP connections closed at once because of the connection cap. */
+  tcpRejected: number;
+  /** TCP connections closed for a malformed length prefix (0). */
+  tcpMalformed: number;
+  /** TCP connections closed by the idle timeout. */
+  tcpIdleClosed: number;
+}
+
+/** What a worker reports about once a second. */
+export interface CounterDeltas {
+  socket: SocketCounters;
+  /** The pipeline's counts (`handler.counters.drain()`), when it has counters. */
+  handler?: CounterBatch;
+}
+
+/** Worker → main thread. */
+export type WorkerReply =
+  | {
+    type: "ready";
+    /** The port actually bound (differs from the request when it was 0). */
+    port: number;
+  }
+  | { type: "bind-error"; message: string; code: string }
+  | { type: "counters"; deltas: CounterDeltas }
+  | { type: "stopped" };
+
+/** A fresh, all-zero set of socket counters. */
+export function emptySocketCounters(): SocketCounters {
+  return {
+    queries: 0,
+    sendErrors: 0,
+    udpDropped: 0,
+    tcpAccepted: 0,
+    tcpRejected: 0,
+    tcpMalformed: 0,
+    tcpIdleClosed: 0,
+  };
+}

@@ -1,0 +1,109 @@
+/**
+ * The QueryHandler of handler.ts: bytes in, bytes out. Parse, run the chain,
+ * encode within the transport's size limit. Never throws: anything that
+ * escapes is logged once and the query is answered SERVFAIL or dropped.
+ */
+import { RCODE } from "../dns/wire/mod.ts";
+import type { Logger } from "../log/logger.ts";
+import { VERSION } from "../version.ts";
+import { encodeAnswer } from "./answer_encoding.ts";
+import { buildChain } from "./chain.ts";
+import type { ClientInfo, QueryHandler } from "./handler.ts";
+import type { NodeIdentity, Request } from "./request.ts";
+import { buildRequest } from "./request_builder.ts";
+import { replyTo, type Response } from "./response.ts";
+import type { Snapshot } from "./snapshot.ts";
+import type { Stage } from "./stage.ts";
+import { createStageCounters, type StageCounters } from "./stage_counters.ts";
+
+export interface QueryHandlerOptions {
+  logger: Logger;
+  /** The stages to run, in any order (the chain sorts them); see `src/stages/mod.ts`. */
+  stages: readonly Stage[];
+  /**
+   * Node name for CHAOS, NSID and health answers until a snapshot names it.
+   * @default "kudurru"
+   */
+  nodeName?: string;
+  /** @default the version in deno.json */
+  version?: string;
+  /** Shared with the log stage; @default fresh counters */
+  counters?: StageCounters;
+  /** @default Date.now */
+  now?: () => number;
+}
+
+/** A QueryHandler that also exposes its counters for draining. */
+export interface PipelineQueryHandler extends QueryHandler {
+  readonly counters: StageCounters;
+}
+
+/** Builds the chain from `opts.stages` and returns the handler listeners call. */
+export function createQueryHandler(
+  opts: QueryHandlerOptions,
+): PipelineQueryHandler {
+  const counters = opts.counters ?? createStageCounters();
+  const chain = buildChain(opts.stages, { logger: opts.logger, counters });
+  const fallbackNode: NodeIdentity = {
+    name: opts.nodeName ?? "kudurru",
+    version: opts.version ?? VERSION,
+  };
+  const now = opts.now ?? Date.now;
+  let snapshot: Snapshot | undefined;
+
+  async function handle(
+    bytes: Uint8Array,
+    client: ClientInfo,
+  ): Promise<Uint8Array | null> {
+    let req: Request | undefined;
+    try {
+      const current = snapshot; // read once: the query keeps this snapshot
+      req = buildRequest(bytes, {
+        client,
+        snapshot: current,
+        node: current?.node ?? fallbackNode,
+        received: now(),
+      });
+      return toBytes(req, await chain(req));
+    } catch (error) {
+      opts.logger.error("Query handling failed; dropping the query", {
+        qname: req?.query.question?.name,
+        qtype: req?.query.question?.type,
+        error,
+      });
+      return null;
+    }
+  }
+
+  function toBytes(req: Request, res: Response): Uint8Array | null {
+    if (res.drop === true) return null;
+    if (res.wire !== undefined) {
+      // Wire answers are copies made for this request; set the ID in place
+      // anyway so no stage can leak another query's ID.
+      res.wire[0] = req.query.id >>> 8;
+      res.wire[1] = req.query.id & 0xff;
+      return res.wire;
+    }
+    if (res.message === undefined) return null;
+    try {
+      return encodeAnswer(req, res.message);
+    } catch (error) {
+      opts.logger.error("Cannot encode answer; answering SERVFAIL", {
+        stage: res.stage,
+        qname: req.query.question?.name,
+        qtype: req.query.question?.type,
+        error,
+      });
+      counters.countEncodeError();
+      return encodeAnswer(req, replyTo(req, RCODE.SERVFAIL));
+    }
+  }
+
+  return {
+    counters,
+    handle,
+    setSnapshot(next) {
+      snapshot = next;
+    },
+  };
+}

@@ -1,0 +1,84 @@
+/**
+ * What a stage answers with: the message (to encode, or already encoded),
+ * and why (Status, stage, and for blocks the list and rule), so the query
+ * log can explain every answer.
+ */
+import type { ResponseSpec } from "../dns/wire/mod.ts";
+import type { RRSet } from "../zone/types.ts";
+import type { Request } from "./request.ts";
+import type { StageName } from "./stage.ts";
+import type { Status } from "./status.ts";
+
+/** Who produced an answer: a stage, or the chain itself (end of chain, a stage that threw). */
+export type AnswerSource = StageName | "chain";
+
+/** A stage's answer. Exactly one of `message`, `wire` or `drop` is set. */
+export interface Response {
+  /** The answer to encode; the handler copies ID, flags, question and EDNS in. */
+  message?: ResponseSpec;
+  /** An answer already encoded for this request (memo hits); sent as is. */
+  wire?: Uint8Array;
+  /** Send nothing (UDP) / close the exchange (TCP). */
+  drop?: boolean;
+  status: Status;
+  stage: AnswerSource;
+  /** The upstream that answered (a configured name, never a raw address). */
+  upstream?: string;
+  /** The BlockList and the rule that matched. */
+  list?: string;
+  rule?: string;
+  /** Whether the cache may keep it (local and authoritative answers: never). */
+  cacheable?: boolean;
+  /** Keep out of the query log (the health check); counters still count it. */
+  unlogged?: boolean;
+}
+
+/** The sections of an answer, all optional. */
+export interface AnswerSections {
+  aa?: boolean;
+  answer?: RRSet[];
+  authority?: RRSet[];
+  additional?: RRSet[];
+}
+
+/**
+ * A message answering `req` with `rcode` (extended codes such as BADVERS
+ * included). ID, opcode, RD, CD and the question come from the query; the
+ * handler sets them again on the way out, so a stage cannot get them wrong.
+ */
+export function replyTo(
+  req: Request,
+  rcode: number,
+  sections: AnswerSections = {},
+): ResponseSpec {
+  const { query } = req;
+  const spec: ResponseSpec = {
+    id: query.id,
+    opcode: query.opcode,
+    rcode,
+    rd: query.rd,
+    cd: query.cd,
+  };
+  if (query.question !== undefined) spec.question = { ...query.question };
+  if (sections.aa !== undefined) spec.aa = sections.aa;
+  if (sections.answer !== undefined) spec.answer = sections.answer;
+  if (sections.authority !== undefined) spec.authority = sections.authority;
+  if (sections.additional !== undefined) spec.additional = sections.additional;
+  return spec;
+}
+
+/** A Response carrying `replyTo(req, rcode, sections)`. */
+export function answer(
+  req: Request,
+  stage: AnswerSource,
+  status: Status,
+  rcode: number,
+  sections: AnswerSections = {},
+): Response {
+  return { message: replyTo(req, rcode, sections), status, stage };
+}
+
+/** A Response that sends nothing. */
+export function drop(stage: AnswerSource): Response {
+  return { drop: true, status: "dropped", stage };
+}

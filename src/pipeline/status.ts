@@ -1,0 +1,46 @@
+/**
+ * Why an answer is what it is: every Response carries one Status so the
+ * query log and the dashboard can explain it (blocky's RESOLVED/CACHED/
+ * BLOCKED, extended). The list is closed so metric labels stay bounded.
+ */
+export const STATUSES = [
+  /** Answered by an upstream group (upstream stage). */
+  "forwarded",
+  /** Answered from the cache. */
+  "cached",
+  /** Served stale from the cache because every upstream failed (RFC 8767). */
+  "cached_stale",
+  /** Answered from a primary zone (authoritative stage). */
+  "authoritative",
+  /** Answered by the local stage: special-use names, RFC 6303 zones, host records. */
+  "local_record",
+  /** Blocked by a BlockList rule. */
+  "blocked_list",
+  /** Blocked by a blocked service of a Policy. */
+  "blocked_service",
+  /** Rewritten by a rewrite rule or a view (v0.2). */
+  "rewritten",
+  /** REFUSED: by policy, an unsupported opcode/class, or no one to ask. */
+  "refused",
+  /** Nothing sent (a response, garbage without a header, a policy drop). */
+  "dropped",
+  /** SERVFAIL of our own: a stage failed, or no snapshot yet. */
+  "servfail",
+  /** SERVFAIL because the upstreams failed. */
+  "servfail_upstream",
+  /** SERVFAIL because the upstreams timed out. */
+  "timeout_upstream",
+  /** FORMERR: the query was malformed. */
+  "formerr",
+  /** NOTIMP: an opcode or query type we do not implement. */
+  "notimp",
+  /** BADVERS: an EDNS version we do not speak. */
+  "badvers",
+  /** A CHAOS-class identity answer (id.server, version.bind, …). */
+  "chaos",
+  /** The health.kudurru.internal. check. */
+  "health",
+] as const;
+
+/** One of {@linkcode STATUSES}. */
+export type Status = (typeof STATUSES)[number];

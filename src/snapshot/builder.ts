@@ -1,0 +1,216 @@
+/**
+ * The snapshot builder: the main thread's view of the zones, turned into the
+ * Snapshot that data-plane workers answer from (ARCHITECTURE.md §3). It reads
+ * the Store through two watches and never writes to it.
+ */
+import type { DNSZone } from "../api/v1alpha1/dnszone.ts";
+import type { Logger } from "../log/logger.ts";
+import type { Snapshot } from "../pipeline/snapshot.ts";
+import type { Store } from "../store/store.ts";
+import { forwardZoneOf } from "../zone/content.ts";
+import type { ForwardZone, ZoneContent } from "../zone/types.ts";
+import type { Backoff, MirroredObject } from "./kind_mirror.ts";
+import { ZoneBuildCache, type ZoneBuildOutcome } from "./zone_build_cache.ts";
+import { ZoneState } from "./zone_state.ts";
+
+export interface SnapshotBuilderOptions {
+  store: Store;
+  /** This node's name, copied into every snapshot. */
+  nodeName: string;
+  /** The kudurru version, copied into every snapshot. */
+  version: string;
+  logger: Logger;
+  /** Changes within this window become one snapshot. @default 100 */
+  debounceMs?: number;
+  /** @default () => new Date() */
+  now?: () => Date;
+  /** Receives every new snapshot; a throw is logged and does not stop the builder. */
+  onSnapshot: (snapshot: Snapshot) => void;
+  /** Retry timing when a watch fails. */
+  backoff?: Backoff;
+}
+
+export interface SnapshotBuilder {
+  /** Ends the watches and timers; no snapshot is published afterwards. */
+  stop(): Promise<void>;
+  /** The last published snapshot, or undefined before the first. */
+  current(): Snapshot | undefined;
+  /** Resolves when the first snapshot has been published (never, if stopped before). */
+  synced: Promise<void>;
+}
+
+/** Longest delay setTimeout accepts. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** The zone as buildZoneContent should see it: serial 1 until the controller stamps one. */
+function withServedSerial(zone: DNSZone): DNSZone {
+  if (zone.status?.serial !== undefined) return zone;
+  return { ...zone, status: { ...zone.status, serial: 1 } };
+}
+
+function byName<T extends { name: string }>(a: T, b: T): number {
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+}
+
+/**
+ * Starts watching and publishing: the first snapshot right after both watches
+ * have listed everything, then one per debounce window with changes.
+ */
+export function startSnapshotBuilder(
+  opts: SnapshotBuilderOptions,
+): SnapshotBuilder {
+  const log = opts.logger.with({ component: "snapshot-builder" });
+  const now = opts.now ?? (() => new Date());
+  const debounceMs = opts.debounceMs ?? 100;
+  const cache = new ZoneBuildCache();
+  /** The content last built successfully, served while a zone fails to build. */
+  const lastGood = new Map<string, ZoneContent>();
+  /** The failure last logged per zone, so each failure is logged once. */
+  const loggedFailure = new Map<string, ZoneBuildOutcome>();
+  let current: Snapshot | undefined;
+  let version = 0;
+  let stopped = false;
+  let debounce: ReturnType<typeof setTimeout> | undefined;
+  let expiry: ReturnType<typeof setTimeout> | undefined;
+  let markSynced!: () => void;
+  const synced = new Promise<void>((resolve) => (markSynced = resolve));
+
+  const state = new ZoneState({
+    store: opts.store,
+    logger: log,
+    onChange: () => schedule(),
+    ...(opts.backoff ? { backoff: opts.backoff } : {}),
+  });
+
+  function schedule(): void {
+    if (stopped || !state.isSynced) return;
+    if (current === undefined) return rebuild(); // the first one waits for nothing
+    // A fixed window from the first change: a steady stream of changes still
+    // publishes every debounceMs instead of starving.
+    debounce ??= setTimeout(() => {
+      debounce = undefined;
+      rebuild();
+    }, debounceMs);
+  }
+
+  function primaryContent(
+    mirrored: MirroredObject<DNSZone>,
+  ): ZoneContent | undefined {
+    const zone = mirrored.object;
+    const name = zone.metadata.name;
+    const serial = zone.status?.serial ?? 1;
+    const outcome = cache.build(
+      mirrored,
+      state.recordSetsOf(name),
+      now(),
+      String(serial),
+      withServedSerial,
+    );
+    if (outcome.ok) {
+      loggedFailure.delete(name);
+      lastGood.set(name, outcome.build.content);
+      return outcome.build.content;
+    }
+    if (loggedFailure.get(name) !== outcome) {
+      loggedFailure.set(name, outcome);
+      log.warn(
+        `Cannot build zone "${zone.spec?.zoneName}"; serving its last content`,
+        {
+          zone: name,
+          error: outcome.error,
+        },
+      );
+    }
+    return lastGood.get(name);
+  }
+
+  function rebuild(): void {
+    if (stopped) return;
+    const zones: ZoneContent[] = [];
+    const forwardZones: ForwardZone[] = [];
+    const live = new Set<string>();
+    for (const mirrored of state.zones()) {
+      const zone = mirrored.object;
+      const name = zone.metadata.name;
+      live.add(name);
+      if (zone.spec?.type === "forward") {
+        const fz = forwardZoneOf(zone);
+        if (fz) forwardZones.push(fz);
+      } else if (zone.spec?.type === "primary") {
+        const content = primaryContent(mirrored);
+        if (content) zones.push(content);
+      }
+    }
+    cache.retain(live);
+    for (const name of lastGood.keys()) {
+      if (!live.has(name)) lastGood.delete(name);
+    }
+    zones.sort(byName);
+    forwardZones.sort(byName);
+    armExpiry();
+    if (current && sameAs(current, zones, forwardZones)) return;
+    publish(zones, forwardZones);
+  }
+
+  /** Rebuilds when the next `expiresAt` endpoint lapses. */
+  function armExpiry(): void {
+    if (expiry !== undefined) clearTimeout(expiry);
+    expiry = undefined;
+    const at = cache.nextExpiry();
+    if (at === undefined) return;
+    const delay = Math.min(MAX_TIMER_MS, Math.max(0, at - now().getTime()));
+    expiry = setTimeout(() => {
+      expiry = undefined;
+      schedule();
+    }, delay);
+  }
+
+  function publish(zones: ZoneContent[], forwardZones: ForwardZone[]): void {
+    const snapshot: Snapshot = {
+      version: ++version,
+      builtAt: now().toISOString(),
+      node: { name: opts.nodeName, version: opts.version },
+      zones,
+      forwardZones,
+    };
+    current = snapshot;
+    log.debug("Built a snapshot", {
+      version: snapshot.version,
+      zones: zones.length,
+      forwardZones: forwardZones.length,
+    });
+    try {
+      opts.onSnapshot(snapshot);
+    } catch (err) {
+      log.error("The snapshot consumer failed", {
+        version: snapshot.version,
+        error: err,
+      });
+    }
+    markSynced();
+  }
+
+  state.start();
+  return {
+    async stop() {
+      stopped = true;
+      if (debounce !== undefined) clearTimeout(debounce);
+      if (expiry !== undefined) clearTimeout(expiry);
+      debounce = expiry = undefined;
+      await state.stop();
+    },
+    current: () => current,
+    synced,
+  };
+}
+
+/** True when a rebuild produced exactly what the snapshot already holds. */
+function sameAs(
+  snapshot: Snapshot,
+  zones: ZoneContent[],
+  forwardZones: ForwardZone[],
+): boolean {
+  return snapshot.zones.length === zones.length &&
+    snapshot.zones.every((z, i) => z === zones[i]) &&
+    JSON.stringify(snapshot.forwardZones) === JSON.stringify(forwardZones);
+}

@@ -1,0 +1,101 @@
+/**
+ * Encoded authoritative answers, memoised per snapshot (ARCHITECTURE.md §4):
+ * a hit copies the bytes and patches the ID and the question's case instead
+ * of encoding again. Bounded; least recently used entries go first.
+ */
+import { EDNS_OPTION, patchId } from "../../dns/wire/mod.ts";
+import type { Request } from "../../pipeline/mod.ts";
+
+const HEADER_OCTETS = 12;
+
+/** @default entries of a memo */
+export const DEFAULT_MEMO_ENTRIES = 10_000;
+
+/**
+ * What an encoded answer depends on besides the snapshot: the name (any
+ * case: hits patch the case back), type and class, the EDNS echo (OPT
+ * present, DO), the size limit (transport and payload size), the copied RD
+ * and CD bits, and the answer's EDNS options. Undefined when the answer must
+ * not be memoised: options other than NSID may differ per client (cookies).
+ */
+export function memoKey(req: Request): string | undefined {
+  const { query } = req;
+  const question = query.question;
+  if (question === undefined) return undefined;
+  let options = "";
+  for (const option of req.answerOptions) {
+    if (option.code !== EDNS_OPTION.NSID) return undefined;
+    options += "n"; // NSID data is the node name, fixed for a snapshot
+  }
+  const edns = query.edns === undefined ? "-" : query.edns.dnssecOk ? "D" : "E";
+  const flags = (query.rd ? "r" : "") + (query.cd ? "c" : "");
+  return `${req.qname} ${question.type} ${question.class} ${edns}${flags}${options} ${req.maxSize}`;
+}
+
+/** Hits, misses (answers encoded and kept) and entries of a memo. */
+export interface MemoStats {
+  hits: number;
+  misses: number;
+  entries: number;
+}
+
+/** One snapshot's memo. */
+export class AnswerMemo {
+  readonly #entries = new Map<string, Uint8Array>();
+  readonly #limit: number;
+  hits = 0;
+  misses = 0;
+
+  constructor(limit: number = DEFAULT_MEMO_ENTRIES) {
+    this.#limit = limit;
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /** A copy of the answer for `key`, made out for `req` (ID and question case). */
+  get(key: string, req: Request): Uint8Array | undefined {
+    const stored = this.#entries.get(key);
+    if (stored === undefined) return undefined;
+    const copy = patchId(stored, req.query.id);
+    if (!patchQuestionCase(copy, req)) return undefined;
+    // Re-insert: Map order is insertion order, so the oldest is first.
+    this.#entries.delete(key);
+    this.#entries.set(key, stored);
+    this.hits++;
+    return copy;
+  }
+
+  /**
+   * Keeps `wire` (not copied: the caller must not change it afterwards).
+   * Counted as a miss: only answers that could be memoised count.
+   */
+  set(key: string, wire: Uint8Array): void {
+    this.misses++;
+    if (this.#entries.size >= this.#limit && !this.#entries.has(key)) {
+      const oldest = this.#entries.keys().next();
+      if (oldest.done !== true) this.#entries.delete(oldest.value);
+    }
+    this.#entries.set(key, wire);
+  }
+}
+
+/**
+ * Copies the question name's octets from the query into the answer, so the
+ * answer carries the client's case (0x20 randomisation relies on it). Both
+ * start at offset 12; false when they differ other than in ASCII case.
+ */
+function patchQuestionCase(answer: Uint8Array, req: Request): boolean {
+  const end = req.query.questionEnd - 4; // name ends before type and class
+  if (end > answer.length) return false;
+  for (let i = HEADER_OCTETS; i < end; i++) {
+    if (foldCase(answer[i]!) !== foldCase(req.bytes[i]!)) return false;
+  }
+  answer.set(req.bytes.subarray(HEADER_OCTETS, end), HEADER_OCTETS);
+  return true;
+}
+
+function foldCase(octet: number): number {
+  return octet >= 0x41 && octet <= 0x5a ? octet | 0x20 : octet;
+}

@@ -1,0 +1,144 @@
+import assert from "node:assert/strict";
+import type { Request, Response } from "../../pipeline/mod.ts";
+import {
+  decodeResponse,
+  requestFor,
+  type RequestOptions,
+  snapshotOf,
+  zoneFromText,
+} from "../../pipeline/testing/mod.ts";
+import { type AuthoritativeStage, createAuthoritativeStage } from "./mod.ts";
+
+const SOA =
+  "example.org. 3600 IN SOA ns1.example.org. hostmaster.example.org. 7 7200 3600 1209600 300";
+
+function exampleZone(address = "192.0.2.1") {
+  return zoneFromText("example.org.", [
+    SOA,
+    "example.org. 3600 IN NS ns1.example.org.",
+    "ns1.example.org. 3600 IN A 192.0.2.53",
+    `www.example.org. 300 IN A ${address}`,
+  ]);
+}
+
+const snapshot = snapshotOf([exampleZone()], [
+  { name: "corp.example.org.", objectName: "corp", upstreamGroup: "office" },
+]);
+
+const passed: Response = { drop: true, status: "forwarded", stage: "upstream" };
+
+async function serve(
+  stage: AuthoritativeStage,
+  q: string,
+  opts: RequestOptions = { snapshot },
+): Promise<{ req: Request; res: Response }> {
+  const req = requestFor(q, opts);
+  return { req, res: await stage.serve(req, () => passed) };
+}
+
+Deno.test("authoritative answers from its zones", async (t) => {
+  const cases = [
+    {
+      q: "www.example.org. A",
+      rcode: "NOERROR",
+      answer: ["www.example.org. 300 IN A 192.0.2.1"],
+      authority: [], // no apex NS on positive answers (src/zone/README.md)
+    },
+    {
+      q: "nope.example.org. A",
+      rcode: "NXDOMAIN",
+      answer: [],
+      authority: [
+        "example.org. 300 IN SOA ns1.example.org. hostmaster.example.org. 7 7200 3600 1209600 300",
+      ],
+    },
+    {
+      q: "www.example.org. AAAA",
+      rcode: "NOERROR",
+      answer: [],
+      authority: [
+        "example.org. 300 IN SOA ns1.example.org. hostmaster.example.org. 7 7200 3600 1209600 300",
+      ],
+    },
+  ];
+  for (const c of cases) {
+    await t.step(c.q, async () => {
+      const { req, res } = await serve(createAuthoritativeStage(), c.q);
+      assert.equal(res.status, "authoritative");
+      assert.equal(res.cacheable, false);
+      const decoded = decodeResponse(req, res)!;
+      assert.equal(decoded.rcode, c.rcode);
+      assert.equal(decoded.aa, true);
+      assert.deepEqual(decoded.answer, c.answer);
+      assert.deepEqual(decoded.authority, c.authority);
+    });
+  }
+});
+
+Deno.test("authoritative passes names in no zone on", async () => {
+  const { res } = await serve(createAuthoritativeStage(), "www.example.net. A");
+  assert.equal(res, passed);
+});
+
+Deno.test("authoritative routes forward zones to their upstream group", async () => {
+  const { req, res } = await serve(
+    createAuthoritativeStage(),
+    "host.corp.example.org. A",
+  );
+  assert.equal(res, passed);
+  assert.deepEqual([req.zone, req.upstreamGroup], [
+    "corp.example.org.",
+    "office",
+  ]);
+});
+
+Deno.test("authoritative answers SERVFAIL before the first snapshot", async () => {
+  const { req, res } = await serve(
+    createAuthoritativeStage(),
+    "www.example.org. A",
+    {},
+  );
+  assert.equal(res.status, "servfail");
+  assert.equal(decodeResponse(req, res)?.rcode, "SERVFAIL");
+});
+
+Deno.test("authoritative memo keeps answers with and without EDNS apart", async () => {
+  const stage = createAuthoritativeStage();
+  await serve(stage, "www.example.org. A");
+  const { req, res } = await serve(stage, "www.example.org. A", {
+    snapshot,
+    edns: { do: true },
+  });
+  assert.equal(decodeResponse(req, res)?.opt?.do, true);
+  assert.deepEqual(stage.memoStats(), { hits: 0, misses: 2, entries: 2 });
+});
+
+Deno.test("authoritative memo is bounded", async () => {
+  const stage = createAuthoritativeStage({ memoEntries: 2 });
+  for (
+    const q of [
+      "www.example.org. A",
+      "ns1.example.org. A",
+      "example.org. NS",
+      "example.org. SOA",
+    ]
+  ) {
+    await serve(stage, q);
+  }
+  assert.equal(stage.memoStats().entries, 2);
+});
+
+Deno.test("authoritative answers a query from an older snapshot without evicting the newer memo", async () => {
+  const stage = createAuthoritativeStage();
+  const newer = snapshotOf([exampleZone("192.0.2.2")], [], 2);
+  await serve(stage, "www.example.org. A", { snapshot: newer });
+  const { req, res } = await serve(stage, "www.example.org. A", { snapshot });
+  assert.deepEqual(decodeResponse(req, res)?.answer, [
+    "www.example.org. 300 IN A 192.0.2.1",
+  ]);
+  assert.equal(stage.memoStats().entries, 1);
+  const again = await serve(stage, "www.example.org. A", { snapshot: newer });
+  assert.deepEqual(decodeResponse(again.req, again.res)?.answer, [
+    "www.example.org. 300 IN A 192.0.2.2",
+  ]);
+});

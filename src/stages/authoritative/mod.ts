@@ -1,0 +1,7 @@
+/** The authoritative stage; see README.md. */
+export {
+  type AuthoritativeOptions,
+  type AuthoritativeStage,
+  createAuthoritativeStage,
+} from "./authoritative.ts";
+export { DEFAULT_MEMO_ENTRIES, type MemoStats } from "./answer_memo.ts";

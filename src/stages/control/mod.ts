@@ -1,0 +1,2 @@
+/** The control stage; see README.md. */
+export { createControlStage } from "./control.ts";

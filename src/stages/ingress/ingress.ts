@@ -1,0 +1,96 @@
+/**
+ * The ingress stage (seed §7.1 step 2): everything decided from the message
+ * alone. Drops what must not be answered, answers malformed and unsupported
+ * queries with the right error, answers questions about the server itself,
+ * and asks for NSID on every answer when the client wants it.
+ */
+import { CLASS, EDNS_OPTION, OPCODE, RCODE, TYPE } from "../../dns/wire/mod.ts";
+import {
+  answer,
+  drop,
+  type Next,
+  type Request,
+  type Response,
+  type Stage,
+} from "../../pipeline/mod.ts";
+import { chaosAnswer, HEALTH_NAME, healthAnswer } from "./identity_answers.ts";
+
+const encoder = new TextEncoder();
+
+/** Creates the ingress stage. It has no settings yet (ACLs and rate limits come later). */
+export function createIngressStage(): Stage {
+  return {
+    name: "ingress",
+    serve(req: Request, next: Next) {
+      return rejection(req) ?? route(req, next);
+    },
+  };
+}
+
+/** The answer to a query we do not process any further, if it is one. */
+function rejection(req: Request): Response | undefined {
+  const { query } = req;
+  // Without a header there is no ID to answer to; a message with QR=1 is a
+  // response, and answering responses is how reflection loops start.
+  if (req.malformed?.reason === "no_header" || query.qr) return drop("ingress");
+  if (req.malformed !== undefined) {
+    return answer(req, "ingress", "formerr", RCODE.FORMERR);
+  }
+  // RFC 6891 §6.1.3: BADVERS, with an OPT of the version we speak (0).
+  if (query.edns !== undefined && query.edns.version > 0) {
+    return answer(req, "ingress", "badvers", RCODE.BADVERS);
+  }
+  requestNsid(req); // from here on every answer, ours included, carries NSID
+  return opcodeRejection(req) ?? questionRejection(req);
+}
+
+function opcodeRejection(req: Request): Response | undefined {
+  switch (req.query.opcode) {
+    case OPCODE.QUERY:
+      return undefined;
+    case OPCODE.UPDATE:
+      // RFC 2136 §3: REFUSED until dynamic updates are implemented.
+      return answer(req, "ingress", "refused", RCODE.REFUSED);
+    default:
+      // IQUERY (obsolete, RFC 3425), STATUS, NOTIFY (until secondaries
+      // land) and unassigned opcodes.
+      return answer(req, "ingress", "notimp", RCODE.NOTIMP);
+  }
+}
+
+function questionRejection(req: Request): Response | undefined {
+  const question = req.query.question;
+  // A QUERY must ask exactly one question (more fail to parse already).
+  if (question === undefined || question.type === TYPE.OPT) {
+    return answer(req, "ingress", "formerr", RCODE.FORMERR);
+  }
+  // Zone transfers come with their own issue; never over UDP in any case.
+  if (question.type === TYPE.AXFR || question.type === TYPE.IXFR) {
+    return answer(req, "ingress", "notimp", RCODE.NOTIMP);
+  }
+  return undefined;
+}
+
+function route(req: Request, next: Next): Promise<Response> | Response {
+  const question = req.query.question!;
+  if (question.class === CLASS.CH) return chaosAnswer(req);
+  // We hold no data in HS, NONE or ANY: REFUSED, as for a zone we do not serve.
+  if (question.class !== CLASS.IN) {
+    return answer(req, "ingress", "refused", RCODE.REFUSED);
+  }
+  if (req.qname === HEALTH_NAME) return healthAnswer(req);
+  return next(req);
+}
+
+/** RFC 5001: when the query's OPT carries NSID, every answer carries our node name. */
+function requestNsid(req: Request): void {
+  const asked = req.query.edns?.options.some((o) =>
+    o.code === EDNS_OPTION.NSID
+  );
+  if (asked) {
+    req.answerOptions.push({
+      code: EDNS_OPTION.NSID,
+      data: encoder.encode(req.node.name),
+    });
+  }
+}

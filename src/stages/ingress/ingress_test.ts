@@ -1,0 +1,226 @@
+import assert from "node:assert/strict";
+import { EDNS_OPTION } from "../../dns/wire/mod.ts";
+import {
+  buildRequest,
+  type Request,
+  type Response,
+} from "../../pipeline/mod.ts";
+import {
+  decodeResponse,
+  requestFor,
+  type RequestOptions,
+  snapshotOf,
+} from "../../pipeline/testing/mod.ts";
+import { createIngressStage } from "./mod.ts";
+
+const passed: Response = { drop: true, status: "forwarded", stage: "upstream" };
+
+async function serve(req: Request): Promise<Response> {
+  return await createIngressStage().serve(req, () => passed);
+}
+
+async function run(q: string, opts: RequestOptions = {}) {
+  const req = requestFor(q, opts);
+  const res = await serve(req);
+  return {
+    req,
+    res,
+    decoded: res === passed ? undefined : decodeResponse(req, res),
+  };
+}
+
+const snapshot = snapshotOf([]);
+
+Deno.test("ingress answers errors for queries it will not process", async (t) => {
+  const cases: {
+    name: string;
+    q: string;
+    opts: RequestOptions;
+    rcode: string;
+    status: string;
+  }[] = [
+    {
+      name: "UPDATE is refused",
+      q: "example.org. SOA",
+      opts: { opcode: 5 },
+      rcode: "REFUSED",
+      status: "refused",
+    },
+    {
+      name: "NOTIFY is not implemented",
+      q: "example.org. SOA",
+      opts: { opcode: 4 },
+      rcode: "NOTIMP",
+      status: "notimp",
+    },
+    {
+      name: "IQUERY is not implemented",
+      q: "example.org. A",
+      opts: { opcode: 1 },
+      rcode: "NOTIMP",
+      status: "notimp",
+    },
+    {
+      name: "STATUS is not implemented",
+      q: "example.org. A",
+      opts: { opcode: 2 },
+      rcode: "NOTIMP",
+      status: "notimp",
+    },
+    {
+      name: "AXFR is not implemented",
+      q: "example.org. AXFR",
+      opts: { transport: "tcp" },
+      rcode: "NOTIMP",
+      status: "notimp",
+    },
+    {
+      name: "IXFR is not implemented",
+      q: "example.org. IXFR",
+      opts: {},
+      rcode: "NOTIMP",
+      status: "notimp",
+    },
+    {
+      name: "EDNS version 1 gets BADVERS",
+      q: "example.org. A",
+      opts: { edns: { version: 1 } },
+      rcode: "BADVERS",
+      status: "badvers",
+    },
+    {
+      name: "class HS is refused",
+      q: "example.org. A",
+      opts: { qclass: "HS" },
+      rcode: "REFUSED",
+      status: "refused",
+    },
+    {
+      name: "unknown CHAOS names are refused",
+      q: "authors.bind. TXT",
+      opts: { qclass: "CH" },
+      rcode: "REFUSED",
+      status: "refused",
+    },
+  ];
+  for (const c of cases) {
+    await t.step(c.name, async () => {
+      const { res, decoded } = await run(c.q, c.opts);
+      assert.equal(decoded?.rcode, c.rcode);
+      assert.equal(res.status, c.status);
+      assert.equal(res.stage, "ingress");
+    });
+  }
+});
+
+Deno.test("ingress answers BADVERS with an OPT record of version 0", async () => {
+  const { decoded } = await run("example.org. A", { edns: { version: 1 } });
+  assert.equal(decoded?.opt?.version, 0);
+});
+
+Deno.test("ingress drops responses", async () => {
+  const { res } = await run("example.org. A", { qr: true });
+  assert.equal(res.drop, true);
+});
+
+Deno.test("ingress drops messages without a header", async () => {
+  const req = buildRequest(new Uint8Array([1, 2, 3]), {
+    client: { address: "192.0.2.1", port: 1, transport: "udp" },
+    snapshot,
+    node: snapshot.node,
+    received: 0,
+  });
+  const res = await serve(req);
+  assert.equal(res.drop, true);
+});
+
+Deno.test("ingress answers FORMERR to a header followed by garbage", async () => {
+  const bytes = new Uint8Array([
+    0xab,
+    0xcd,
+    1,
+    0,
+    0,
+    1,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    70,
+    1,
+  ]);
+  const req = buildRequest(bytes, {
+    client: { address: "192.0.2.1", port: 1, transport: "udp" },
+    snapshot,
+    node: snapshot.node,
+    received: 0,
+  });
+  const decoded = decodeResponse(req, await serve(req));
+  assert.equal(decoded?.rcode, "FORMERR");
+  assert.equal(decoded?.id, 0xabcd);
+});
+
+Deno.test("ingress passes ordinary IN queries on", async () => {
+  const { res } = await run("www.example.org. A", { snapshot });
+  assert.equal(res, passed);
+});
+
+Deno.test("ingress answers CHAOS identity names", async (t) => {
+  const cases = [
+    { q: "id.server. TXT", answer: 'id.server. 0 CH TXT "node-a"' },
+    { q: "hostname.bind. TXT", answer: 'hostname.bind. 0 CH TXT "node-a"' },
+    {
+      q: "version.bind. TXT",
+      answer: 'version.bind. 0 CH TXT "kudurru 1.2.3"',
+    },
+    {
+      q: "VERSION.Server. TXT",
+      answer: 'VERSION.Server. 0 CH TXT "kudurru 1.2.3"',
+    },
+  ];
+  for (const c of cases) {
+    await t.step(c.q, async () => {
+      const { res, decoded } = await run(c.q, { qclass: "CH", snapshot });
+      assert.equal(res.status, "chaos");
+      assert.equal(
+        decoded?.aa,
+        false,
+        "no CHAOS zone is held, like NSD and Knot",
+      );
+      assert.deepEqual(decoded?.answer, [c.answer]);
+    });
+  }
+});
+
+Deno.test("ingress answers the health check with node and snapshot version, unlogged", async () => {
+  const { res, decoded } = await run("health.kudurru.internal. TXT", {
+    snapshot: snapshotOf([], [], 42),
+  });
+  assert.deepEqual(decoded?.answer, [
+    'health.kudurru.internal. 0 IN TXT "node-a" "42"',
+  ]);
+  assert.equal(res.status, "health");
+  assert.equal(res.unlogged, true);
+});
+
+Deno.test("ingress answers the health check SERVFAIL before the first snapshot", async () => {
+  const { decoded } = await run("health.kudurru.internal. TXT");
+  assert.equal(decoded?.rcode, "SERVFAIL");
+});
+
+Deno.test("ingress adds NSID to the answer options when the query asks for it", async () => {
+  const { req } = await run("www.example.org. A", {
+    snapshot,
+    edns: { options: [{ code: EDNS_OPTION.NSID, data: new Uint8Array() }] },
+  });
+  assert.deepEqual(req.answerOptions, [
+    { code: EDNS_OPTION.NSID, data: new TextEncoder().encode("node-a") },
+  ]);
+});
+
+Deno.test("ingress adds no NSID when the query does not ask for it", async () => {
+  const { req } = await run("www.example.org. A", { snapshot, edns: {} });
+  assert.deepEqual(req.answerOptions, []);
+});

@@ -1,0 +1,26 @@
+/**
+ * The log stage (seed §7.1 step 13): counts every query and every final
+ * answer. It is the outermost wrapper of the chain (see chain.ts), so it
+ * sees ingress's answers and the SERVFAIL of a stage that threw too.
+ * The query log (QueryEvent per answer, batched to the main thread) comes
+ * with its own issue and will be written here, skipping `unlogged` answers.
+ */
+import type {
+  Next,
+  Request,
+  Stage,
+  StageCounters,
+} from "../../pipeline/mod.ts";
+
+/** Creates the log stage, counting into `counters` (shared with the handler). */
+export function createLogStage(counters: StageCounters): Stage {
+  return {
+    name: "log",
+    async serve(req: Request, next: Next) {
+      counters.countQuery(req.client.transport);
+      const res = await next(req);
+      counters.countResponse(res);
+      return res;
+    },
+  };
+}

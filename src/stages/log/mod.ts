@@ -1,0 +1,2 @@
+/** The log stage; see README.md. */
+export { createLogStage } from "./log.ts";

@@ -1,0 +1,69 @@
+/**
+ * The stages that exist, assembled for the data plane. The worker entry in
+ * src/listeners/ calls {@linkcode createStandardQueryHandler}; tests and
+ * benchmarks may pick stages themselves with `createQueryHandler`.
+ */
+import type { Logger } from "../log/logger.ts";
+import {
+  createQueryHandler,
+  createStageCounters,
+  type PipelineQueryHandler,
+  type Stage,
+  type StageCounters,
+} from "../pipeline/mod.ts";
+import {
+  type AuthoritativeOptions,
+  createAuthoritativeStage,
+} from "./authoritative/mod.ts";
+import { createControlStage } from "./control/mod.ts";
+import { createIdentifyStage } from "./identify/mod.ts";
+import { createIngressStage } from "./ingress/mod.ts";
+import { createLocalStage } from "./local/mod.ts";
+import { createLogStage } from "./log/mod.ts";
+
+export interface StandardStagesOptions {
+  /** Counted into by the log stage. */
+  counters: StageCounters;
+  authoritative?: AuthoritativeOptions;
+}
+
+/** One instance of every stage that exists so far (order does not matter: the chain sorts). */
+export function createStandardStages(opts: StandardStagesOptions): Stage[] {
+  return [
+    createIngressStage(),
+    createIdentifyStage(),
+    createControlStage(),
+    createLocalStage(),
+    createAuthoritativeStage(opts.authoritative ?? {}),
+    createLogStage(opts.counters),
+  ];
+}
+
+export interface StandardQueryHandlerOptions {
+  logger: Logger;
+  /** @default "kudurru" (until a snapshot names the node) */
+  nodeName?: string;
+  /** @default the version in deno.json */
+  version?: string;
+  /** @default fresh counters; drain them with `handler.counters.drain()` */
+  counters?: StageCounters;
+  authoritative?: AuthoritativeOptions;
+}
+
+/** The QueryHandler a listener worker uses: every standard stage, one set of counters. */
+export function createStandardQueryHandler(
+  opts: StandardQueryHandlerOptions,
+): PipelineQueryHandler {
+  const counters = opts.counters ?? createStageCounters();
+  const stages = createStandardStages({
+    counters,
+    ...(opts.authoritative && { authoritative: opts.authoritative }),
+  });
+  return createQueryHandler({
+    logger: opts.logger,
+    stages,
+    counters,
+    ...(opts.nodeName !== undefined && { nodeName: opts.nodeName }),
+    ...(opts.version !== undefined && { version: opts.version }),
+  });
+}

@@ -1,0 +1,321 @@
+import assert from "node:assert/strict";
+import type { DNSZone, DNSZoneSpec } from "../api/v1alpha1/dnszone.ts";
+import type { DNSRecordSet, Endpoint } from "../api/v1alpha1/dnsrecordset.ts";
+import { buildZoneContent, forwardZoneOf } from "./content.ts";
+import { sectionText } from "./testdata/zone_text.ts";
+
+const NOW = new Date("2030-01-01T00:00:00Z");
+
+function zone(
+  spec: Partial<DNSZoneSpec> = {},
+  serial?: number,
+): DNSZone {
+  return {
+    apiVersion: "kudurru.io/v1alpha1",
+    kind: "DNSZone",
+    metadata: { name: "example-org" },
+    spec: {
+      zoneName: "example.org.",
+      type: "primary",
+      defaultTTL: 300,
+      policy: {
+        queryAccess: "allow",
+        zoneTransfer: "deny",
+        notify: "none",
+        update: "deny",
+      },
+      nameservers: ["ns1.example.org.", "ns2.example.org."],
+      ...spec,
+    },
+    ...(serial === undefined ? {} : { status: { serial } }),
+  };
+}
+
+function recordSet(
+  name: string,
+  endpoints: Endpoint[],
+  opts: { namespace?: string; created?: string; zoneRef?: string } = {},
+): DNSRecordSet {
+  return {
+    apiVersion: "kudurru.io/v1alpha1",
+    kind: "DNSRecordSet",
+    metadata: {
+      name,
+      namespace: opts.namespace ?? "apps",
+      creationTimestamp: opts.created ?? "2029-01-01T00:00:00Z",
+    },
+    spec: {
+      zoneRef: { name: opts.zoneRef ?? "example-org" },
+      endpoints,
+    },
+  };
+}
+
+function ep(
+  dnsName: string,
+  recordType: string,
+  targets: string[],
+  extra: Partial<Endpoint> = {},
+): Endpoint {
+  return { dnsName, recordType, targets, ...extra };
+}
+
+function lines(build: ReturnType<typeof buildZoneContent>): string[] {
+  return build.content.rrsets.flatMap((rrset) => sectionText([rrset]));
+}
+
+Deno.test("buildZoneContent builds SOA defaults and apex NS from the zone object", () => {
+  const build = buildZoneContent(zone(), [], NOW);
+  assert.deepEqual(lines(build), [
+    "example.org. 300 IN NS ns1.example.org.",
+    "example.org. 300 IN NS ns2.example.org.",
+    "example.org. 300 IN SOA ns1.example.org. hostmaster.example.org. 1 3600 900 1209600 300",
+  ]);
+  assert.equal(build.content.serial, 1);
+  assert.equal(build.recordCount, 0);
+});
+
+Deno.test("buildZoneContent takes spec.soa, status.serial and a default mname", async (t) => {
+  await t.step("spec.soa and status.serial", () => {
+    const build = buildZoneContent(
+      zone({
+        soa: {
+          mname: "a.example.net.",
+          rname: "dns.example.net.",
+          refresh: 7200,
+          retry: 600,
+          expire: 604800,
+          minimum: 60,
+        },
+      }, 2030010101),
+      [],
+      NOW,
+    );
+    assert.ok(
+      lines(build).includes(
+        "example.org. 300 IN SOA a.example.net. dns.example.net. 2030010101 7200 600 604800 60",
+      ),
+    );
+  });
+  await t.step("no nameservers: mname is ns1.<zone>", () => {
+    const build = buildZoneContent(zone({ nameservers: [] }), [], NOW);
+    assert.deepEqual(lines(build), [
+      "example.org. 300 IN SOA ns1.example.org. hostmaster.example.org. 1 3600 900 1209600 300",
+    ]);
+  });
+});
+
+Deno.test("buildZoneContent serves endpoints with TTL, lowercase owners and merged targets", () => {
+  const build = buildZoneContent(zone({ defaultTTL: 120 }), [
+    recordSet("web", [
+      ep("WWW.Example.org", "A", ["192.0.2.1"]),
+      ep("www.example.org.", "A", ["192.0.2.2", "192.0.2.1"]),
+      ep("mail.example.org", "MX", ["10 mx.example.org"], { recordTTL: 60 }),
+    ]),
+  ], NOW);
+  assert.deepEqual(lines(build).filter((l) => !/ (SOA|NS) /.test(l)), [
+    "mail.example.org. 60 IN MX 10 mx.example.org.",
+    "www.example.org. 120 IN A 192.0.2.1",
+    "www.example.org. 120 IN A 192.0.2.2",
+  ]);
+  assert.equal(build.recordCount, 3);
+  assert.deepEqual(build.problems, []);
+});
+
+Deno.test("buildZoneContent leaves out disabled and expired endpoints silently", () => {
+  const build = buildZoneContent(zone(), [
+    recordSet("web", [
+      ep("off.example.org", "A", ["192.0.2.1"], {
+        kudurru: { disabled: true },
+      }),
+      ep("old.example.org", "A", ["192.0.2.2"], {
+        kudurru: { expiresAt: "2029-12-31T23:59:59Z" },
+      }),
+      ep("new.example.org", "A", ["192.0.2.3"], {
+        kudurru: { expiresAt: "2030-01-01T00:00:01Z" },
+      }),
+    ]),
+  ], NOW);
+  assert.deepEqual(
+    build.content.rrsets.map((r) => r.name).filter((n) => n !== "example.org."),
+    ["new.example.org."],
+  );
+  assert.deepEqual(build.problems, []);
+});
+
+Deno.test("buildZoneContent reports names outside the zone", () => {
+  const build = buildZoneContent(zone(), [
+    recordSet("web", [
+      ep("www.example.com", "A", ["192.0.2.1"]),
+      ep("badexample.org", "A", ["192.0.2.1"]),
+    ]),
+  ], NOW);
+  assert.deepEqual(build.problems.map((p) => [p.reason, p.endpoint]), [
+    ["OutsideZone", 0],
+    ["OutsideZone", 1],
+  ]);
+  assert.equal(build.recordCount, 0);
+});
+
+Deno.test("buildZoneContent marks the later of two record sets declaring one name and type Duplicated", () => {
+  const build = buildZoneContent(zone(), [
+    recordSet("late", [ep("www.example.org", "A", ["192.0.2.2"])], {
+      created: "2029-06-01T00:00:00Z",
+    }),
+    recordSet("early", [ep("www.example.org", "A", ["192.0.2.1"])], {
+      created: "2029-01-01T00:00:00Z",
+      namespace: "zzz",
+    }),
+  ], NOW);
+  assert.ok(lines(build).includes("www.example.org. 300 IN A 192.0.2.1"));
+  assert.ok(!lines(build).includes("www.example.org. 300 IN A 192.0.2.2"));
+  assert.deepEqual(build.problems.map((p) => [p.recordSet, p.reason]), [
+    [{ namespace: "apps", name: "late" }, "Duplicated"],
+  ]);
+});
+
+Deno.test("buildZoneContent breaks creation-time ties by namespace/name", () => {
+  const build = buildZoneContent(zone(), [
+    recordSet("b", [ep("x.example.org", "TXT", ["b"])]),
+    recordSet("a", [ep("x.example.org", "TXT", ["a"])]),
+  ], NOW);
+  assert.deepEqual(build.problems.map((p) => p.recordSet.name), ["b"]);
+});
+
+Deno.test("buildZoneContent marks apex NS endpoints Duplicated when spec.nameservers is set", () => {
+  const build = buildZoneContent(zone(), [
+    recordSet("ns", [ep("example.org", "NS", ["ns3.example.org"])]),
+  ], NOW);
+  assert.deepEqual(build.problems.map((p) => p.reason), ["Duplicated"]);
+});
+
+Deno.test("buildZoneContent reports CNAME conflicts on the later declaration", async (t) => {
+  await t.step("across record sets", () => {
+    const build = buildZoneContent(zone(), [
+      recordSet("a", [ep("www.example.org", "A", ["192.0.2.1"])]),
+      recordSet("b", [ep("www.example.org", "CNAME", ["web.example.net"])]),
+    ], NOW);
+    assert.deepEqual(build.problems.map((p) => [p.recordSet.name, p.reason]), [
+      ["b", "CNAMEConflict"],
+    ]);
+  });
+  await t.step("inside one record set the first endpoint stays", () => {
+    const build = buildZoneContent(zone(), [
+      recordSet("a", [
+        ep("www.example.org", "CNAME", ["web.example.net"]),
+        ep("www.example.org", "TXT", ["x"]),
+        ep("www.example.org", "CNAME", ["other.example.net"]),
+      ]),
+    ], NOW);
+    assert.deepEqual(build.problems.map((p) => [p.endpoint, p.reason]), [
+      [1, "CNAMEConflict"],
+      [2, "CNAMEConflict"],
+    ]);
+    assert.ok(
+      lines(build).includes(
+        "www.example.org. 300 IN CNAME web.example.net.",
+      ),
+    );
+  });
+  await t.step("a CNAME at the apex conflicts with SOA and NS", () => {
+    const build = buildZoneContent(zone(), [
+      recordSet("a", [ep("example.org", "CNAME", ["web.example.net"])]),
+    ], NOW);
+    assert.deepEqual(build.problems.map((p) => p.reason), ["CNAMEConflict"]);
+  });
+});
+
+Deno.test("buildZoneContent takes only record sets of this zone and its selector", () => {
+  const build = buildZoneContent(
+    zone({ recordSetSelector: { namespaces: ["apps"] } }),
+    [
+      recordSet("mine", [ep("a.example.org", "A", ["192.0.2.1"])]),
+      recordSet("other-zone", [ep("b.example.org", "A", ["192.0.2.2"])], {
+        zoneRef: "other",
+      }),
+      recordSet("other-ns", [ep("c.example.org", "A", ["192.0.2.3"])], {
+        namespace: "team",
+      }),
+    ],
+    NOW,
+  );
+  assert.deepEqual(
+    build.content.rrsets.map((r) => r.name).filter((n) => n !== "example.org."),
+    ["a.example.org."],
+  );
+});
+
+Deno.test("buildZoneContent sorts RRsets in canonical order then by type", () => {
+  const build = buildZoneContent(zone(), [
+    recordSet("x", [
+      ep("z.example.org", "A", ["192.0.2.1"]),
+      ep("a.b.example.org", "TXT", ["t"]),
+      ep("b.example.org", "AAAA", ["2001:db8::1"]),
+      ep("b.example.org", "A", ["192.0.2.2"]),
+      ep("*.example.org", "A", ["192.0.2.3"]),
+    ]),
+  ], NOW);
+  assert.deepEqual(
+    build.content.rrsets.map((r) => `${r.name}/${r.type}`),
+    [
+      "example.org./2",
+      "example.org./6",
+      "*.example.org./1",
+      "b.example.org./1",
+      "b.example.org./28",
+      "a.b.example.org./16",
+      "z.example.org./1",
+    ],
+  );
+});
+
+Deno.test("buildZoneContent hash ignores declaration order and the serial", async (t) => {
+  const endpoints = [
+    ep("www.example.org", "A", ["192.0.2.1", "192.0.2.2"]),
+    ep("mail.example.org", "MX", ["10 mx.example.org"]),
+  ];
+  const base = buildZoneContent(zone(), [recordSet("a", endpoints)], NOW);
+  await t.step("same content in another order", () => {
+    const reordered = buildZoneContent(zone(), [
+      recordSet("a", [
+        endpoints[1]!,
+        ep("www.example.org", "A", ["192.0.2.2", "192.0.2.1"]),
+      ]),
+    ], NOW);
+    assert.equal(reordered.contentHash, base.contentHash);
+  });
+  await t.step("another serial", () => {
+    const stamped = buildZoneContent(
+      zone({}, 2030010199),
+      [recordSet("a", endpoints)],
+      NOW,
+    );
+    assert.equal(stamped.contentHash, base.contentHash);
+  });
+  await t.step("changed content", () => {
+    const changed = buildZoneContent(zone(), [
+      recordSet("a", [ep("www.example.org", "A", ["192.0.2.9"])]),
+    ], NOW);
+    assert.notEqual(changed.contentHash, base.contentHash);
+    assert.match(base.contentHash, /^[0-9a-f]{64}$/);
+  });
+});
+
+Deno.test("buildZoneContent refuses a forward zone", () => {
+  assert.throws(
+    () => buildZoneContent(zone({ type: "forward" }), [], NOW),
+    TypeError,
+  );
+});
+
+Deno.test("forwardZoneOf describes forward zones only", () => {
+  assert.deepEqual(
+    forwardZoneOf(zone({
+      zoneName: "Corp.",
+      type: "forward",
+      forward: { upstreamGroup: "corp", dnssecValidation: false },
+    })),
+    { name: "corp.", objectName: "example-org", upstreamGroup: "corp" },
+  );
+  assert.equal(forwardZoneOf(zone()), undefined);
+});

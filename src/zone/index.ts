@@ -1,0 +1,188 @@
+/**
+ * The lookup structure every DNS worker builds from a snapshot: zones by
+ * name (longest-suffix match by walking a name's suffixes), and per zone a
+ * Map from lowercase owner name to node, with empty non-terminals and zone
+ * cuts marked. Building is linear in the number of RRsets.
+ */
+import { splitLabels } from "../dns/name.ts";
+import { TYPE } from "./content_apex.ts";
+import type { ForwardZone, RRSet, SoaRdata, ZoneContent } from "./types.ts";
+
+/** One owner name of a primary zone. */
+export interface ZoneNode {
+  /** Lowercase FQDN. */
+  name: string;
+  /** The node's RRsets in zone-file order: SOA first, then by type code. Empty for an empty non-terminal. */
+  rrsets: RRSet[];
+  byType: Map<number, RRSet>;
+  /** NS below the apex: a delegation point (zone cut). */
+  cut: boolean;
+}
+
+/** A primary zone, indexed. */
+export interface IndexedZone {
+  kind: "primary";
+  /** Lowercase FQDN. */
+  name: string;
+  content: ZoneContent;
+  nodes: Map<string, ZoneNode>;
+  apex: ZoneNode;
+  /** The apex SOA as served in answers (its own TTL). */
+  soa: RRSet | undefined;
+  /** The SOA for negative answers: TTL = min(SOA TTL, SOA minimum) (RFC 2308 §5). */
+  negativeSoa: RRSet | undefined;
+  /** The apex NS RRset, for the authority section of positive answers. */
+  ns: RRSet | undefined;
+}
+
+/** A forward zone, indexed. */
+export interface IndexedForwardZone {
+  kind: "forward";
+  name: string;
+  zone: ForwardZone;
+}
+
+/** What {@linkcode buildZoneIndex} returns; read-only once built. */
+export interface ZoneIndex {
+  zones: Map<string, IndexedZone | IndexedForwardZone>;
+}
+
+/** A lowercase FQDN and its ancestors, longest first, ending with `.`. */
+export function nameSuffixes(name: string): string[] {
+  const labels = splitLabels(name);
+  const out: string[] = [];
+  let suffix = ".";
+  for (let i = labels.length - 1; i >= 0; i--) {
+    suffix = suffix === "." ? `${labels[i]}.` : `${labels[i]}.${suffix}`;
+    out.push(suffix);
+  }
+  out.reverse();
+  out.push(".");
+  return out;
+}
+
+/** ASCII-lowercases and adds the trailing dot, like normalizeName but cheaper on the hot path. */
+export function lowerFqdn(name: string): string {
+  const lower = name.toLowerCase() === name
+    ? name
+    : name.replace(/[A-Z]+/g, (c) => c.toLowerCase());
+  return lower.endsWith(".") ? lower : `${lower}.`;
+}
+
+function newNode(name: string): ZoneNode {
+  return { name, rrsets: [], byType: new Map(), cut: false };
+}
+
+function negativeSoaOf(soa: RRSet | undefined): RRSet | undefined {
+  const rdata = soa?.rdata[0] as SoaRdata | undefined;
+  if (soa === undefined || rdata === undefined) return undefined;
+  return { ...soa, ttl: Math.min(soa.ttl, rdata.minimum) };
+}
+
+/** Indexes one primary zone; owners outside the zone are ignored. */
+export function indexZone(content: ZoneContent): IndexedZone {
+  const zoneName = lowerFqdn(content.name);
+  const nodes = new Map<string, ZoneNode>();
+  const apex = newNode(zoneName);
+  nodes.set(zoneName, apex);
+  for (const rrset of content.rrsets) {
+    const owner = lowerFqdn(rrset.name);
+    const suffixes = nameSuffixes(owner);
+    const apexAt = suffixes.indexOf(zoneName);
+    if (apexAt < 0) continue;
+    let node = nodes.get(owner);
+    if (node === undefined) {
+      node = newNode(owner);
+      nodes.set(owner, node);
+      // Ancestors up to the apex exist as empty non-terminals unless they hold data.
+      for (let i = 1; i < apexAt; i++) {
+        const ancestor = suffixes[i]!;
+        if (nodes.has(ancestor)) break;
+        nodes.set(ancestor, newNode(ancestor));
+      }
+    }
+    const named = rrset.name === owner ? rrset : { ...rrset, name: owner };
+    node.byType.set(rrset.type, named);
+    node.rrsets.push(named);
+    if (rrset.type === TYPE.NS && node !== apex) node.cut = true;
+  }
+  for (const node of nodes.values()) {
+    node.rrsets.sort((a, b) => zoneFileRank(a.type) - zoneFileRank(b.type));
+  }
+  const soa = apex.byType.get(TYPE.SOA);
+  return {
+    kind: "primary",
+    name: zoneName,
+    content,
+    nodes,
+    apex,
+    soa,
+    negativeSoa: negativeSoaOf(soa),
+    ns: apex.byType.get(TYPE.NS),
+  };
+}
+
+/** Zone files start with the SOA; everything else follows by type code. */
+function zoneFileRank(type: number): number {
+  return type === TYPE.SOA ? -1 : type;
+}
+
+/**
+ * Builds the index. When a primary and a forward zone share a name the
+ * primary wins; among duplicates the first wins.
+ */
+export function buildZoneIndex(
+  zones: ZoneContent[],
+  forwardZones: ForwardZone[],
+): ZoneIndex {
+  const index: ZoneIndex = { zones: new Map() };
+  for (const content of zones) {
+    const zone = indexZone(content);
+    const existing = index.zones.get(zone.name);
+    if (existing === undefined || existing.kind === "forward") {
+      index.zones.set(zone.name, zone);
+    }
+  }
+  for (const zone of index.zones.values()) {
+    if (zone.kind === "primary") linkIntoParent(index, zone);
+  }
+  for (const zone of forwardZones) {
+    const name = lowerFqdn(zone.name);
+    if (!index.zones.has(name)) {
+      index.zones.set(name, { kind: "forward", name, zone });
+    }
+  }
+  return index;
+}
+
+/**
+ * Makes a locally served child zone's apex (and the names between it and
+ * the parent apex) exist in the nearest local parent zone as empty
+ * non-terminals, as NSD's shared name tree does: the parent answers NODATA,
+ * not NXDOMAIN, for them (a DS query for the child apex included).
+ */
+function linkIntoParent(index: ZoneIndex, child: IndexedZone): void {
+  const suffixes = nameSuffixes(child.name);
+  for (let i = 1; i < suffixes.length; i++) {
+    const parent = index.zones.get(suffixes[i]!);
+    if (parent?.kind !== "primary") continue;
+    for (let j = 0; j < i; j++) {
+      if (parent.nodes.has(suffixes[j]!)) break;
+      parent.nodes.set(suffixes[j]!, newNode(suffixes[j]!));
+    }
+    return;
+  }
+}
+
+/** The zone with the longest name that is the name or an ancestor of it. */
+export function findZone(
+  index: ZoneIndex,
+  suffixes: string[],
+  from = 0,
+): IndexedZone | IndexedForwardZone | undefined {
+  for (let i = from; i < suffixes.length; i++) {
+    const zone = index.zones.get(suffixes[i]!);
+    if (zone !== undefined) return zone;
+  }
+  return undefined;
+}

@@ -1,0 +1,90 @@
+/**
+ * Where NSD 4.6 and Knot 3.2 answer the corpus differently, what each does,
+ * and which answer kudurru gives. nsd_knot_test.ts fails when one of these
+ * stops being a disagreement (so the list stays true), and
+ * kudurru_diff_test.ts compares kudurru with the peer named here.
+ *
+ * NSD runs with `minimal-responses: yes`: without it NSD also puts the zone's
+ * NS RRset in the authority section (and its addresses in additional) of
+ * every positive answer, which Knot never does and kudurru will not do.
+ */
+
+/** Which peer kudurru matches for one query; "either" accepts both answers. */
+export type KudurruChoice = "nsd" | "knot" | "either";
+
+/** One documented difference between the peers. */
+export interface KnownDisagreement {
+  nsd: string;
+  knot: string;
+  kudurru: KudurruChoice;
+  why: string;
+}
+
+const ADDITIONAL_FOR_TARGETS =
+  "Additional addresses for in-zone targets save the resolver a round trip (RFC 1035 §3.3.9, RFC 2782, RFC 9460 §4.3)";
+const FOLLOW_ACROSS_ZONES =
+  "RFC 1034 §4.3.2 step 3a restarts the lookup at step 1 with the new name, which searches every zone served here, not only the current one";
+
+/** Keyed by corpus query name. */
+export const KNOWN_DISAGREEMENTS: Record<string, KnownDisagreement> = {
+  "apex MX with exchange addresses in additional": {
+    nsd: "no additional section (minimal-responses)",
+    knot: "A and AAAA of mail.kudurru.test. in additional",
+    kudurru: "knot",
+    why: ADDITIONAL_FOR_TARGETS,
+  },
+  "SRV with target addresses in additional": {
+    nsd: "no additional section (minimal-responses)",
+    knot: "A of the in-zone target sip.kudurru.test. in additional",
+    kudurru: "knot",
+    why: ADDITIONAL_FOR_TARGETS,
+  },
+  "SVCB": {
+    nsd: "no additional section (minimal-responses)",
+    knot: "A of the in-zone target svc-backend.kudurru.test. in additional",
+    kudurru: "knot",
+    why: ADDITIONAL_FOR_TARGETS,
+  },
+  "CNAME into the second zone": {
+    nsd: "follows the CNAME into other.test. and adds www.other.test. A",
+    knot: "answers the CNAME only and stops at the zone boundary",
+    kudurru: "nsd",
+    why: FOLLOW_ACROSS_ZONES,
+  },
+  "CNAME from the second zone back": {
+    nsd: "follows the CNAME back into kudurru.test. and adds www A",
+    knot: "answers the CNAME only",
+    kudurru: "nsd",
+    why: FOLLOW_ACROSS_ZONES,
+  },
+  "CNAME to NXDOMAIN in the second zone": {
+    nsd: "NXDOMAIN, the CNAME in answer and other.test. SOA in authority",
+    knot: "NOERROR with the CNAME only",
+    kudurru: "nsd",
+    why: FOLLOW_ACROSS_ZONES + "; the final rcode belongs to the last name",
+  },
+  "DNAME into the second zone": {
+    nsd: "DNAME, synthesised CNAME and www.other.test. A",
+    knot: "DNAME and synthesised CNAME only",
+    kudurru: "nsd",
+    why: FOLLOW_ACROSS_ZONES,
+  },
+  "ANY at the apex over UDP": {
+    nsd: "one RRset: the SOA",
+    knot: "one RRset: the A",
+    kudurru: "either",
+    why: "RFC 8482 lets the server pick any one RRset; both do, differently",
+  },
+  "opcode STATUS is NOTIMP": {
+    nsd: "NOTIMP with an empty question section",
+    knot: "NOTIMP echoing the question",
+    kudurru: "knot",
+    why: "Echoing the question lets the client match the answer to its query",
+  },
+  "opcode 3 (unassigned) is NOTIMP": {
+    nsd: "NOTIMP with an empty question section",
+    knot: "NOTIMP echoing the question",
+    kudurru: "knot",
+    why: "Echoing the question lets the client match the answer to its query",
+  },
+};

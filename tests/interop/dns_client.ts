@@ -1,0 +1,258 @@
+/**
+ * A minimal DNS client for interop tests: real UDP and TCP queries to a
+ * server on loopback, encoded and decoded with dns-packet. It never consults
+ * the system resolver; the target is always an address and a port.
+ */
+import dnsPacket from "dns-packet";
+import { Buffer } from "node:buffer";
+import { typeCode } from "../../src/dns/rdata_text.ts";
+
+/** One resource record as dns-packet decodes it. */
+export interface DecodedRecord {
+  name: string;
+  type: string;
+  class: string;
+  ttl: number;
+  // deno-lint-ignore no-explicit-any -- dns-packet ships no types; rdata shape varies by type
+  data: any;
+  /** OPT only. */
+  udpPayloadSize?: number;
+  flags?: number;
+}
+
+/** A response as dns-packet decodes it (the fields the tests read). */
+export interface DecodedResponse {
+  id: number;
+  opcode: string;
+  rcode: string;
+  flag_aa: boolean;
+  flag_tc: boolean;
+  flag_rd: boolean;
+  flag_ra: boolean;
+  questions: { name: string; type: string; class: string }[];
+  answers: DecodedRecord[];
+  authorities: DecodedRecord[];
+  additionals: DecodedRecord[];
+}
+
+/** Loopback addresses the tests may talk to. */
+export type LoopbackAddress = "127.0.0.1" | "::1";
+
+/** How to send one query. */
+export interface QueryOptions {
+  /** @default false (UDP) */
+  tcp?: boolean;
+  /** true adds OPT with a 1232-octet payload size; @default false */
+  edns?: boolean | { udpSize: number; do: boolean };
+  /** @default "127.0.0.1" */
+  address?: LoopbackAddress;
+  /** Numeric opcode (0 QUERY, 4 NOTIFY, 5 UPDATE, …); @default 0 */
+  opcode?: number;
+  /** @default "IN" */
+  class?: "IN" | "CH" | "HS" | "ANY";
+  /** @default a random 16-bit id */
+  id?: number;
+  /** @default true */
+  rd?: boolean;
+  /** @default 2000 */
+  timeoutMs?: number;
+}
+
+const RD_FLAG = 1 << 8;
+const DO_FLAG = 1 << 15;
+
+/** Type codes dns-packet has a mnemonic for (the rest go as UNKNOWN_<code>). */
+const PACKET_TYPE_NAMES: Record<number, string> = {
+  1: "A",
+  2: "NS",
+  5: "CNAME",
+  6: "SOA",
+  12: "PTR",
+  15: "MX",
+  16: "TXT",
+  28: "AAAA",
+  33: "SRV",
+  35: "NAPTR",
+  39: "DNAME",
+  43: "DS",
+  44: "SSHFP",
+  52: "TLSA",
+  252: "AXFR",
+  255: "ANY",
+  257: "CAA",
+};
+
+/** A qtype as dns-packet wants it: its mnemonic, or UNKNOWN_<code>. */
+function packetType(qtype: string): string {
+  const upper = qtype.toUpperCase();
+  const code = Object.entries(PACKET_TYPE_NAMES).find(([, n]) => n === upper)
+    ?.[0] ?? typeCode(upper);
+  if (code === undefined) {
+    throw new Error(`Cannot encode query: unknown qtype "${qtype}"`);
+  }
+  return PACKET_TYPE_NAMES[Number(code)] ?? `UNKNOWN_${code}`;
+}
+
+/** Encodes a query message. */
+export function encodeQuery(
+  qname: string,
+  qtype: string,
+  opts: QueryOptions = {},
+): Uint8Array {
+  const edns = opts.edns === true ? { udpSize: 1232, do: false } : opts.edns;
+  const flags = ((opts.opcode ?? 0) << 11) | (opts.rd === false ? 0 : RD_FLAG);
+  return new Uint8Array(dnsPacket.encode({
+    type: "query",
+    id: opts.id ?? Math.floor(Math.random() * 65536),
+    flags,
+    questions: [{
+      name: qname,
+      type: packetType(qtype),
+      class: opts.class ?? "IN",
+    }],
+    additionals: edns
+      ? [{
+        type: "OPT",
+        name: ".",
+        udpPayloadSize: edns.udpSize,
+        flags: edns.do ? DO_FLAG : 0,
+      }]
+      : [],
+  }));
+}
+
+/** Decodes a response message. */
+export function decodeResponse(bytes: Uint8Array): DecodedResponse {
+  return dnsPacket.decode(Buffer.from(bytes)) as DecodedResponse;
+}
+
+/** Sends one query and decodes the answer; throws when none arrives in time. */
+export async function query(
+  port: number,
+  qname: string,
+  qtype: string,
+  opts: QueryOptions = {},
+): Promise<DecodedResponse> {
+  const id = opts.id ?? Math.floor(Math.random() * 65536);
+  const message = encodeQuery(qname, qtype, { ...opts, id });
+  const reply = await exchange(port, message, opts);
+  if (reply === null) {
+    throw new Error(
+      `No answer from ${opts.address ?? "127.0.0.1"} port ${port} over ${
+        opts.tcp ? "TCP" : "UDP"
+      } for "${qname}" ${qtype}`,
+    );
+  }
+  return decodeResponse(reply);
+}
+
+/**
+ * Sends arbitrary bytes (malformed queries) and returns the raw reply, or
+ * null when the server stays silent until the timeout.
+ */
+export function sendRaw(
+  port: number,
+  bytes: Uint8Array,
+  tcp = false,
+  address: LoopbackAddress = "127.0.0.1",
+): Promise<Uint8Array | null> {
+  return exchange(port, bytes, { tcp, address, timeoutMs: 1000 });
+}
+
+async function exchange(
+  port: number,
+  message: Uint8Array,
+  opts: QueryOptions,
+): Promise<Uint8Array | null> {
+  const address = opts.address ?? "127.0.0.1";
+  const timeoutMs = opts.timeoutMs ?? 2000;
+  return opts.tcp
+    ? await exchangeTcp(address, port, message, timeoutMs)
+    : await exchangeUdp(address, port, message, timeoutMs);
+}
+
+/** Closes `resource` after `ms`, which makes a pending read reject. */
+function closeAfter(resource: { close(): void }, ms: number) {
+  let fired = false;
+  const timer = setTimeout(() => {
+    fired = true;
+    resource.close();
+  }, ms);
+  return {
+    get fired() {
+      return fired;
+    },
+    [Symbol.dispose]() {
+      clearTimeout(timer);
+      if (!fired) resource.close();
+    },
+  };
+}
+
+async function exchangeUdp(
+  hostname: LoopbackAddress,
+  port: number,
+  message: Uint8Array,
+  timeoutMs: number,
+): Promise<Uint8Array | null> {
+  const socket = Deno.listenDatagram({ transport: "udp", hostname, port: 0 });
+  using deadline = closeAfter(socket, timeoutMs);
+  try {
+    await socket.send(message, { transport: "udp", hostname, port });
+    while (true) {
+      const [reply] = await socket.receive();
+      // A stray datagram with another id is not our answer (ids are random).
+      if (
+        message.length < 2 || reply.length < 2 ||
+        (reply[0] === message[0] && reply[1] === message[1])
+      ) return reply;
+    }
+  } catch (error) {
+    if (deadline.fired) return null;
+    throw error;
+  }
+}
+
+async function exchangeTcp(
+  hostname: LoopbackAddress,
+  port: number,
+  message: Uint8Array,
+  timeoutMs: number,
+): Promise<Uint8Array | null> {
+  const conn = await Deno.connect({ hostname, port });
+  using deadline = closeAfter(conn, timeoutMs);
+  try {
+    const framed = new Uint8Array(message.length + 2);
+    new DataView(framed.buffer).setUint16(0, message.length);
+    framed.set(message, 2);
+    await writeAll(conn, framed);
+    const head = await readExactly(conn, 2);
+    if (head === null) return null;
+    return await readExactly(conn, (head[0]! << 8) | head[1]!);
+  } catch (error) {
+    if (deadline.fired) return null;
+    throw error;
+  }
+}
+
+async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
+  let written = 0;
+  while (written < bytes.length) {
+    written += await conn.write(bytes.subarray(written));
+  }
+}
+
+/** Reads n octets, or null when the peer closes first. */
+async function readExactly(
+  conn: Deno.Conn,
+  n: number,
+): Promise<Uint8Array | null> {
+  const out = new Uint8Array(n);
+  let got = 0;
+  while (got < n) {
+    const read = await conn.read(out.subarray(got));
+    if (read === null) return null;
+    got += read;
+  }
+  return out;
+}

@@ -1,0 +1,122 @@
+/**
+ * kudurru as a subprocess, started the way the README starts it (scoped
+ * permissions, a config file), serving objects written as YAML into its
+ * objects.d. Everything it could reach beyond loopback is pointed at
+ * loopback: the HTTP listeners, and the upstreams behind the first-boot root
+ * forward zone.
+ */
+import { join } from "node:path";
+import YAML from "yaml";
+import type { KObject } from "../../src/api/v1alpha1/meta.ts";
+import { freePort, hasIpv6Loopback } from "./free_port.ts";
+import { type RunningServer, spawnServer } from "./server_process.ts";
+
+const ROOT = join(import.meta.dirname!, "..", "..");
+const MAIN = join(ROOT, "main.ts");
+
+/** What the kudurru test or benchmark needs to set. */
+export interface KudurruOptions {
+  /** Written to objects.d/corpus.yaml. */
+  objects: KObject[];
+  /** A zone among `objects`; its SOA answering means kudurru is up. */
+  readyZone: string;
+  /** Loopback port of a server that stands in for every upstream. */
+  upstreamPort: number;
+  /** Reported for CHAOS id.server. @default "interop" */
+  nodeName?: string;
+  /** @default 60000 (the first run may compile) */
+  startTimeoutMs?: number;
+}
+
+/**
+ * True once the DNS listeners exist and `kudurru serve` starts them:
+ * src/listeners/ holds code and src/cli/serve.ts imports from it.
+ */
+export async function listenersExist(): Promise<boolean> {
+  let hasCode = false;
+  try {
+    for await (const entry of Deno.readDir(join(ROOT, "src", "listeners"))) {
+      if (entry.isFile && entry.name.endsWith(".ts")) hasCode = true;
+    }
+    const serve = await Deno.readTextFile(join(ROOT, "src", "cli", "serve.ts"));
+    return hasCode && /from "\.\.\/listeners\//.test(serve);
+  } catch {
+    return false;
+  }
+}
+
+/** Starts `kudurru serve` on a free loopback port. */
+export async function startKudurru(
+  opts: KudurruOptions,
+): Promise<RunningServer> {
+  const dir = await Deno.makeTempDir({ prefix: "kudurru-interop-" });
+  try {
+    const port = freePort();
+    await Deno.mkdir(join(dir, "objects.d"));
+    await Deno.writeTextFile(
+      join(dir, "objects.d", "corpus.yaml"),
+      opts.objects.map((o) => YAML.stringify(withoutStatus(o))).join("---\n"),
+    );
+    const config = join(dir, "kudurru.yaml");
+    await Deno.writeTextFile(config, kudurruConfig(dir, port, opts));
+    return await spawnServer({
+      label: "kudurru",
+      command: Deno.execPath(),
+      args: [
+        "run",
+        "--unstable-net",
+        "--allow-net",
+        "--allow-env",
+        "--allow-sys=hostname,uid",
+        "--allow-read",
+        `--allow-write=${join(dir, "data")}`,
+        MAIN,
+        "serve",
+        "--config",
+        config,
+      ],
+      env: { NO_COLOR: "1" },
+      port,
+      tempDir: dir,
+      readyZone: opts.readyZone,
+      startTimeoutMs: opts.startTimeoutMs ?? 60_000,
+    });
+  } catch (error) {
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+    throw error;
+  }
+}
+
+/** The loader strips status anyway; leaving it out keeps the file honest. */
+function withoutStatus(o: KObject): KObject {
+  const { status: _status, ...rest } = o;
+  return rest;
+}
+
+function kudurruConfig(
+  dir: string,
+  port: number,
+  opts: KudurruOptions,
+): string {
+  const dns = [{ address: `127.0.0.1:${port}`, protocols: ["udp", "tcp"] }];
+  if (hasIpv6Loopback()) {
+    dns.push({ address: `[::1]:${port}`, protocols: ["udp", "tcp"] });
+  }
+  const upstream = `127.0.0.1:${opts.upstreamPort}`;
+  const local = () => ({ address: `127.0.0.1:${freePort()}` });
+  return YAML.stringify({
+    node: { name: opts.nodeName ?? "interop", dataDir: join(dir, "data") },
+    objectsDir: join(dir, "objects.d"),
+    listeners: {
+      dns,
+      api: local(),
+      ops: local(),
+      metrics: local(),
+      internal: local(),
+    },
+    upstreams: {
+      groups: { default: { servers: [upstream] } },
+      bootstrap: [upstream],
+    },
+  });
+}
