@@ -6,6 +6,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import denoJson from "../deno.json" with { type: "json" };
+import { freePort } from "./interop/free_port.ts";
+import { query } from "./interop/dns_client.ts";
 
 const ROOT = join(import.meta.dirname!, "..");
 const MAIN = join(ROOT, "main.ts");
@@ -95,15 +97,18 @@ Deno.test("kudurru serve seeds first boot, loads objects.d, survives a broken fi
       "kind: [unclosed\n",
     );
 
+    const dnsPort = freePort();
     const child = new Deno.Command(Deno.execPath(), {
       args: ["run", ...serveTaskFlags(), MAIN, "serve"],
       cwd,
-      // Only where data and objects live differs from the embedded defaults:
-      // as root those would be /var/lib/kudurru and /etc/kudurru.
+      // Only where data and objects live and the DNS port differ from the
+      // embedded defaults: as root those would be /var/lib/kudurru,
+      // /etc/kudurru and 0.0.0.0:53.
       env: {
         NO_COLOR: "1",
         KUDURRU_NODE__DATADIR: "data",
         KUDURRU_OBJECTSDIR: "objects.d",
+        KUDURRU_LISTENERS__DNS: `127.0.0.1:${dnsPort}`,
       },
       stdout: "piped",
       stderr: "piped",
@@ -120,6 +125,32 @@ Deno.test("kudurru serve seeds first boot, loads objects.d, survives a broken fi
       );
       assert.deepEqual(await zoneNames(cwd), [".", "example.org."]);
 
+      // The zone from objects.d answers over UDP and TCP; the controller
+      // stamps its serial from the clock shortly after the first load.
+      const stampedBy = Date.now() + 10_000;
+      for (const tcp of [false, true]) {
+        while (true) {
+          const soa = await query(dnsPort, "Example.ORG.", "SOA", { tcp })
+            .catch((e) => {
+              throw new Error(`${e.message}; log:\n${log.text}`);
+            });
+          assert.equal(soa.rcode, "NOERROR");
+          assert.ok(soa.flag_aa, "authoritative");
+          assert.equal(
+            soa.answers[0]?.name,
+            "Example.ORG",
+            "the question's case is kept",
+          );
+          const serial = (soa.answers[0]?.data as { serial: number }).serial;
+          if (serial > 1_700_000_000) break;
+          assert.ok(
+            Date.now() < stampedBy,
+            `serial still ${serial}; log:\n${log.text}`,
+          );
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      }
+
       // A file added while running is picked up by the watch.
       await Deno.writeTextFile(
         join(cwd, "objects.d", "more.yaml"),
@@ -135,7 +166,11 @@ Deno.test("kudurru serve seeds first boot, loads objects.d, survives a broken fi
         await new Promise((r) => setTimeout(r, 200));
       }
     } finally {
-      child.kill("SIGTERM");
+      try {
+        child.kill("SIGTERM");
+      } catch {
+        // it exited on its own: the exit code below says how
+      }
       const status = await child.status;
       await log.done();
       await stdout.done();

@@ -9,7 +9,7 @@ import type { Request } from "../../pipeline/mod.ts";
 const HEADER_OCTETS = 12;
 
 /** @default entries of a memo */
-export const DEFAULT_MEMO_ENTRIES = 10_000;
+export const DEFAULT_MEMO_ENTRIES = 100_000;
 
 /**
  * What an encoded answer depends on besides the snapshot: the name (any

@@ -23,7 +23,7 @@ import {
 } from "./answer_memo.ts";
 
 export interface AuthoritativeOptions {
-  /** Encoded answers kept per snapshot. @default 10000 */
+  /** Encoded answers kept per snapshot. @default 100000 */
   memoEntries?: number;
 }
 
