@@ -171,7 +171,13 @@ Deno.test("kudurru serve seeds first boot, loads objects.d, survives a broken fi
       } catch {
         // it exited on its own: the exit code below says how
       }
+      const killer = setTimeout(() => child.kill("SIGKILL"), 30_000);
       const status = await child.status;
+      clearTimeout(killer);
+      assert.ok(
+        status.signal !== "SIGKILL",
+        `SIGTERM did not stop kudurru; log:\n${log.text}`,
+      );
       await log.done();
       await stdout.done();
       assert.equal(status.code, 0, `exit code; log:\n${log.text}`);

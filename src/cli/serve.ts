@@ -111,6 +111,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   }
 }
 
+/** Longer than the listeners' 10 s drain, so a clean stop always fits. */
+const SHUTDOWN_DEADLINE_MS = 20_000;
+
 export const serveCommand: Command = {
   name: "serve",
   summary: "Run the DNS server",
@@ -144,7 +147,20 @@ export const serveCommand: Command = {
     });
     await waitForShutdownSignal();
     logger.info("shutting down");
-    await server.stop();
+    // In-flight queries get a bounded grace period (the listeners' own); a
+    // stop that still cannot finish must not keep a dead server around.
+    const finished = await Promise.race([
+      server.stop().then(() => true),
+      new Promise<false>((r) =>
+        setTimeout(() => r(false), SHUTDOWN_DEADLINE_MS)
+      ),
+    ]);
+    if (!finished) {
+      logger.error("shutdown did not finish in time; exiting anyway", {
+        seconds: SHUTDOWN_DEADLINE_MS / 1000,
+      });
+      return 1;
+    }
     return 0;
   },
 };

@@ -47,6 +47,9 @@ export function startZoneController(
   const running = elector.run(
     abort.signal,
     () => {
+      // An elector may hand over leadership after stop() has begun (or even
+      // after run() ended); work started then would never be stopped.
+      if (abort.signal.aborted) return;
       log.info("Leading: reconciling zones");
       stopReconciler();
       reconciler = startZoneReconciler({

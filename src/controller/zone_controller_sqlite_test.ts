@@ -7,6 +7,7 @@ import { startSnapshotBuilder } from "../snapshot/builder.ts";
 import {
   a,
   fakeClock,
+  finishWithin,
   primaryZone,
   recordSet,
   waitFor,
@@ -14,6 +15,11 @@ import {
 import { startZoneController } from "./zone_controller.ts";
 
 const NOW = 1_800_000_000;
+
+// Leaked loops fail the test that leaked them; left running, they would keep
+// the event loop alive and turn a later never-settling await into a silent
+// hang (Deno 2.9 leaves these sanitizers off by default).
+Deno.test.sanitizer({ ops: true, resources: true });
 
 Deno.test("startZoneController and startSnapshotBuilder on the sqlite driver serve a stamped serial", async () => {
   const dir = await Deno.makeTempDir({ prefix: "kudurru-controller-" });
@@ -48,7 +54,7 @@ Deno.test("startZoneController and startSnapshotBuilder on the sqlite driver ser
       debounceMs: 5,
     });
     try {
-      await builder.synced;
+      await finishWithin("The first snapshot", builder.synced);
       const stamped = await waitFor(
         "a snapshot with the stamped serial",
         () => snapshots.find((s) => s.zones[0]?.serial === NOW),
@@ -64,8 +70,8 @@ Deno.test("startZoneController and startSnapshotBuilder on the sqlite driver ser
       });
       assert.equal((zone.status as { serial?: number }).serial, NOW);
     } finally {
-      await controller.stop();
-      await builder.stop();
+      await finishWithin("The zone controller's stop", controller.stop());
+      await finishWithin("The snapshot builder's stop", builder.stop());
     }
   } finally {
     await store.close();

@@ -10,7 +10,9 @@ import {
 import type { Elector, Store } from "../store/store.ts";
 import {
   a,
+  breakableStore,
   fakeClock,
+  finishWithin,
   forwardZone,
   primaryZone,
   recordSet,
@@ -22,6 +24,11 @@ import { startZoneController } from "./zone_controller.ts";
 const API = { manager: "api" };
 const NOW = 1_800_000_000;
 
+// Leaked loops fail the test that leaked them; left running, they would keep
+// the event loop alive and turn a later never-settling await into a silent
+// hang (Deno 2.9 leaves these sanitizers off by default).
+Deno.test.sanitizer({ ops: true, resources: true });
+
 function control(store: Store, clock = fakeClock(NOW)) {
   const controller = startZoneController({
     store,
@@ -32,9 +39,9 @@ function control(store: Store, clock = fakeClock(NOW)) {
   return {
     clock,
     async [Symbol.asyncDispose]() {
-      await controller.stop();
+      await finishWithin("The zone controller's stop", controller.stop());
     },
-    stop: () => controller.stop(),
+    stop: () => finishWithin("The zone controller's stop", controller.stop()),
   };
 }
 
@@ -481,5 +488,18 @@ Deno.test("startZoneController writes only while it leads the controller electio
     await sleep(50);
     assert.equal(statusWrites(store), writes);
   }
+  await store.close();
+});
+
+Deno.test("startZoneController starts nothing when leadership arrives after stop", async () => {
+  const store = await storeWithZone();
+  const election = handOverElector();
+  const watched = breakableStore(store);
+  const led: Store = { ...watched.store, elector: () => election.elector };
+  const c = control(led);
+  await c.stop();
+  election.grant(); // an elector that hands over leadership late
+  await sleep(50);
+  assert.deepEqual([watched.watches, statusWrites(store)], [0, 0]);
   await store.close();
 });

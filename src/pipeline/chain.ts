@@ -79,19 +79,31 @@ export function buildChain(stages: readonly Stage[], opts: ChainOptions): Next {
   return next;
 }
 
+/**
+ * Wraps `stage` so nothing it throws or rejects with escapes. A stage that
+ * answers synchronously stays synchronous: no promise is made per stage
+ * unless the stage itself returns one (most answers never wait on I/O).
+ */
 function guard(stage: Stage, next: Next, opts: ChainOptions): Next {
-  return async (req) => {
+  const failed = (req: Request, error: unknown): Response => {
+    opts.logger.error("Stage failed; answering SERVFAIL", {
+      stage: stage.name,
+      qname: req.query.question?.name,
+      qtype: req.query.question?.type,
+      error,
+    });
+    opts.counters?.countStageError(stage.name);
+    return answer(req, stage.name, "servfail", RCODE.SERVFAIL);
+  };
+  return (req) => {
+    let res: Promise<Response> | Response;
     try {
-      return await stage.serve(req, next);
+      res = stage.serve(req, next);
     } catch (error) {
-      opts.logger.error("Stage failed; answering SERVFAIL", {
-        stage: stage.name,
-        qname: req.query.question?.name,
-        qtype: req.query.question?.type,
-        error,
-      });
-      opts.counters?.countStageError(stage.name);
-      return answer(req, stage.name, "servfail", RCODE.SERVFAIL);
+      return failed(req, error);
     }
+    return res instanceof Promise
+      ? res.catch((error: unknown) => failed(req, error))
+      : res;
   };
 }

@@ -107,3 +107,29 @@ Deno.test("chain refuses two stages with one name", () => {
     /stage "local" given twice/,
   );
 });
+
+Deno.test("chain answers synchronously when every stage does", () => {
+  const trace: string[] = [];
+  const chain = buildChain([tracer("ingress", trace), tracer("local", trace)], {
+    logger: memoryLogger(),
+  });
+  const res = chain(requestFor("example.org. A"));
+  assert.ok(!(res instanceof Promise));
+  assert.equal(res.status, "refused");
+});
+
+Deno.test("chain answers SERVFAIL for a stage whose promise rejects", async () => {
+  const rejecter: Stage = {
+    name: "upstream",
+    serve: () => Promise.reject(new Error("timeout")),
+  };
+  const counters = createStageCounters();
+  const chain = buildChain([tracer("ingress", []), rejecter], {
+    logger: memoryLogger(),
+    counters,
+  });
+  const res = chain(requestFor("example.org. A"));
+  assert.ok(res instanceof Promise);
+  assert.equal((await res).status, "servfail");
+  assert.deepEqual(counters.drain().stageErrors, { upstream: 1 });
+});

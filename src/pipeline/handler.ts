@@ -18,9 +18,19 @@ export interface QueryHandler {
   /**
    * Answers one query. For UDP the answer is sized to the client's EDNS
    * payload size (512 without EDNS) and truncated with TC=1 when it does not
-   * fit; for TCP the limit is 65535. Never throws.
+   * fit; for TCP the limit is 65535. Never throws, and a returned promise
+   * never rejects.
+   *
+   * Answers that need no I/O (memo hits, ingress's answers) come back
+   * synchronously, so a listener can send them without a promise per query.
+   * `query` may be the listener's receive buffer: the handler reads it only
+   * until it returns, or until its promise settles when it returns one, and
+   * the answer never shares memory with it.
    */
-  handle(query: Uint8Array, client: ClientInfo): Promise<Uint8Array | null>;
+  handle(
+    query: Uint8Array,
+    client: ClientInfo,
+  ): Promise<Uint8Array | null> | Uint8Array | null;
   /** Swaps in a new snapshot (one assignment; queries in flight keep the old one). */
   setSnapshot(snapshot: Snapshot): void;
 }

@@ -51,10 +51,10 @@ export function createQueryHandler(
   const now = opts.now ?? Date.now;
   let snapshot: Snapshot | undefined;
 
-  async function handle(
+  function handle(
     bytes: Uint8Array,
     client: ClientInfo,
-  ): Promise<Uint8Array | null> {
+  ): Promise<Uint8Array | null> | Uint8Array | null {
     let req: Request | undefined;
     try {
       const current = snapshot; // read once: the query keeps this snapshot
@@ -64,15 +64,24 @@ export function createQueryHandler(
         node: current?.node ?? fallbackNode,
         received: now(),
       });
-      return toBytes(req, await chain(req));
+      const res = chain(req);
+      if (!(res instanceof Promise)) return toBytes(req, res);
+      const pending = req;
+      return res
+        .then((settled) => toBytes(pending, settled))
+        .catch((error: unknown) => failed(pending, error));
     } catch (error) {
-      opts.logger.error("Query handling failed; dropping the query", {
-        qname: req?.query.question?.name,
-        qtype: req?.query.question?.type,
-        error,
-      });
-      return null;
+      return failed(req, error);
     }
+  }
+
+  function failed(req: Request | undefined, error: unknown): null {
+    opts.logger.error("Query handling failed; dropping the query", {
+      qname: req?.query.question?.name,
+      qtype: req?.query.question?.type,
+      error,
+    });
+    return null;
   }
 
   function toBytes(req: Request, res: Response): Uint8Array | null {

@@ -9,6 +9,7 @@ import { startSnapshotBuilder } from "./builder.ts";
 import {
   a,
   breakableStore,
+  finishWithin,
   forwardZone,
   primaryZone,
   recordSet,
@@ -17,6 +18,11 @@ import {
 } from "./testdata/zone_objects.ts";
 
 const API = { manager: "api" };
+
+// Leaked loops fail the test that leaked them; left running, they would keep
+// the event loop alive and turn a later never-settling await into a silent
+// hang (Deno 2.9 leaves these sanitizers off by default).
+Deno.test.sanitizer({ ops: true, resources: true });
 
 /** A builder on `store` that records every snapshot it publishes. */
 function record(
@@ -41,8 +47,10 @@ function record(
     snapshots,
     logger,
     last: () => snapshots.at(-1),
+    synced: () => finishWithin("The first snapshot", builder.synced),
+    stop: () => finishWithin("The snapshot builder's stop", builder.stop()),
     async [Symbol.asyncDispose]() {
-      await builder.stop();
+      await finishWithin("The snapshot builder's stop", builder.stop());
     },
   };
 }
@@ -71,7 +79,7 @@ Deno.test("startSnapshotBuilder publishes the zones once both watches have synce
   const store = await storeWithZone();
   {
     await using b = record(store);
-    await b.builder.synced;
+    await b.synced();
     assert.equal(b.snapshots.length, 1);
     const s = b.snapshots[0]!;
     assert.equal(s.version, 1);
@@ -90,7 +98,7 @@ Deno.test("startSnapshotBuilder serves serial 1 until the zone is stamped", asyn
   const store = await storeWithZone();
   {
     await using b = record(store);
-    await b.builder.synced;
+    await b.synced();
     assert.equal(b.last()?.zones[0]?.serial, 1);
   }
   await store.close();
@@ -100,7 +108,7 @@ Deno.test("startSnapshotBuilder publishes an empty snapshot for an empty store",
   const store = createMemoryStore();
   {
     await using b = record(store);
-    await b.builder.synced;
+    await b.synced();
     assert.deepEqual(
       { zones: b.last()?.zones, forwardZones: b.last()?.forwardZones },
       { zones: [], forwardZones: [] },
@@ -120,7 +128,7 @@ Deno.test("startSnapshotBuilder leaves disabled endpoints out", async () => {
   );
   {
     await using b = record(store);
-    await b.builder.synced;
+    await b.synced();
     assert.deepEqual(recordsOf(b.last(), "example.org."), [
       "new.example.org. 300 IN A 192.0.2.10",
       "www.example.org. 300 IN A 192.0.2.1",
@@ -134,7 +142,7 @@ Deno.test("startSnapshotBuilder lists forward zones", async () => {
   await store.apply(forwardZone("corp", "corp.example.", "corp-dns"), API);
   {
     await using b = record(store);
-    await b.builder.synced;
+    await b.synced();
     assert.deepEqual(b.last()?.forwardZones, [
       { name: "corp.example.", objectName: "corp", upstreamGroup: "corp-dns" },
     ]);
@@ -147,7 +155,7 @@ Deno.test("startSnapshotBuilder reflects a stamped serial", async () => {
   const store = await storeWithZone();
   {
     await using b = record(store);
-    await b.builder.synced;
+    await b.synced();
     const zone = await store.get({
       kind: "DNSZone",
       namespace: "",
@@ -169,7 +177,7 @@ Deno.test("startSnapshotBuilder turns a burst of changes into one snapshot", asy
   const store = await storeWithZone();
   {
     await using b = record(store, 50);
-    await b.builder.synced;
+    await b.synced();
     for (let i = 1; i <= 5; i++) {
       await store.apply(
         recordSet("apps", `host-${i}`, "example-org", [
@@ -191,7 +199,7 @@ Deno.test("startSnapshotBuilder rebuilds only the zones that changed", async () 
   await store.apply(primaryZone("example-net", "example.net."), API);
   {
     await using b = record(store);
-    await b.builder.synced;
+    await b.synced();
     const before = b.last()!;
     await store.apply(
       recordSet("apps", "mail", "example-net", [
@@ -212,7 +220,7 @@ Deno.test("startSnapshotBuilder does not republish after a status-only change of
   const store = await storeWithZone();
   {
     await using b = record(store);
-    await b.builder.synced;
+    await b.synced();
     const rs = await store.get({
       kind: "DNSRecordSet",
       namespace: "apps",
@@ -229,7 +237,7 @@ Deno.test("startSnapshotBuilder drops a deleted zone", async () => {
   const store = await storeWithZone();
   {
     await using b = record(store);
-    await b.builder.synced;
+    await b.synced();
     await store.delete({ kind: "DNSZone", namespace: "", name: "example-org" });
     const s = await waitFor("a second snapshot", () => b.snapshots[1]);
     assert.deepEqual(s.zones, []);
@@ -242,7 +250,7 @@ Deno.test("startSnapshotBuilder never writes to the store", async () => {
   const writes = store.audit.length;
   {
     await using b = record(store);
-    await b.builder.synced;
+    await b.synced();
     await store.apply(
       recordSet("apps", "api", "example-org", [
         a("api.example.org", "192.0.2.2"),
@@ -260,7 +268,7 @@ Deno.test("startSnapshotBuilder watches again after its watches end", async () =
   const breakable = breakableStore(store);
   {
     await using b = record(breakable.store);
-    await b.builder.synced;
+    await b.synced();
     breakable.closeWatches();
     await store.apply(
       recordSet("apps", "api", "example-org", [
@@ -283,7 +291,7 @@ Deno.test("startSnapshotBuilder lists again after ExpiredError and logs the outa
   const breakable = breakableStore(store);
   {
     await using b = record(breakable.store);
-    await b.builder.synced;
+    await b.synced();
     breakable.failNextWatches(6, new ExpiredError("3"));
     breakable.closeWatches();
     await store.apply(
@@ -307,8 +315,8 @@ Deno.test("startSnapshotBuilder lists again after ExpiredError and logs the outa
 Deno.test("startSnapshotBuilder publishes nothing after stop", async () => {
   const store = await storeWithZone();
   const b = record(store, 10);
-  await b.builder.synced;
-  await b.builder.stop();
+  await b.synced();
+  await b.stop();
   await store.apply(
     recordSet("apps", "api", "example-org", [
       a("api.example.org", "192.0.2.2"),
@@ -331,7 +339,7 @@ Deno.test("startSnapshotBuilder rebuilds when an endpoint's expiresAt lapses", a
   );
   {
     await using b = record(store, 10, () => new Date());
-    await b.builder.synced;
+    await b.synced();
     assert.equal(recordsOf(b.last(), "example.org.").length, 2);
     await waitFor(
       "the expired record to leave the snapshot",

@@ -17,10 +17,14 @@ export function alwaysLeaderElector(node: string): Elector {
   return {
     async run(signal, onStarted, onStopped) {
       if (signal.aborted) return;
-      onStarted();
-      await new Promise<void>((resolve) =>
+      // Listen before onStarted runs: if onStarted itself aborts the signal
+      // (or stops its owner), the abort event has already fired by the time
+      // a listener added afterwards would wait for it, and run never ends.
+      const aborted = new Promise<void>((resolve) =>
         signal.addEventListener("abort", () => resolve(), { once: true })
       );
+      onStarted();
+      await aborted;
       onStopped();
     },
     isLeader: () => true,

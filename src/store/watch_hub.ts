@@ -17,8 +17,16 @@ export interface WatchFilter {
 
 class QueueWatcher implements Watcher {
   #queue: WatchEvent[] = [];
-  #waiting: ((r: IteratorResult<WatchEvent>) => void) | undefined;
-  #failWaiting: ((err: unknown) => void) | undefined;
+  /**
+   * Reads waiting for an event, oldest first. A list, not one slot: a reader
+   * may call next() again while an earlier read is still pending (e.g. one
+   * that lost a Promise.race against a timeout); with one slot the earlier
+   * read was overwritten and never settled, not even on close().
+   */
+  #waiters: {
+    resolve: (r: IteratorResult<WatchEvent>) => void;
+    reject: (err: unknown) => void;
+  }[] = [];
   #error: unknown;
   #closed = false;
   #signal: AbortSignal | undefined;
@@ -50,13 +58,9 @@ class QueueWatcher implements Watcher {
 
   push(event: WatchEvent): void {
     this.lastResourceVersion = Number(event.resourceVersion);
-    if (this.#waiting) {
-      const resolve = this.#waiting;
-      this.#waiting = this.#failWaiting = undefined;
-      resolve({ value: event, done: false });
-    } else {
-      this.#queue.push(event);
-    }
+    const waiter = this.#waiters.shift();
+    if (waiter) waiter.resolve({ value: event, done: false });
+    else this.#queue.push(event);
   }
 
   /** Ends the watch with an error (after the events already queued). */
@@ -64,12 +68,11 @@ class QueueWatcher implements Watcher {
     if (this.#closed || this.#error !== undefined) return;
     this.#error = err;
     this.onClose(this);
-    if (this.#failWaiting) {
-      const reject = this.#failWaiting;
-      this.#waiting = this.#failWaiting = undefined;
+    const waiter = this.#waiters.shift();
+    if (waiter) {
       this.#error = undefined;
-      reject(err);
-      this.close();
+      waiter.reject(err);
+      this.close(); // any later reads end normally
     }
   }
 
@@ -79,9 +82,9 @@ class QueueWatcher implements Watcher {
     this.#queue = []; // ending means ending: undelivered events are dropped
     this.#signal?.removeEventListener("abort", this.#onAbort);
     this.onClose(this);
-    const resolve = this.#waiting;
-    this.#waiting = this.#failWaiting = undefined;
-    resolve?.({ value: undefined, done: true });
+    const waiters = this.#waiters;
+    this.#waiters = [];
+    for (const w of waiters) w.resolve({ value: undefined, done: true });
   }
 
   #next(): Promise<IteratorResult<WatchEvent>> {
@@ -95,8 +98,7 @@ class QueueWatcher implements Watcher {
     }
     if (this.#closed) return Promise.resolve({ value: undefined, done: true });
     return new Promise((resolve, reject) => {
-      this.#waiting = resolve;
-      this.#failWaiting = reject;
+      this.#waiters.push({ resolve, reject });
     });
   }
 

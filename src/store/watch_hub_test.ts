@@ -109,3 +109,40 @@ Deno.test("watch hub an already aborted signal yields nothing", async () => {
   assert.equal((await w[Symbol.asyncIterator]().next()).done, true);
   assert.equal(hub.size, 0);
 });
+
+Deno.test("watch hub close ends every pending read, not only the last", async () => {
+  const hub = new WatchHub();
+  const w = hub.open({ kind: "X" }, 0, []);
+  const it = w[Symbol.asyncIterator]();
+  // A read that lost a race against a timeout is still pending when the
+  // reader asks again; both must settle.
+  const first = it.next();
+  const second = it.next();
+  w.close();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<"late">((resolve) => {
+    timer = setTimeout(() => resolve("late"), 1000);
+  });
+  const ended = await Promise.race([Promise.all([first, second]), late]);
+  clearTimeout(timer);
+  assert.notEqual(ended, "late", "a pending read never settled");
+  assert.deepEqual(
+    (ended as IteratorResult<WatchEvent>[]).map((r) => r.done),
+    [true, true],
+  );
+});
+
+Deno.test("watch hub hands published events to pending reads in order", async () => {
+  const hub = new WatchHub();
+  const w = hub.open({ kind: "X" }, 0, []);
+  const it = w[Symbol.asyncIterator]();
+  const first = it.next();
+  const second = it.next();
+  hub.publish("X", added(obj("a"), 1));
+  hub.publish("X", added(obj("b"), 2));
+  const names = (await Promise.all([first, second])).map((r) =>
+    r.done ? "done" : r.value.object?.metadata.name
+  );
+  assert.deepEqual(names, ["a", "b"]);
+  hub.close();
+});

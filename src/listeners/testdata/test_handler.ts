@@ -36,30 +36,41 @@ export function createTestHandler(
       snapshot = s;
     },
     counters,
-    async handle(query, client) {
+    handle(query, client) {
       clients.push(client);
       counters.countQuery(client.transport);
       const q = dnsPacket.decode(Buffer.from(query));
-      const question = q.questions?.[0];
-      const name: string = question?.name ?? "";
+      const name: string = q.questions?.[0]?.name ?? "";
+      // Like the real pipeline: answers that wait come as a promise, the
+      // rest synchronously.
       const slow = /^slow-(\d+)\.test$/.exec(name);
-      if (slow) await new Promise((r) => setTimeout(r, Number(slow[1])));
-      if (name === "drop.test") return null;
-      const answer = name === "snapshot.test"
-        ? {
-          type: "TXT",
-          name,
-          ttl: 0,
-          data: String(snapshot?.version ?? "none"),
-        }
-        : { type: "A", name, ttl: 60, data: "192.0.2.1" };
-      return new Uint8Array(dnsPacket.encode({
-        id: q.id,
-        type: "response",
-        flags: dnsPacket.RECURSION_DESIRED,
-        questions: q.questions,
-        answers: [answer],
-      }));
+      if (!slow) return answerTo(q, name, snapshot);
+      // Reads the query again after the wait, as a pipeline may: a listener
+      // that reused the query's buffer meanwhile would answer the wrong one.
+      return new Promise((resolve) =>
+        setTimeout(() => {
+          const again = dnsPacket.decode(Buffer.from(query));
+          resolve(answerTo(again, again.questions?.[0]?.name ?? "", snapshot));
+        }, Number(slow[1]))
+      );
     },
   };
+}
+
+function answerTo(
+  q: dnsPacket.Packet,
+  name: string,
+  snapshot: Snapshot | null,
+): Uint8Array | null {
+  if (name === "drop.test") return null;
+  const answer: dnsPacket.Answer = name === "snapshot.test"
+    ? { type: "TXT", name, ttl: 0, data: String(snapshot?.version ?? "none") }
+    : { type: "A", name, ttl: 60, data: "192.0.2.1" };
+  return new Uint8Array(dnsPacket.encode({
+    id: q.id ?? 0,
+    type: "response",
+    flags: dnsPacket.RECURSION_DESIRED,
+    questions: q.questions ?? [],
+    answers: [answer],
+  }));
 }

@@ -82,6 +82,46 @@ export async function waitFor<T>(
   }
 }
 
+/**
+ * Deno.test options for tests that run watch loops. Deno 2.9 has no
+ * suite-wide test timeout and leaves the sanitizers off by default, so a
+ * loop one test leaks (a retry timer) keeps the event loop alive, and an
+ * await that never settles in a later test then waits forever instead of
+ * failing with "Promise resolution is still pending". The timeout turns any
+ * such hang (even a hot loop) into a failure of the test that hung; the
+ * sanitizers fail the test that leaked the loop.
+ */
+export const LOOP_TEST: Omit<Deno.TestDefinition, "fn" | "name"> = {
+  timeout: 60_000,
+  sanitizeOps: true,
+  sanitizeResources: true,
+};
+
+/**
+ * `promise`, or a rejection naming `what` once `ms` of real time have passed.
+ * For the waits no polling deadline covers (a stop, a first sync): a stop
+ * that cannot finish then fails its test with a message saying what hung,
+ * instead of keeping the test (and the suite) running forever.
+ */
+export async function finishWithin<T>(
+  what: string,
+  promise: Promise<T>,
+  ms = 10_000,
+): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`${what} did not finish within ${ms} ms`)),
+      ms,
+    );
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Resolves after `ms` of real time. */
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,7 +1,7 @@
 /**
  * Encoded authoritative answers, memoised per snapshot (ARCHITECTURE.md §4):
  * a hit copies the bytes and patches the ID and the question's case instead
- * of encoding again. Bounded; least recently used entries go first.
+ * of encoding again. Bounded; answers not read for a while go first.
  */
 import { EDNS_OPTION, patchId } from "../../dns/wire/mod.ts";
 import type { Request } from "../../pipeline/mod.ts";
@@ -39,30 +39,41 @@ export interface MemoStats {
   entries: number;
 }
 
-/** One snapshot's memo. */
+/**
+ * One snapshot's memo, bounded by two generations instead of a strict LRU
+ * list: hits in the recent generation cost one Map lookup (a strict LRU
+ * deletes and re-inserts on every hit, and the Map's tombstones force
+ * rehashes). New answers and hits on the older generation go into the
+ * recent one; when it is full it becomes the older one and the previous
+ * older generation is dropped. So an answer not read for a whole generation
+ * goes, and at most `limit` answers are kept (2 when `limit` is smaller).
+ */
 export class AnswerMemo {
-  readonly #entries = new Map<string, Uint8Array>();
-  readonly #limit: number;
+  #recent = new Map<string, Uint8Array>();
+  #older = new Map<string, Uint8Array>();
+  readonly #generation: number;
   hits = 0;
   misses = 0;
 
   constructor(limit: number = DEFAULT_MEMO_ENTRIES) {
-    this.#limit = limit;
+    this.#generation = Math.max(1, Math.floor(limit / 2));
   }
 
   get size(): number {
-    return this.#entries.size;
+    return this.#recent.size + this.#older.size;
   }
 
   /** A copy of the answer for `key`, made out for `req` (ID and question case). */
   get(key: string, req: Request): Uint8Array | undefined {
-    const stored = this.#entries.get(key);
-    if (stored === undefined) return undefined;
+    let stored = this.#recent.get(key);
+    if (stored === undefined) {
+      stored = this.#older.get(key);
+      if (stored === undefined) return undefined;
+      this.#older.delete(key);
+      this.#keep(key, stored);
+    }
     const copy = patchId(stored, req.query.id);
     if (!patchQuestionCase(copy, req)) return undefined;
-    // Re-insert: Map order is insertion order, so the oldest is first.
-    this.#entries.delete(key);
-    this.#entries.set(key, stored);
     this.hits++;
     return copy;
   }
@@ -73,26 +84,34 @@ export class AnswerMemo {
    */
   set(key: string, wire: Uint8Array): void {
     this.misses++;
-    if (this.#entries.size >= this.#limit && !this.#entries.has(key)) {
-      const oldest = this.#entries.keys().next();
-      if (oldest.done !== true) this.#entries.delete(oldest.value);
+    this.#older.delete(key);
+    this.#keep(key, wire);
+  }
+
+  #keep(key: string, wire: Uint8Array): void {
+    if (this.#recent.size >= this.#generation && !this.#recent.has(key)) {
+      this.#older = this.#recent;
+      this.#recent = new Map();
     }
-    this.#entries.set(key, wire);
+    this.#recent.set(key, wire);
   }
 }
 
 /**
  * Copies the question name's octets from the query into the answer, so the
  * answer carries the client's case (0x20 randomisation relies on it). Both
- * start at offset 12; false when they differ other than in ASCII case.
+ * start at offset 12; false when they differ other than in ASCII case (the
+ * half-patched copy is then thrown away).
  */
 function patchQuestionCase(answer: Uint8Array, req: Request): boolean {
   const end = req.query.questionEnd - 4; // name ends before type and class
   if (end > answer.length) return false;
+  const query = req.bytes;
   for (let i = HEADER_OCTETS; i < end; i++) {
-    if (foldCase(answer[i]!) !== foldCase(req.bytes[i]!)) return false;
+    const octet = query[i]!;
+    if (foldCase(answer[i]!) !== foldCase(octet)) return false;
+    answer[i] = octet;
   }
-  answer.set(req.bytes.subarray(HEADER_OCTETS, end), HEADER_OCTETS);
   return true;
 }
 

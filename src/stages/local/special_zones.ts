@@ -49,6 +49,15 @@ export const SPECIAL_ZONES: ReadonlyMap<string, SpecialZoneKind> = new Map(
   ] as const,
 );
 
+/** The top-level labels of the special zones: every name inside one ends so. */
+const SPECIAL_ENDINGS: readonly string[] = [
+  ...new Set(
+    [...SPECIAL_ZONES.keys()].map((zone) =>
+      zone.slice(zone.lastIndexOf(".", zone.length - 2) + 1)
+    ),
+  ),
+];
+
 /**
  * Names with a PTR of their own inside an empty zone: the loopback
  * addresses point back to localhost, as Unbound answers them.
@@ -99,6 +108,11 @@ export function specialNs(zone: string): RRSet {
  * match first. Walks the parents of `name` on unescaped dots.
  */
 export function findSpecialZone(name: string): string | undefined {
+  // Almost every query is for an ordinary name: reject it on its ending
+  // before walking its parents (which makes a string per label).
+  if (!SPECIAL_ENDINGS.some((ending) => name.endsWith(ending))) {
+    return undefined;
+  }
   for (const suffix of selfAndParents(name)) {
     if (SPECIAL_ZONES.has(suffix)) return suffix;
   }

@@ -8,19 +8,27 @@
 import type {
   Next,
   Request,
+  Response,
   Stage,
   StageCounters,
 } from "../../pipeline/mod.ts";
 
 /** Creates the log stage, counting into `counters` (shared with the handler). */
 export function createLogStage(counters: StageCounters): Stage {
+  const countResponse = (res: Response) => {
+    counters.countResponse(res);
+    return res;
+  };
   return {
     name: "log",
-    async serve(req: Request, next: Next) {
+    serve(req: Request, next: Next) {
       counters.countQuery(req.client.transport);
-      const res = await next(req);
-      counters.countResponse(res);
-      return res;
+      // Synchronous answers (memo hits, ingress) stay synchronous: no
+      // promise per query unless a later stage waits on something.
+      const res = next(req);
+      return res instanceof Promise
+        ? res.then(countResponse)
+        : countResponse(res);
     },
   };
 }
