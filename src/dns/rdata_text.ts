@@ -12,6 +12,7 @@
  * ```
  */
 import type { Rdata } from "./rdata.ts";
+import { TYPE } from "./wire/constants.ts";
 import {
   parseA,
   parseAaaa,
@@ -51,27 +52,10 @@ export const RECORD_TYPES = [
 /** A record type known by mnemonic. */
 export type RecordType = (typeof RECORD_TYPES)[number];
 
-/** Type codes from the IANA "Resource Record (RR) TYPEs" registry. */
-const TYPE_CODES: Record<RecordType, number> = {
-  A: 1,
-  NS: 2,
-  CNAME: 5,
-  PTR: 12,
-  MX: 15,
-  TXT: 16,
-  AAAA: 28,
-  SRV: 33,
-  NAPTR: 35,
-  DNAME: 39,
-  SSHFP: 44,
-  TLSA: 52,
-  SVCB: 64,
-  HTTPS: 65,
-  CAA: 257,
-};
+const RECORD_TYPE_SET: ReadonlySet<string> = new Set(RECORD_TYPES);
 
 function isRecordType(type: string): type is RecordType {
-  return Object.hasOwn(TYPE_CODES, type);
+  return RECORD_TYPE_SET.has(type);
 }
 
 /** `TYPEnnn` (RFC 3597 §5): decimal 0-65535, no leading zeros. */
@@ -87,7 +71,8 @@ function genericTypeCode(type: string): number | undefined {
  * or `TYPEnnn`. Mnemonics are upper case; anything else is undefined.
  */
 export function typeCode(type: string): number | undefined {
-  return isRecordType(type) ? TYPE_CODES[type] : genericTypeCode(type);
+  // Codes come from the one IANA table the wire codec uses.
+  return isRecordType(type) ? TYPE[type] : genericTypeCode(type);
 }
 
 /**
@@ -101,7 +86,7 @@ export function parseRdata(type: string, text: string): Rdata {
   if (isRecordType(type) && /^\s*\\#(\s|$)/.test(text)) {
     throw new RdataSyntaxError(
       `${type} data in RFC 3597 generic form (\\#) is not supported; write TYPE${
-        TYPE_CODES[type]
+        TYPE[type]
       } instead`,
     );
   }

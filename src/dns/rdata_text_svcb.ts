@@ -2,6 +2,7 @@
  * SVCB and HTTPS in presentation format (RFC 9460 §2.1, Appendix A):
  * `priority target key[=value]…`, e.g. `1 . alpn=h2,h3 port=8443`.
  */
+import { SVC_PARAM_KEY } from "./wire/svcb_wire.ts";
 import type { SvcbRdata, SvcParam } from "./rdata.ts";
 import {
   decodeCharString,
@@ -14,17 +15,8 @@ import {
   tokenize,
 } from "./rdata_text_fields.ts";
 
-/** SvcParamKey names and codes (RFC 9460 §14.3.2). */
-const KEY_CODES: Record<string, number> = {
-  mandatory: 0,
-  alpn: 1,
-  "no-default-alpn": 2,
-  port: 3,
-  ipv4hint: 4,
-  ech: 5,
-  ipv6hint: 6,
-  dohpath: 7,
-};
+/** SvcParamKey names and codes (RFC 9460 §14.3.2), shared with the wire codec. */
+const KEY_CODES: Record<string, number> = SVC_PARAM_KEY;
 
 /** 65535 is the reserved "invalid key" (RFC 9460 §14.3.2). */
 const MAX_KEY_CODE = 65534;

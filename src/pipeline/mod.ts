@@ -32,7 +32,7 @@ export {
   type RcodeLabel,
   type StageCounters,
 } from "./stage_counters.ts";
-export { buildRequest, headerOnlyQuery } from "./request_builder.ts";
+export { buildRequest } from "./request_builder.ts";
 export {
   createQueryHandler,
   type PipelineQueryHandler,

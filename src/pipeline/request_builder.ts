@@ -5,6 +5,8 @@
  * stage and is counted.
  */
 import {
+  HEADER_OCTETS,
+  headerOnlyQuery,
   parseQuery,
   type QueryInfo,
   WireFormatError,
@@ -13,32 +15,6 @@ import { answerSizeLimit } from "./answer_encoding.ts";
 import type { ClientInfo } from "./handler.ts";
 import type { MalformedReason, NodeIdentity, Request } from "./request.ts";
 import type { Snapshot } from "./snapshot.ts";
-
-const HEADER_OCTETS = 12;
-
-/** The header fields of `bytes`, with no question and no EDNS (zeros without a header). */
-export function headerOnlyQuery(bytes: Uint8Array): QueryInfo {
-  const word = (at: number) =>
-    bytes.length >= HEADER_OCTETS ? (bytes[at]! << 8) | bytes[at + 1]! : 0;
-  const flags = word(2);
-  return {
-    id: word(0),
-    opcode: (flags >> 11) & 0xf,
-    flags,
-    qr: (flags & 0x8000) !== 0,
-    rd: (flags & 0x0100) !== 0,
-    cd: (flags & 0x0010) !== 0,
-    ad: (flags & 0x0020) !== 0,
-    qdcount: word(4),
-    ancount: word(6),
-    nscount: word(8),
-    arcount: word(10),
-    question: undefined,
-    questionEnd: Math.min(bytes.length, HEADER_OCTETS),
-    edns: undefined,
-    end: Math.min(bytes.length, HEADER_OCTETS),
-  };
-}
 
 /** Everything a Request needs besides the message. */
 export interface RequestContext {

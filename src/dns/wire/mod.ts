@@ -26,6 +26,8 @@ export {
 export {
   type EdnsInfo,
   type EdnsOption,
+  HEADER_OCTETS,
+  headerOnlyQuery,
   parseQuery,
   type QueryInfo,
   type Question,

@@ -7,7 +7,6 @@ import { TYPE } from "./constants.ts";
 import { readName, skipName } from "./read_name.ts";
 import { WireFormatError } from "./wire_format_error.ts";
 
-const HEADER_OCTETS = 12;
 /** Owner name excluded: type, class, TTL, RDLENGTH. */
 const RR_FIXED_OCTETS = 10;
 
@@ -131,6 +130,33 @@ export function parseQuery(bytes: Uint8Array): QueryInfo {
     questionEnd,
     edns,
     end: pos,
+  };
+}
+
+/** Octets in a DNS header (RFC 1035 §4.1.1). */
+export const HEADER_OCTETS = 12;
+
+/** The header fields of `bytes`, with no question and no EDNS (zeros without a header). */
+export function headerOnlyQuery(bytes: Uint8Array): QueryInfo {
+  const word = (at: number) =>
+    bytes.length >= HEADER_OCTETS ? (bytes[at]! << 8) | bytes[at + 1]! : 0;
+  const flags = word(2);
+  return {
+    id: word(0),
+    opcode: (flags >> 11) & 0xf,
+    flags,
+    qr: (flags & 0x8000) !== 0,
+    rd: (flags & 0x0100) !== 0,
+    cd: (flags & 0x0010) !== 0,
+    ad: (flags & 0x0020) !== 0,
+    qdcount: word(4),
+    ancount: word(6),
+    nscount: word(8),
+    arcount: word(10),
+    question: undefined,
+    questionEnd: Math.min(bytes.length, HEADER_OCTETS),
+    edns: undefined,
+    end: Math.min(bytes.length, HEADER_OCTETS),
   };
 }
 
