@@ -7,7 +7,7 @@
 import type { QueryHandler } from "../pipeline/handler.ts";
 import type { Logger } from "../log/logger.ts";
 import type { SocketCounters } from "./worker_messages.ts";
-import { frameMessage, FrameReader } from "./tcp_framing.ts";
+import { frameMessage, FrameReader } from "../dns/wire/tcp_framing.ts";
 
 /**
  * Most queries of one connection answered at once; beyond it the connection

@@ -4,6 +4,7 @@
  * it in with one assignment. Plain data (structured-clone safe).
  */
 import type { ForwardZone, ZoneContent } from "../zone/types.ts";
+import type { DataPlaneSettings } from "./settings.ts";
 
 export interface Snapshot {
   /** Increases with every snapshot the main thread builds. */
@@ -16,4 +17,10 @@ export interface Snapshot {
   };
   zones: ZoneContent[];
   forwardZones: ForwardZone[];
+  /**
+   * Upstreams, cache and rate-limit settings from the configuration file.
+   * Absent in snapshots built without a configuration (unit tests): then
+   * nothing is forwarded, cached or limited.
+   */
+  settings?: DataPlaneSettings;
 }
