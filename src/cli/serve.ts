@@ -93,6 +93,11 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       nodeName: config.node.name,
       version: VERSION,
       logger,
+      settings: {
+        upstreams: config.upstreams,
+        cache: config.cache,
+        ratelimit: config.ratelimit,
+      },
       onSnapshot: (snapshot) => listeners.setSnapshot(snapshot),
     });
     stops.push(() => snapshots.stop());

@@ -3,6 +3,7 @@
  * Snapshot that data-plane workers answer from (ARCHITECTURE.md §3). It reads
  * the Store through two watches and never writes to it.
  */
+import type { DataPlaneSettings } from "../pipeline/settings.ts";
 import type { DNSZone } from "../api/v1alpha1/dnszone.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Snapshot } from "../pipeline/snapshot.ts";
@@ -28,6 +29,8 @@ export interface SnapshotBuilderOptions {
   onSnapshot: (snapshot: Snapshot) => void;
   /** Retry timing when a watch fails. */
   backoff?: Backoff;
+  /** Upstreams, cache and rate-limit settings, copied into every snapshot. */
+  settings?: DataPlaneSettings;
 }
 
 export interface SnapshotBuilder {
@@ -172,6 +175,7 @@ export function startSnapshotBuilder(
       node: { name: opts.nodeName, version: opts.version },
       zones,
       forwardZones,
+      ...(opts.settings ? { settings: opts.settings } : {}),
     };
     current = snapshot;
     log.debug("Built a snapshot", {

@@ -1,3 +1,4 @@
+import { loadConfig } from "../config/load.ts";
 import assert from "node:assert/strict";
 import type { DNSZone } from "../api/v1alpha1/dnszone.ts";
 import { memoryLogger } from "../log/logger.ts";
@@ -115,6 +116,37 @@ Deno.test("startSnapshotBuilder publishes an empty snapshot for an empty store",
     );
   }
   await store.close();
+});
+
+Deno.test("startSnapshotBuilder copies the data-plane settings into every snapshot", async () => {
+  const store = createMemoryStore();
+  const { config } = loadConfig({
+    env: {},
+    isRoot: false,
+    hostname: "node-a",
+    cwd: "/tmp",
+  });
+  const settings = {
+    upstreams: config.upstreams,
+    cache: config.cache,
+    ratelimit: config.ratelimit,
+  };
+  const builder = startSnapshotBuilder({
+    store,
+    nodeName: "node-a",
+    version: "0.0.0-test",
+    logger: memoryLogger(),
+    debounceMs: 20,
+    settings,
+    onSnapshot: () => {},
+  });
+  try {
+    await finishWithin("The first snapshot", builder.synced);
+    assert.deepEqual(builder.current()?.settings, settings);
+  } finally {
+    await finishWithin("The snapshot builder's stop", builder.stop());
+    await store.close();
+  }
 });
 
 Deno.test("startSnapshotBuilder leaves disabled endpoints out", async () => {

@@ -26,6 +26,8 @@ export interface KudurruOptions {
   nodeName?: string;
   /** @default 60000 (the first run may compile) */
   startTimeoutMs?: number;
+  /** Top-level config sections merged over the defaults here (e.g. cache). */
+  extraConfig?: Record<string, unknown>;
 }
 
 /**
@@ -118,5 +120,6 @@ function kudurruConfig(
       groups: { default: { servers: [upstream] } },
       bootstrap: [upstream],
     },
+    ...opts.extraConfig,
   });
 }
