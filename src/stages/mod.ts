@@ -20,10 +20,15 @@ import { createIdentifyStage } from "./identify/mod.ts";
 import { createIngressStage } from "./ingress/mod.ts";
 import { createLocalStage } from "./local/mod.ts";
 import { createLogStage } from "./log/mod.ts";
+import { createCacheStage } from "./cache/mod.ts";
+import { createUpstreamStage } from "./upstream/mod.ts";
+import { createResolver } from "../upstream/resolver.ts";
 
 export interface StandardStagesOptions {
   /** Counted into by the log stage. */
   counters: StageCounters;
+  /** For the upstream stage's one line per failure. */
+  logger: Logger;
   authoritative?: AuthoritativeOptions;
 }
 
@@ -35,6 +40,13 @@ export function createStandardStages(opts: StandardStagesOptions): Stage[] {
     createControlStage(),
     createLocalStage(),
     createAuthoritativeStage(opts.authoritative ?? {}),
+    createCacheStage(),
+    // The resolver is built from the snapshot's upstreams settings, inside
+    // the worker, and rebuilt only when those settings change.
+    createUpstreamStage({
+      resolver: (settings) => createResolver(settings, { logger: opts.logger }),
+      logger: opts.logger,
+    }),
     createLogStage(opts.counters),
   ];
 }
@@ -57,6 +69,7 @@ export function createStandardQueryHandler(
   const counters = opts.counters ?? createStageCounters();
   const stages = createStandardStages({
     counters,
+    logger: opts.logger,
     ...(opts.authoritative && { authoritative: opts.authoritative }),
   });
   return createQueryHandler({

@@ -196,9 +196,8 @@ Deno.test("query handler answers SERVFAIL and logs once when a stage throws", as
       throw new Error("broken on purpose");
     },
   };
-  const stages = createStandardStages({ counters }).filter((s) =>
-    s.name !== "control"
-  );
+  const stages = createStandardStages({ counters, logger: memoryLogger() })
+    .filter((s) => s.name !== "control");
   const handler = createQueryHandler({
     logger,
     stages: [...stages, broken],
@@ -262,7 +261,7 @@ Deno.test("query handler memo returns the same bytes but the ID, in the client's
 Deno.test("query handler memo serves hits from the authoritative stage", async () => {
   const logger = memoryLogger();
   const counters = createStageCounters();
-  const stages = createStandardStages({ counters });
+  const stages = createStandardStages({ counters, logger: memoryLogger() });
   const authoritative = stages.find((s) =>
     s.name === "authoritative"
   ) as AuthoritativeStage;

@@ -32,7 +32,14 @@ export {
   type QueryInfo,
   type Question,
 } from "./query.ts";
+export { patchQuestionCase } from "./question_case.ts";
 export { type ReadName, readName, skipName } from "./read_name.ts";
 export { encodeResponse, patchId, type ResponseSpec } from "./response.ts";
 export { SVC_PARAM_KEY } from "./svcb_wire.ts";
+export {
+  decrementTtls,
+  patchTtls,
+  readTtlOffsets,
+  type TtlOffsets,
+} from "./ttl_offsets.ts";
 export { WireFormatError } from "./wire_format_error.ts";

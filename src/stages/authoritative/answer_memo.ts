@@ -3,10 +3,8 @@
  * a hit copies the bytes and patches the ID and the question's case instead
  * of encoding again. Bounded; answers not read for a while go first.
  */
-import { EDNS_OPTION, patchId } from "../../dns/wire/mod.ts";
+import { EDNS_OPTION, patchId, patchQuestionCase } from "../../dns/wire/mod.ts";
 import type { Request } from "../../pipeline/mod.ts";
-
-const HEADER_OCTETS = 12;
 
 /** @default entries of a memo */
 export const DEFAULT_MEMO_ENTRIES = 100_000;
@@ -73,7 +71,9 @@ export class AnswerMemo {
       this.#keep(key, stored);
     }
     const copy = patchId(stored, req.query.id);
-    if (!patchQuestionCase(copy, req)) return undefined;
+    // The name ends before the question's type and class.
+    const nameEnd = req.query.questionEnd - 4;
+    if (!patchQuestionCase(copy, req.bytes, nameEnd)) return undefined;
     this.hits++;
     return copy;
   }
@@ -95,26 +95,4 @@ export class AnswerMemo {
     }
     this.#recent.set(key, wire);
   }
-}
-
-/**
- * Copies the question name's octets from the query into the answer, so the
- * answer carries the client's case (0x20 randomisation relies on it). Both
- * start at offset 12; false when they differ other than in ASCII case (the
- * half-patched copy is then thrown away).
- */
-function patchQuestionCase(answer: Uint8Array, req: Request): boolean {
-  const end = req.query.questionEnd - 4; // name ends before type and class
-  if (end > answer.length) return false;
-  const query = req.bytes;
-  for (let i = HEADER_OCTETS; i < end; i++) {
-    const octet = query[i]!;
-    if (foldCase(answer[i]!) !== foldCase(octet)) return false;
-    answer[i] = octet;
-  }
-  return true;
-}
-
-function foldCase(octet: number): number {
-  return octet >= 0x41 && octet <= 0x5a ? octet | 0x20 : octet;
 }

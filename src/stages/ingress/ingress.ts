@@ -14,16 +14,31 @@ import {
   type Stage,
 } from "../../pipeline/mod.ts";
 import { chaosAnswer, HEALTH_NAME, healthAnswer } from "./identity_answers.ts";
+import type { RateLimitCounters, RateLimiterOptions } from "./rate_limit.ts";
+import { createRateLimitGate } from "./rate_limit_gate.ts";
 
 const encoder = new TextEncoder();
 
-/** Creates the ingress stage. It has no settings yet (ACLs and rate limits come later). */
-export function createIngressStage(): Stage {
+/** The ingress stage, with the counters of its rate limiter. */
+export interface IngressStage extends Stage {
+  /** Rate-limit counts since the previous drain (see rate_limit.ts). */
+  drainRateLimitCounters(): RateLimitCounters;
+}
+
+/**
+ * Creates the ingress stage. Its rate limiter (one per stage instance, so
+ * one per worker) follows the snapshot's `ratelimit` settings.
+ */
+export function createIngressStage(
+  opts: { rateLimit?: RateLimiterOptions } = {},
+): IngressStage {
+  const gate = createRateLimitGate(opts.rateLimit);
   return {
     name: "ingress",
     serve(req: Request, next: Next) {
-      return rejection(req) ?? route(req, next);
+      return gate.limit(req) ?? rejection(req) ?? route(req, next);
     },
+    drainRateLimitCounters: () => gate.drain(),
   };
 }
 

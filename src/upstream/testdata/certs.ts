@@ -33,16 +33,33 @@ export async function makeTestCertificates(
     const at = (file: string) => `${dir}/${file}`;
     const ecKey = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1"];
     await openssl([
-      "req", "-x509", ...ecKey, "-nodes", "-days", "1",
-      "-keyout", at("ca.key"), "-out", at("ca.pem"),
-      "-subj", "/CN=kudurru test CA",
-      "-addext", "basicConstraints=critical,CA:TRUE",
-      "-addext", "keyUsage=critical,keyCertSign,cRLSign",
+      "req",
+      "-x509",
+      ...ecKey,
+      "-nodes",
+      "-days",
+      "1",
+      "-keyout",
+      at("ca.key"),
+      "-out",
+      at("ca.pem"),
+      "-subj",
+      `/CN=kudurru test CA ${crypto.randomUUID()}`,
+      "-addext",
+      "basicConstraints=critical,CA:TRUE",
+      "-addext",
+      "keyUsage=critical,keyCertSign,cRLSign",
     ]);
     await openssl([
-      "req", ...ecKey, "-nodes",
-      "-keyout", at("leaf.key"), "-out", at("leaf.csr"),
-      "-subj", `/CN=${names.dns[0] ?? names.ip[0] ?? "leaf"}`,
+      "req",
+      ...ecKey,
+      "-nodes",
+      "-keyout",
+      at("leaf.key"),
+      "-out",
+      at("leaf.csr"),
+      "-subj",
+      `/CN=${names.dns[0] ?? names.ip[0] ?? "leaf"}`,
     ]);
     const san = [
       ...names.dns.map((n) => `DNS:${n}`),
@@ -58,9 +75,21 @@ export async function makeTestCertificates(
       ].join("\n") + "\n",
     );
     await openssl([
-      "x509", "-req", "-in", at("leaf.csr"), "-days", "1",
-      "-CA", at("ca.pem"), "-CAkey", at("ca.key"), "-CAcreateserial",
-      "-extfile", at("leaf.ext"), "-out", at("leaf.pem"),
+      "x509",
+      "-req",
+      "-in",
+      at("leaf.csr"),
+      "-days",
+      "1",
+      "-CA",
+      at("ca.pem"),
+      "-CAkey",
+      at("ca.key"),
+      "-CAcreateserial",
+      "-extfile",
+      at("leaf.ext"),
+      "-out",
+      at("leaf.pem"),
     ]);
     return {
       caCert: await Deno.readTextFile(at("ca.pem")),

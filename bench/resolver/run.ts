@@ -1,0 +1,277 @@
+/**
+ * Cache-hit benchmark for forwarding resolvers: NSD is authoritative for a
+ * ~1,000-name zone, each resolver in turn (Unbound, dnsmasq, kudurru)
+ * forwards to it, has its cache warmed with every name once, and is then
+ * loaded with dnsperf over UDP on the same names; prints q/s, CPU µs per
+ * query and kudurru's ratios to the others.
+ *
+ *   deno run -A bench/resolver/run.ts [--duration 10] [--clients 4]
+ *     [--qps 200000] [--servers kudurru,unbound,dnsmasq]
+ *
+ * Every process is stopped at the end, even on failure; each dnsperf run is
+ * killed after its bound. kudurru is skipped (with a note) until serve
+ * starts listeners and the stage chain has the upstream stage.
+ */
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { API_VERSION } from "../../src/api/v1alpha1/meta.ts";
+import { clockTicks, treeCpuSeconds } from "../dnsperf/cpu_time.ts";
+import { query } from "../../tests/interop/dns_client.ts";
+import {
+  listenersExist,
+  startKudurru,
+} from "../../tests/interop/kudurru_server.ts";
+import { type RunningServer, startNsd } from "../../tests/interop/peers.ts";
+import { startUnbound } from "../../tests/resolver/unbound.ts";
+import { startDnsmasq } from "./dnsmasq.ts";
+import { type DnsperfResult, runDnsperf } from "./dnsperf_pass.ts";
+import {
+  RESOLVER_NAMES,
+  RESOLVER_ZONE,
+  resolverAddress,
+  resolverName,
+  resolverQueryFile,
+  resolverZoneText,
+} from "./resolver_zone.ts";
+
+const RESOLVERS = ["kudurru", "unbound", "dnsmasq"] as const;
+type ResolverName = typeof RESOLVERS[number];
+
+/** kudurru's readiness zone: answered locally, so start-up needs no upstream. */
+const KUDURRU_READY_ZONE = "local.test.";
+
+interface Row {
+  server: ResolverName;
+  qps: number;
+  cpuMicrosPerQuery: number;
+  lost: string;
+  noerror: string;
+  /** CPU NSD used during the timed run: near zero when every query hits. */
+  upstreamCpuMs: number;
+}
+
+const { values } = parseArgs({
+  args: Deno.args,
+  options: {
+    duration: { type: "string", default: "10" },
+    clients: { type: "string", default: "4" },
+    qps: { type: "string", default: "200000" },
+    servers: { type: "string", default: RESOLVERS.join(",") },
+  },
+});
+const seconds = Math.min(Math.max(Number(values.duration) || 10, 1), 300);
+const clients = Math.min(Math.max(Number(values.clients) || 4, 1), 256);
+const maxQps = Math.max(Number(values.qps) || 200_000, 1);
+
+function print(text: string): void {
+  Deno.stdout.writeSync(new TextEncoder().encode(text + "\n"));
+}
+
+function percent(part: number, whole: number): string {
+  return whole > 0 ? `${(100 * part / whole).toFixed(2)}%` : "-";
+}
+
+/** The forwarding path is wired once the stage chain builds the upstream stage. */
+async function kudurruForwardingWired(): Promise<boolean> {
+  try {
+    const stages = await Deno.readTextFile(
+      join(import.meta.dirname!, "..", "..", "src", "stages", "mod.ts"),
+    );
+    return stages.includes("createUpstreamStage");
+  } catch {
+    return false;
+  }
+}
+
+/** Why kudurru cannot be measured yet, or null when it can. */
+async function kudurruMissing(): Promise<string | null> {
+  if (!(await listenersExist())) {
+    return "src/listeners/ does not exist yet or serve does not start it";
+  }
+  if (!(await kudurruForwardingWired())) {
+    return "src/stages/mod.ts does not build createUpstreamStage yet";
+  }
+  return null;
+}
+
+async function start(
+  server: ResolverName,
+  nsdPort: number,
+): Promise<RunningServer> {
+  switch (server) {
+    case "unbound":
+      return await startUnbound(nsdPort, RESOLVER_ZONE);
+    case "dnsmasq":
+      return await startDnsmasq(nsdPort, RESOLVER_ZONE);
+    case "kudurru":
+      return await startKudurru({
+        objects: [{
+          apiVersion: API_VERSION,
+          kind: "DNSZone",
+          metadata: { name: "local-test" },
+          spec: { zoneName: KUDURRU_READY_ZONE, type: "primary" },
+        }],
+        readyZone: KUDURRU_READY_ZONE,
+        upstreamPort: nsdPort,
+      });
+  }
+}
+
+/**
+ * Asks every name once (twice if some went missing), then checks one answer
+ * by hand, so the timed run measures right answers from the cache.
+ */
+async function warm(
+  server: ResolverName,
+  running: RunningServer,
+  queryFile: string,
+): Promise<void> {
+  let result: DnsperfResult | null = null;
+  for (let pass = 0; pass < 2; pass++) {
+    result = await runDnsperf({
+      port: running.port,
+      queryFile,
+      clients: 1,
+      passes: 1,
+      outstanding: 20,
+      killAfterMs: 60_000,
+    });
+    if (result.noerror === RESOLVER_NAMES) break;
+  }
+  if (result === null || result.noerror !== RESOLVER_NAMES) {
+    throw new Error(
+      `Cannot warm ${server}'s cache: ${
+        result?.noerror ?? 0
+      } of ${RESOLVER_NAMES} names answered NOERROR`,
+    );
+  }
+  const probe = 7 % RESOLVER_NAMES;
+  const reply = await query(running.port, resolverName(probe), "A");
+  const data = reply.answers.find((r) => r.type === "A")?.data;
+  if (data !== resolverAddress(probe)) {
+    throw new Error(
+      `${server} answered ${resolverName(probe)} A with ${reply.rcode} ${
+        String(data)
+      }, expected ${resolverAddress(probe)}`,
+    );
+  }
+}
+
+async function measure(
+  server: ResolverName,
+  nsd: RunningServer,
+  queryFile: string,
+  ticks: number,
+): Promise<Row> {
+  await using running = await start(server, nsd.port);
+  await warm(server, running, queryFile);
+  const before = treeCpuSeconds(running.pid, ticks);
+  const nsdBefore = treeCpuSeconds(nsd.pid, ticks);
+  const result = await runDnsperf({
+    port: running.port,
+    queryFile,
+    clients,
+    seconds,
+    maxQps,
+    killAfterMs: (seconds + 30) * 1000,
+  });
+  const cpu = treeCpuSeconds(running.pid, ticks) - before;
+  const nsdCpu = treeCpuSeconds(nsd.pid, ticks) - nsdBefore;
+  return {
+    server,
+    qps: result.qps,
+    cpuMicrosPerQuery: result.completed > 0
+      ? (cpu * 1e6) / result.completed
+      : NaN,
+    lost: `${result.lost} (${percent(result.lost, result.sent)})`,
+    noerror: percent(result.noerror, result.completed),
+    upstreamCpuMs: nsdCpu * 1000,
+  };
+}
+
+function table(rows: Row[]): string[] {
+  const lines = [
+    "server          q/s   CPU µs/query   lost               NOERROR   NSD CPU ms",
+  ];
+  for (const r of rows) {
+    lines.push(
+      [
+        r.server.padEnd(8),
+        r.qps.toFixed(0).padStart(10),
+        r.cpuMicrosPerQuery.toFixed(1).padStart(14),
+        "  " + r.lost.padEnd(16),
+        r.noerror.padStart(9),
+        r.upstreamCpuMs.toFixed(0).padStart(12),
+      ].join(" "),
+    );
+  }
+  const kudurru = rows.find((r) => r.server === "kudurru");
+  if (kudurru !== undefined) {
+    for (const peer of rows.filter((r) => r.server !== "kudurru")) {
+      lines.push(
+        `kudurru / ${peer.server}: q/s ratio ${
+          (kudurru.qps / peer.qps).toFixed(2)
+        }, CPU per query ratio ${
+          (kudurru.cpuMicrosPerQuery / peer.cpuMicrosPerQuery).toFixed(2)
+        }`,
+      );
+    }
+  }
+  return lines;
+}
+
+/** The readiness probes need Deno.listenDatagram: re-run under --unstable-net. */
+async function rerunWithUnstableNet(): Promise<never> {
+  const status = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--unstable-net", import.meta.filename!, ...Deno.args],
+    stdin: "null",
+  }).spawn().status;
+  Deno.exit(status.code);
+}
+
+function parseServers(list: string): ResolverName[] {
+  const names = list.split(",").map((s) => s.trim()).filter((s) => s !== "");
+  for (const name of names) {
+    if (!(RESOLVERS as readonly string[]).includes(name)) {
+      throw new Error(
+        `Cannot benchmark "${name}": --servers takes ${RESOLVERS.join(", ")}`,
+      );
+    }
+  }
+  return names as ResolverName[];
+}
+
+async function main(): Promise<void> {
+  if (typeof Deno.listenDatagram !== "function") await rerunWithUnstableNet();
+  const servers = parseServers(values.servers);
+  const dir = await Deno.makeTempDir({ prefix: "kudurru-resolver-bench-" });
+  try {
+    const queryFile = join(dir, "queries.txt");
+    await Deno.writeTextFile(queryFile, resolverQueryFile());
+    const ticks = await clockTicks();
+    await using nsd = await startNsd([
+      { name: RESOLVER_ZONE, text: resolverZoneText() },
+    ]);
+    const rows: Row[] = [];
+    for (const server of servers) {
+      const missing = server === "kudurru" ? await kudurruMissing() : null;
+      if (missing !== null) {
+        print(`kudurru skipped: ${missing}`);
+        continue;
+      }
+      try {
+        rows.push(await measure(server, nsd, queryFile, ticks));
+      } catch (error) {
+        print(`${server} skipped: ${(error as Error).message}`);
+      }
+    }
+    print(
+      `cache hits over UDP: ${RESOLVER_NAMES} names warmed once, dnsperf ${seconds}s, ${clients} clients, at most ${maxQps} q/s`,
+    );
+    for (const line of table(rows)) print(line);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+await main();

@@ -1,0 +1,236 @@
+/**
+ * The cache stage (seed §7.1 step 9): answers repeated questions from
+ * stored upstream answers without a trip upstream, and keeps answering from
+ * expired ones when the upstreams fail (RFC 8767). See README.md.
+ */
+import {
+  type Next,
+  type Request,
+  type Response,
+  type Stage,
+} from "../../pipeline/mod.ts";
+import { AnswerCache } from "./answer_cache.ts";
+import { buildEntry, type CacheEntry } from "./cache_entry.ts";
+import { cacheKey, isCacheableQuery } from "./cache_key.ts";
+import { type CachePolicy, cachePolicyOf } from "./cache_policy.ts";
+import { type CacheStats, emptyCacheStats } from "./cache_stats.ts";
+import { writeCachedAnswer, writeStaleAnswer } from "./entry_answer.ts";
+import { type Outcome, waiterResponse } from "./waiter_response.ts";
+
+export interface CacheStageOptions {
+  /** Milliseconds since the epoch; tests pass a fake clock. @default Date.now */
+  now?: () => number;
+  /**
+   * The ECS scope an answer depends on, when ECS is forwarded (RFC 7871
+   * §7.3): part of the key. @default no scope
+   */
+  ecsScope?: (req: Request) => string | undefined;
+}
+
+/** The stage, plus the operations `kudurru cache flush` and tests use. */
+export interface CacheStage extends Stage {
+  /** Drops every entry, or every entry for `name` (all types). Returns how many went. */
+  flush(name?: string): number;
+  /** Counts since the stage was made, and the current number of entries. */
+  stats(): CacheStats;
+  /** Resolves when no background refresh (prefetch, late answer) is running. */
+  whenIdle(): Promise<void>;
+}
+
+const STALE_STATUSES = new Set(["servfail_upstream", "timeout_upstream"]);
+
+/** Creates the cache stage; it passes everything on until the snapshot carries cache settings. */
+export function createCacheStage(opts: CacheStageOptions = {}): CacheStage {
+  const now = opts.now ?? Date.now;
+  const cache = new AnswerCache(0);
+  const inflight = new Map<string, Promise<Outcome>>();
+  const background = new Set<Promise<unknown>>();
+  const stats = emptyCacheStats();
+
+  /** The upstream's answer, stored when it may be. */
+  function settle(
+    key: string,
+    req: Request,
+    res: Response,
+    policy: CachePolicy,
+  ): Outcome {
+    const entry = isStorable(res)
+      ? buildEntry(res.wire!, req, key, policy, now())
+      : undefined;
+    if (entry !== undefined) {
+      cache.limit = policy.maxEntries;
+      cache.set(entry);
+      stats.inserts++;
+    }
+    return { res, entry };
+  }
+
+  /** Runs `next` once for `key`; concurrent askers share the promise. */
+  function fetch(
+    key: string,
+    req: Request,
+    next: Next,
+    policy: CachePolicy,
+  ): Outcome | Promise<Outcome> {
+    const result = next(req);
+    if (!(result instanceof Promise)) return settle(key, req, result, policy);
+    const shared = result
+      .then((res) => settle(key, req, res, policy))
+      .finally(() => inflight.delete(key));
+    inflight.set(key, shared);
+    const tracked = shared.then(noop, noop);
+    background.add(tracked);
+    tracked.finally(() => background.delete(tracked));
+    return shared;
+  }
+
+  function staleResponse(
+    entry: CacheEntry,
+    req: Request,
+    policy: CachePolicy,
+  ): Response | undefined {
+    const wire = writeStaleAnswer(entry, req, policy.staleAnswerTtl);
+    if (wire === undefined) return undefined;
+    stats.staleHits++;
+    return { wire, status: "cached_stale", stage: "cache" };
+  }
+
+  /** The answer this asker gets from an outcome, stale instead of a failure. */
+  function finish(
+    o: Outcome,
+    req: Request,
+    leader: boolean,
+    stale: CacheEntry | undefined,
+    policy: CachePolicy,
+  ): Response {
+    if (stale !== undefined && isFailure(o.res)) {
+      const res = staleResponse(stale, req, policy);
+      if (res !== undefined) return res;
+    }
+    return leader ? o.res : waiterResponse(o, req);
+  }
+
+  /** Waits for the upstream at most maxWait when a stale answer is at hand. */
+  function raceStale(
+    pending: Promise<Outcome>,
+    req: Request,
+    leader: boolean,
+    stale: CacheEntry,
+    policy: CachePolicy,
+  ): Promise<Response> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        const res = staleResponse(stale, req, policy);
+        if (res !== undefined) resolve(res);
+      }, policy.maxWaitMs);
+      pending.then((o) => {
+        clearTimeout(timer);
+        resolve(finish(o, req, leader, stale, policy));
+      }, (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      });
+    });
+  }
+
+  function miss(
+    key: string,
+    req: Request,
+    next: Next,
+    policy: CachePolicy,
+    stale: CacheEntry | undefined,
+  ): Response | Promise<Response> {
+    stats.misses++;
+    const pending = inflight.get(key);
+    const leader = pending === undefined;
+    if (!leader) stats.coalesced++;
+    const outcome = pending ?? fetch(key, req, next, policy);
+    if (!(outcome instanceof Promise)) {
+      return finish(outcome, req, leader, stale, policy);
+    }
+    if (stale !== undefined) {
+      return raceStale(outcome, req, leader, stale, policy);
+    }
+    return outcome.then((o) => finish(o, req, leader, undefined, policy));
+  }
+
+  /** Refreshes a hot entry near its end in the background (the client has its answer). */
+  function prefetch(
+    entry: CacheEntry,
+    req: Request,
+    next: Next,
+    policy: CachePolicy,
+    at: number,
+  ): void {
+    if (policy.prefetchThreshold === 0) return;
+    if (at - entry.windowStart > policy.prefetchWindowMs) {
+      entry.windowStart = at;
+      entry.hits = 0;
+    }
+    entry.hits++;
+    if (entry.hits < policy.prefetchThreshold || entry.prefetching) return;
+    if ((entry.expiresAt - at) * 10 > entry.ttl * 1000) return;
+    if (inflight.has(entry.key)) return;
+    entry.prefetching = true;
+    stats.prefetches++;
+    fetch(entry.key, req, next, policy);
+  }
+
+  return {
+    name: "cache",
+    flush: (name) => cache.flush(name),
+    stats: () => ({
+      ...stats,
+      entries: cache.size,
+      evictions: cache.evictions,
+    }),
+    async whenIdle() {
+      while (background.size > 0) await Promise.all(background);
+    },
+    serve(req: Request, next: Next) {
+      const settings = req.snapshot?.settings?.cache;
+      if (settings === undefined || !isCacheableQuery(req)) return next(req);
+      const policy = cachePolicyOf(settings);
+      if (policy.maxEntries === 0) return next(req);
+      const key = cacheKey(req, opts.ecsScope?.(req));
+      const at = now();
+      let entry = cache.get(key);
+      if (entry !== undefined && at < entry.expiresAt) {
+        const age = Math.floor((at - entry.storedAt) / 1000);
+        const wire = writeCachedAnswer(entry, req, age);
+        if (wire !== undefined) {
+          stats.hits++;
+          prefetch(entry, req, next, policy, at);
+          return { wire, status: "cached", stage: "cache" };
+        }
+      }
+      if (entry !== undefined && !isServableStale(entry, policy, at)) {
+        if (at >= entry.expiresAt) cache.delete(key);
+        entry = undefined;
+      }
+      return miss(key, req, next, policy, entry);
+    },
+  };
+}
+
+function isServableStale(
+  entry: CacheEntry,
+  policy: CachePolicy,
+  at: number,
+): boolean {
+  return policy.serveStale && at >= entry.expiresAt &&
+    at < entry.expiresAt + policy.staleTtlMs;
+}
+
+/** Only upstream answers enter the cache (local, authoritative, blocked: never). */
+function isStorable(res: Response): boolean {
+  return res.status === "forwarded" && res.cacheable !== false &&
+    res.wire !== undefined;
+}
+
+/** The upstreams failed: a stale answer is better (RFC 8767 §4). */
+function isFailure(res: Response): boolean {
+  return STALE_STATUSES.has(res.status);
+}
+
+function noop(): void {}

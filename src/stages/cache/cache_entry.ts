@@ -1,0 +1,177 @@
+/**
+ * One cached answer: the upstream's message as bytes (without its OPT
+ * record: every hit writes the client's own), where its TTLs are, the TTLs
+ * it was stored with, and when it expires.
+ */
+import {
+  HEADER_OCTETS,
+  RCODE,
+  readTtlOffsets,
+  WireFormatError,
+} from "../../dns/wire/mod.ts";
+import type { Request } from "../../pipeline/mod.ts";
+import type { CachePolicy } from "./cache_policy.ts";
+
+/** A message in the form hits are written from. */
+export interface StoredAnswer {
+  /** Header, question and records; no OPT record, TTLs as in `ttls`. */
+  readonly wire: Uint8Array;
+  /** Offsets of the TTL fields in `wire`. */
+  readonly offsets: Uint16Array;
+  /** The TTL each record was stored with, in seconds. */
+  readonly ttls: Uint32Array;
+}
+
+/** A cached answer. */
+export interface CacheEntry extends StoredAnswer {
+  readonly key: string;
+  /** The lowercased question name, for per-name flushes. */
+  readonly name: string;
+  /** `Date.now()`-style milliseconds. */
+  readonly storedAt: number;
+  readonly expiresAt: number;
+  /** Seconds from storedAt to expiresAt. */
+  readonly ttl: number;
+  /** NXDOMAIN or NODATA (RFC 2308). */
+  readonly negative: boolean;
+  /** Hits since `windowStart`, for prefetch. */
+  hits: number;
+  windowStart: number;
+  /** A background refresh is running. */
+  prefetching: boolean;
+}
+
+/** What a message is, once read. */
+interface ReadAnswer {
+  stored: StoredAnswer;
+  rcode: number;
+  answerCount: number;
+  minTtl: number;
+  soaMinimum: number | undefined;
+}
+
+/**
+ * Reads `message` (an answer to `req`) into the stored form: the OPT record
+ * and anything after the last record cut off, TTLs as sent. Undefined when
+ * the message is malformed, does not answer `req`'s question, or has its
+ * OPT record anywhere but last (cutting it out could break compression
+ * pointers into the records after it).
+ */
+export function readAnswer(
+  message: Uint8Array,
+  req: Request,
+): ReadAnswer | undefined {
+  let found;
+  try {
+    found = readTtlOffsets(message);
+  } catch (error) {
+    if (error instanceof WireFormatError) return undefined;
+    throw error;
+  }
+  if (!answersQuestion(message, req)) return undefined;
+  let end = found.end;
+  let arcount = (message[10]! << 8) | message[11]!;
+  if (found.optStart !== undefined) {
+    if (found.offsets.some((at) => at > found.optStart!)) return undefined;
+    end = found.optStart;
+    arcount--;
+  }
+  const wire = message.slice(0, end);
+  wire[10] = arcount >>> 8;
+  wire[11] = arcount;
+  return {
+    stored: {
+      wire,
+      offsets: Uint16Array.from(found.offsets),
+      ttls: Uint32Array.from(found.ttls),
+    },
+    rcode: found.rcode,
+    answerCount: found.answerCount,
+    minTtl: found.minTtl,
+    soaMinimum: found.soaMinimum,
+  };
+}
+
+/**
+ * A cache entry for `message`, the answer to `req`, or undefined when it
+ * must not be kept: truncated (TC=1), an RCODE other than NOERROR and
+ * NXDOMAIN (SERVFAIL included, see README.md), a negative answer without
+ * an SOA (RFC 2308 §5), a referral, or a TTL of 0 after clamping.
+ *
+ * TTLs are clamped as they are stored: positive answers to
+ * [minTTL, maxTTL]; negative answers live min(SOA-derived TTL, negativeTTL)
+ * (at least minTTL unless negativeTTL is smaller) and no record says more.
+ */
+export function buildEntry(
+  message: Uint8Array,
+  req: Request,
+  key: string,
+  policy: CachePolicy,
+  now: number,
+): CacheEntry | undefined {
+  if (message.length < HEADER_OCTETS || (message[2]! & 0x02) !== 0) {
+    return undefined;
+  }
+  const read = readAnswer(message, req);
+  if (read === undefined) return undefined;
+  const negative = read.rcode === RCODE.NXDOMAIN ||
+    (read.rcode === RCODE.NOERROR && read.answerCount === 0);
+  if (!negative && read.rcode !== RCODE.NOERROR) return undefined;
+  let ttl: number, low: number, high: number;
+  if (negative) {
+    if (read.soaMinimum === undefined) return undefined;
+    ttl = Math.min(
+      policy.negativeTtl,
+      policy.maxTtl,
+      Math.max(policy.minTtl, read.soaMinimum),
+    );
+    low = Math.min(policy.minTtl, ttl);
+    high = ttl;
+  } else {
+    ttl = clamp(read.minTtl, policy.minTtl, policy.maxTtl);
+    low = policy.minTtl;
+    high = policy.maxTtl;
+  }
+  if (ttl <= 0) return undefined;
+  const { stored } = read;
+  for (let i = 0; i < stored.ttls.length; i++) {
+    stored.ttls[i] = clamp(stored.ttls[i]!, low, high);
+  }
+  return {
+    ...stored,
+    key,
+    name: req.qname,
+    storedAt: now,
+    expiresAt: now + ttl * 1000,
+    ttl,
+    negative,
+    hits: 0,
+    windowStart: now,
+    prefetching: false,
+  };
+}
+
+function clamp(value: number, low: number, high: number): number {
+  return value < low ? low : value > high ? high : value;
+}
+
+/** The message's question is `req`'s (name in any case, type, class). */
+function answersQuestion(message: Uint8Array, req: Request): boolean {
+  const end = req.query.questionEnd;
+  if (((message[4]! << 8) | message[5]!) !== 1 || end > message.length) {
+    return false;
+  }
+  const query = req.bytes;
+  const nameEnd = end - 4; // type and class follow the name
+  for (let i = HEADER_OCTETS; i < nameEnd; i++) {
+    if (foldCase(message[i]!) !== foldCase(query[i]!)) return false;
+  }
+  for (let i = nameEnd; i < end; i++) {
+    if (message[i] !== query[i]) return false;
+  }
+  return true;
+}
+
+function foldCase(octet: number): number {
+  return octet >= 0x41 && octet <= 0x5a ? octet | 0x20 : octet;
+}

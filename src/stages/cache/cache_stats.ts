@@ -1,0 +1,32 @@
+/** The cache stage's counts, read by the metrics drain and `kudurru cache` commands. */
+export interface CacheStats {
+  /** Answers served from a fresh entry. */
+  hits: number;
+  /** Answers served from an expired entry (RFC 8767). */
+  staleHits: number;
+  /** Questions that went on to the upstream (or joined one in flight). */
+  misses: number;
+  /** Misses that joined an identical question already in flight. */
+  coalesced: number;
+  /** Background refreshes of hot entries near expiry. */
+  prefetches: number;
+  /** Answers stored. */
+  inserts: number;
+  /** Entries dropped to keep the size bound. */
+  evictions: number;
+  /** Entries held now. */
+  entries: number;
+}
+
+export function emptyCacheStats(): CacheStats {
+  return {
+    hits: 0,
+    staleHits: 0,
+    misses: 0,
+    coalesced: 0,
+    prefetches: 0,
+    inserts: 0,
+    evictions: 0,
+    entries: 0,
+  };
+}

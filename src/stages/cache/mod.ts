@@ -1,0 +1,9 @@
+/** The cache stage; see README.md. */
+export {
+  type CacheStage,
+  type CacheStageOptions,
+  createCacheStage,
+} from "./cache.ts";
+export type { CacheStats } from "./cache_stats.ts";
+export { cacheKey, isCacheableQuery } from "./cache_key.ts";
+export { EDE_STALE_ANSWER } from "./entry_answer.ts";

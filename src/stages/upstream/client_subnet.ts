@@ -1,0 +1,130 @@
+/**
+ * EDNS Client Subnet (RFC 7871) for forwarded queries, per
+ * `upstreams.ecs.mode`: strip (never send), forward (pass the client's
+ * option on), add (derive one from the client's address).
+ */
+import ipaddr from "ipaddr.js";
+import type { Request } from "../../pipeline/mod.ts";
+import type { UpstreamsSettings } from "../../pipeline/settings.ts";
+
+/** The ECS option code (RFC 7871 §6). */
+export const EDNS_CLIENT_SUBNET = 8;
+
+const FAMILY_IPV4 = 1;
+const FAMILY_IPV6 = 2;
+
+export type EcsSettings = UpstreamsSettings["ecs"];
+
+/** What to send upstream: an option, nothing, or FORMERR for the client. */
+export type ClientSubnetDecision =
+  | { ok: true; option?: Uint8Array }
+  | { ok: false; reason: string };
+
+/** The client's ECS option data, if its query carried one. */
+export function clientSubnetOption(req: Request): Uint8Array | undefined {
+  return req.query.edns?.options.find((o) => o.code === EDNS_CLIENT_SUBNET)
+    ?.data;
+}
+
+/**
+ * The ECS option to send for `req`.
+ *
+ * - `strip`: none, whatever the client sent.
+ * - `forward`: the client's option as sent, after checking it is well
+ *   formed (RFC 7871 §7.1.1: a bad one is FORMERR).
+ * - `add`: the client's address truncated to ipv4Prefix/ipv6Prefix. Only for
+ *   globally routable unicast addresses: loopback, private (RFC 1918, ULA),
+ *   link-local, CGNAT and documentation addresses tell an authoritative
+ *   server nothing about where the client is and leak the inside of the
+ *   network (RFC 7871 §11.1), so those get no option. A client that sent a
+ *   SOURCE PREFIX of 0 opted out (RFC 7871 §7.1.2): it is sent on as /0.
+ */
+export function clientSubnetFor(
+  req: Request,
+  ecs: EcsSettings,
+): ClientSubnetDecision {
+  if (ecs.mode === "strip") return { ok: true };
+  const sent = clientSubnetOption(req);
+  if (sent !== undefined) {
+    const problem = clientSubnetProblem(sent);
+    if (problem !== undefined) return { ok: false, reason: problem };
+  }
+  if (ecs.mode === "forward") {
+    return sent === undefined ? { ok: true } : { ok: true, option: sent };
+  }
+  if (sent !== undefined && sent[2] === 0) {
+    return { ok: true, option: sent };
+  }
+  const option = subnetOfAddress(
+    req.client.address,
+    ecs.ipv4Prefix,
+    ecs.ipv6Prefix,
+  );
+  return option === undefined ? { ok: true } : { ok: true, option };
+}
+
+/**
+ * ECS option data for `address` truncated to its family's prefix length,
+ * or undefined when the address is not globally routable unicast.
+ */
+export function subnetOfAddress(
+  address: string,
+  ipv4Prefix: number,
+  ipv6Prefix: number,
+): Uint8Array | undefined {
+  let parsed: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    parsed = ipaddr.process(address);
+  } catch {
+    return undefined;
+  }
+  if (parsed.range() !== "unicast") return undefined;
+  const v4 = parsed.kind() === "ipv4";
+  return encodeClientSubnet(
+    v4 ? FAMILY_IPV4 : FAMILY_IPV6,
+    v4 ? ipv4Prefix : ipv6Prefix,
+    parsed.toByteArray(),
+  );
+}
+
+/** FAMILY, SOURCE PREFIX, SCOPE 0 and the address octets the prefix needs, masked. */
+export function encodeClientSubnet(
+  family: number,
+  prefix: number,
+  address: readonly number[],
+): Uint8Array {
+  const octets = Math.ceil(prefix / 8);
+  const out = new Uint8Array(4 + octets);
+  out[0] = family >> 8;
+  out[1] = family & 0xff;
+  out[2] = prefix;
+  out[3] = 0;
+  for (let i = 0; i < octets; i++) out[4 + i] = address[i] ?? 0;
+  const spare = octets * 8 - prefix;
+  if (octets > 0 && spare > 0) {
+    out[3 + octets] = out[3 + octets]! & (0xff << spare) & 0xff;
+  }
+  return out;
+}
+
+/** Why `data` is not a valid ECS option in a query, or undefined (RFC 7871 §6). */
+export function clientSubnetProblem(data: Uint8Array): string | undefined {
+  if (data.length < 4) return "client subnet option shorter than 4 octets";
+  const family = (data[0]! << 8) | data[1]!;
+  const prefix = data[2]!;
+  const max = family === FAMILY_IPV4 ? 32 : family === FAMILY_IPV6 ? 128 : -1;
+  if (max < 0) return `client subnet family ${family} is not 1 or 2`;
+  if (prefix > max) return `client subnet prefix /${prefix} exceeds /${max}`;
+  if (data[3] !== 0) return "client subnet scope is not 0 in a query";
+  const octets = Math.ceil(prefix / 8);
+  if (data.length !== 4 + octets) {
+    return `client subnet address has ${
+      data.length - 4
+    } octets, /${prefix} needs ${octets}`;
+  }
+  const spare = octets * 8 - prefix;
+  if (octets > 0 && (data[3 + octets]! & ((1 << spare) - 1)) !== 0) {
+    return "client subnet address has bits set beyond its prefix";
+  }
+  return undefined;
+}

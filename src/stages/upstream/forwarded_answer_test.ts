@@ -1,0 +1,116 @@
+import assert from "node:assert/strict";
+import { WireFormatError } from "../../dns/wire/mod.ts";
+import { decodeAnswer } from "../../pipeline/testing/mod.ts";
+import { forwardedAnswer } from "./forwarded_answer.ts";
+import {
+  requestFrom,
+  rrsets,
+  upstreamAnswer,
+} from "./testdata/upstream_fixtures.ts";
+
+const keep = { keepClientSubnet: false };
+
+Deno.test("forwardedAnswer keeps compressed names readable in the client's case", () => {
+  const upstream = upstreamAnswer("www.example.org. A", {
+    answer: rrsets([
+      "www.example.org. 300 IN CNAME web.example.org.",
+      "web.example.org. 300 IN A 192.0.2.1",
+    ]),
+  });
+  const req = requestFrom("WWW.Example.ORG. A");
+  const decoded = decodeAnswer(forwardedAnswer(upstream, req, keep).wire);
+  assert.deepEqual(decoded.question, ["WWW.Example.ORG. A IN"]);
+  assert.deepEqual(decoded.answer, [
+    "WWW.Example.ORG. 300 IN CNAME web.Example.ORG.",
+    "web.Example.ORG. 300 IN A 192.0.2.1",
+  ]);
+});
+
+Deno.test("forwardedAnswer leaves out additional records before setting TC", () => {
+  const glue = Array.from(
+    { length: 30 },
+    (_, i) => `ns${i}.example.org. 300 IN A 192.0.2.${i + 1}`,
+  );
+  const upstream = upstreamAnswer("example.org. NS", {
+    answer: rrsets(["example.org. 300 IN NS ns0.example.org."]),
+    additional: rrsets(glue),
+  });
+  const req = requestFrom("example.org. NS");
+  const { wire, truncated } = forwardedAnswer(upstream, req, keep);
+  const decoded = decodeAnswer(wire);
+  assert.equal(truncated, false);
+  assert.equal(decoded.tc, false);
+  assert.deepEqual(decoded.answer, ["example.org. 300 IN NS ns0.example.org."]);
+  assert.deepEqual(decoded.additional, []);
+});
+
+Deno.test("forwardedAnswer drops records after the upstream's OPT", () => {
+  const upstream = upstreamAnswer("www.example.org. A", {
+    answer: rrsets(["www.example.org. 300 IN A 192.0.2.1"]),
+    additional: rrsets(["ns.example.org. 300 IN A 192.0.2.53"]),
+    edns: { udpSize: 1232 },
+  });
+  const req = requestFrom("www.example.org. A", { edns: {} });
+  const decoded = decodeAnswer(forwardedAnswer(upstream, req, keep).wire);
+  assert.deepEqual(decoded.additional, ["ns.example.org. 300 IN A 192.0.2.53"]);
+  const reordered = optFirst(upstream);
+  const after = decodeAnswer(forwardedAnswer(reordered, req, keep).wire);
+  assert.deepEqual(after.additional, []);
+  assert.notEqual(after.opt, undefined);
+});
+
+/** The same message with its last additional record (the OPT) moved first. */
+function optFirst(message: Uint8Array): Uint8Array {
+  const optLength = 11; // root owner, no options
+  const optStart = message.length - optLength;
+  const aLength = 16; // compressed owner (2) + fixed part (10) + address (4)
+  const aStart = optStart - aLength;
+  const out = message.slice();
+  out.set(message.subarray(optStart), aStart);
+  out.set(message.subarray(aStart, optStart), aStart + optLength);
+  return out;
+}
+
+Deno.test("forwardedAnswer keeps AD only for clients that set DO or AD", async (t) => {
+  const upstream = upstreamAnswer("www.example.org. A", { ad: true });
+  const cases = [
+    { name: "no DO", edns: {}, ad: false },
+    { name: "DO", edns: { do: true }, ad: true },
+  ];
+  for (const c of cases) {
+    await t.step(c.name, () => {
+      const req = requestFrom("www.example.org. A", { edns: c.edns });
+      const wire = forwardedAnswer(upstream, req, keep).wire;
+      assert.equal((wire[3]! & 0x20) !== 0, c.ad);
+    });
+  }
+});
+
+Deno.test("forwardedAnswer keeps the upstream's TC", () => {
+  const upstream = upstreamAnswer("www.example.org. A", { tc: true });
+  const req = requestFrom("www.example.org. A");
+  assert.equal(
+    decodeAnswer(forwardedAnswer(upstream, req, keep).wire).tc,
+    true,
+  );
+});
+
+Deno.test("forwardedAnswer rejects an extended RCODE for a client without EDNS", () => {
+  const upstream = upstreamAnswer("www.example.org. A", {
+    rcode: 16,
+    edns: { udpSize: 1232 },
+  });
+  const req = requestFrom("www.example.org. A");
+  assert.throws(() => forwardedAnswer(upstream, req, keep), WireFormatError);
+});
+
+Deno.test("forwardedAnswer rejects a truncated message", () => {
+  const upstream = upstreamAnswer("www.example.org. A", {
+    answer: rrsets(["www.example.org. 300 IN A 192.0.2.1"]),
+  });
+  const req = requestFrom("www.example.org. A");
+  assert.throws(
+    () => forwardedAnswer(upstream.subarray(0, upstream.length - 2), req, keep),
+    WireFormatError,
+  );
+});

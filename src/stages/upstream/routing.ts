@@ -1,0 +1,138 @@
+/**
+ * Where a forwarded query goes (seed §7.1 step 11): forward zones and
+ * conditional-forwarding entries by longest suffix, then the client's
+ * Policy, then `default`.
+ */
+import type { Request } from "../../pipeline/mod.ts";
+import type { UpstreamsSettings } from "../../pipeline/settings.ts";
+
+/** The group every query no other rule routes goes to. */
+export const DEFAULT_GROUP = "default";
+
+/** Which rule picked the group; for tests, the README and the query log. */
+export type RouteRule = "forward_zone" | "conditional" | "policy" | "default";
+
+/** The group a query goes to, and why. */
+export interface Route {
+  group: string;
+  rule: RouteRule;
+  /** The matching forward zone or conditional domain (lowercase FQDN). */
+  suffix?: string;
+}
+
+/** Conditional entries keyed by lowercase FQDN ("corp.example."). */
+export type ConditionalTable = ReadonlyMap<string, string>;
+
+/**
+ * Normalises `upstreams.conditional`: keys lowercased, with a trailing dot
+ * added when missing, so "Corp.Example" and "corp.example." are one entry.
+ * When two spellings collide the later one wins, as in a YAML map.
+ */
+export function compileConditional(
+  conditional: Readonly<Record<string, string>>,
+): ConditionalTable {
+  const table = new Map<string, string>();
+  for (const [domain, group] of Object.entries(conditional)) {
+    table.set(normalizeDomain(domain), group);
+  }
+  return table;
+}
+
+/** Lowercase FQDN with exactly one trailing dot ("." for the root). */
+export function normalizeDomain(domain: string): string {
+  const lower = domain.trim().toLowerCase();
+  if (lower === "" || lower === ".") return ".";
+  return lower.endsWith(".") ? lower : `${lower}.`;
+}
+
+const tables = new WeakMap<object, ConditionalTable>();
+
+/** The compiled table of `upstreams`, built once per settings object. */
+function conditionalOf(upstreams: UpstreamsSettings): ConditionalTable {
+  let table = tables.get(upstreams.conditional);
+  if (table === undefined) {
+    table = compileConditional(upstreams.conditional);
+    tables.set(upstreams.conditional, table);
+  }
+  return table;
+}
+
+/**
+ * The group for `req`. One rule, longest suffix wins across forward zones
+ * and conditional entries together:
+ *
+ * 1. the longest of: the forward zone the authoritative stage matched
+ *    (`req.zone` + `req.upstreamGroup`) and the longest conditional entry
+ *    that is a suffix of the name. The forward zone wins a tie (the same
+ *    name in both): a DNSZone object is the more deliberate statement.
+ *    The bootstrap's root forward zone `.` is the shortest suffix there is,
+ *    so every conditional entry beats it, as an operator expects.
+ * 2. the client's Policy group (seam, see below);
+ * 3. `default`.
+ *
+ * `req.upstreamGroup` without `req.zone` (nothing sets that today) counts as
+ * a match at the root: below every conditional entry, above `default`.
+ */
+export function routeQuery(req: Request, upstreams: UpstreamsSettings): Route {
+  const zone = req.upstreamGroup === undefined
+    ? undefined
+    : normalizeDomain(req.zone ?? ".");
+  const conditional = longestConditional(
+    req.qname,
+    conditionalOf(upstreams),
+    zone === undefined ? -1 : labelCount(zone),
+  );
+  if (conditional !== undefined) return conditional;
+  if (zone !== undefined) {
+    return { group: req.upstreamGroup!, rule: "forward_zone", suffix: zone };
+  }
+  // Seam: the identify/blocking stages will resolve the client's Policy to
+  // an upstream group; route it here once the Request carries it:
+  // if (req.policyUpstreamGroup !== undefined) {
+  //   return { group: req.policyUpstreamGroup, rule: "policy" };
+  // }
+  return { group: DEFAULT_GROUP, rule: "default" };
+}
+
+/**
+ * The longest conditional entry that is a suffix of `qname` and has more
+ * than `minLabels` labels, walking from the full name towards the root.
+ */
+export function longestConditional(
+  qname: string,
+  table: ConditionalTable,
+  minLabels = -1,
+): Route | undefined {
+  if (table.size === 0) return undefined;
+  let suffix = normalizeDomain(qname);
+  let labels = labelCount(suffix);
+  while (labels > minLabels) {
+    const group = table.get(suffix);
+    if (group !== undefined) return { group, rule: "conditional", suffix };
+    if (suffix === ".") return undefined;
+    suffix = parentOf(suffix);
+    labels--;
+  }
+  return undefined;
+}
+
+/** Labels of a lowercase FQDN; escaped dots (`\.`) do not split. */
+function labelCount(name: string): number {
+  if (name === ".") return 0;
+  let count = 0;
+  for (let i = 0; i < name.length; i++) {
+    if (name[i] === "\\") i++;
+    else if (name[i] === ".") count++;
+  }
+  return count;
+}
+
+function parentOf(name: string): string {
+  for (let i = 0; i < name.length; i++) {
+    if (name[i] === "\\") i++;
+    else if (name[i] === ".") {
+      return i + 1 === name.length ? "." : name.slice(i + 1);
+    }
+  }
+  return ".";
+}

@@ -1,0 +1,167 @@
+/**
+ * The upstream stage (seed §7.1 step 11): anything still unanswered is
+ * forwarded to an upstream group, and the group's wire answer is made out
+ * for the client (forwarded_answer.ts). Failures are SERVFAIL with an
+ * Extended DNS Error.
+ */
+import { EDNS_OPTION, RCODE, WireFormatError } from "../../dns/wire/mod.ts";
+import type { Logger } from "../../log/logger.ts";
+import {
+  answer,
+  OUR_UDP_PAYLOAD_SIZE,
+  replyTo,
+  type Request,
+  type Response,
+  type Stage,
+  type Status,
+} from "../../pipeline/mod.ts";
+import type { UpstreamsSettings } from "../../pipeline/settings.ts";
+import type { UpstreamRequest, UpstreamResult } from "../../upstream/types.ts";
+import { clientSubnetFor, clientSubnetOption } from "./client_subnet.ts";
+import { forwardedAnswer } from "./forwarded_answer.ts";
+import { ResolverHolder, type ResolverSource } from "./resolver_holder.ts";
+import { routeQuery } from "./routing.ts";
+
+/**
+ * Extended DNS Error codes used here (RFC 8914 §4, IANA registry):
+ * 22 "No Reachable Authority" when no server answered in time, 23 "Network
+ * Error" when every server failed or sent an answer we cannot use.
+ */
+export const EDE_NO_REACHABLE_AUTHORITY = 22;
+export const EDE_NETWORK_ERROR = 23;
+
+export interface UpstreamStageOptions {
+  /**
+   * The resolver, or a factory the stage calls with the snapshot's
+   * `upstreams` settings (again when they change; the old one is closed
+   * once its queries have settled).
+   */
+  resolver: ResolverSource;
+  logger: Logger;
+}
+
+/** The upstream stage, with a way to close the resolvers it built. */
+export interface UpstreamStage extends Stage {
+  /** Closes the resolvers built by the factory; a given Resolver is left open. */
+  close(): Promise<void>;
+}
+
+const encoder = new TextEncoder();
+
+/** Creates the upstream stage. */
+export function createUpstreamStage(opts: UpstreamStageOptions): UpstreamStage {
+  const holder = new ResolverHolder(opts.resolver, opts.logger);
+
+  async function forward(
+    req: Request,
+    upstreams: UpstreamsSettings,
+    request: UpstreamRequest,
+  ): Promise<Response> {
+    const { group } = routeQuery(req, upstreams);
+    const held = holder.resolverFor(upstreams);
+    held.pending++;
+    let result: UpstreamResult;
+    try {
+      result = await held.resolver.resolve(group, request);
+    } finally {
+      holder.settled(held);
+    }
+    return responseFor(req, group, result);
+  }
+
+  return {
+    name: "upstream",
+    serve(req: Request) {
+      const upstreams = req.snapshot?.settings?.upstreams;
+      const question = req.query.question;
+      // No settings (snapshots built without a configuration) or no
+      // question: nothing to forward to, or nothing to forward.
+      if (upstreams === undefined || question === undefined) {
+        return answer(req, "upstream", "refused", RCODE.REFUSED);
+      }
+      const subnet = clientSubnetFor(req, upstreams.ecs);
+      if (!subnet.ok) return answer(req, "upstream", "formerr", RCODE.FORMERR);
+      const request: UpstreamRequest = {
+        name: question.name,
+        type: question.type,
+        class: question.class,
+        dnssecOk: req.query.edns?.dnssecOk ?? false,
+        checkingDisabled: req.query.cd,
+      };
+      if (subnet.option !== undefined) request.clientSubnet = subnet.option;
+      return forward(req, upstreams, request);
+    },
+    close: () => holder.close(),
+  };
+}
+
+function responseFor(
+  req: Request,
+  group: string,
+  result: UpstreamResult,
+): Response {
+  if (!result.ok) {
+    return result.reason === "timeout"
+      ? failure(
+        req,
+        "timeout_upstream",
+        EDE_NO_REACHABLE_AUTHORITY,
+        `upstream group "${group}" timed out`,
+      )
+      : failure(
+        req,
+        "servfail_upstream",
+        EDE_NETWORK_ERROR,
+        `upstream group "${group}" failed`,
+      );
+  }
+  let wire: Uint8Array;
+  let truncated: boolean;
+  try {
+    ({ wire, truncated } = forwardedAnswer(result.message, req, {
+      keepClientSubnet: clientSubnetOption(req) !== undefined,
+    }));
+  } catch (error) {
+    if (!(error instanceof WireFormatError)) throw error;
+    return failure(
+      req,
+      "servfail_upstream",
+      EDE_NETWORK_ERROR,
+      `upstream group "${group}" sent an unusable answer`,
+    );
+  }
+  return {
+    wire,
+    status: "forwarded",
+    stage: "upstream",
+    upstream: result.server,
+    // A truncated answer is this client's size, not the answer.
+    cacheable: !truncated,
+  };
+}
+
+/** SERVFAIL, RA set (we do offer recursion), with an Extended DNS Error. */
+function failure(
+  req: Request,
+  status: Status,
+  infoCode: number,
+  text: string,
+): Response {
+  const message = replyTo(req, RCODE.SERVFAIL);
+  message.ra = true;
+  message.edns = {
+    udpSize: OUR_UDP_PAYLOAD_SIZE,
+    options: [{ code: EDNS_OPTION.EDE, data: extendedError(infoCode, text) }],
+  };
+  return { message, status, stage: "upstream", cacheable: false };
+}
+
+/** EDE option data: INFO-CODE and EXTRA-TEXT (RFC 8914 §2). */
+export function extendedError(infoCode: number, text: string): Uint8Array {
+  const extra = encoder.encode(text);
+  const data = new Uint8Array(2 + extra.length);
+  data[0] = infoCode >> 8;
+  data[1] = infoCode & 0xff;
+  data.set(extra, 2);
+  return data;
+}

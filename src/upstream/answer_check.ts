@@ -1,0 +1,79 @@
+/**
+ * Checks that a message from upstream answers the query we sent (RFC 5452
+ * §9.1): a response (QR=1), opcode QUERY, the same ID and the same question
+ * (name compared ASCII case-insensitively, type, class). Anything else is
+ * dropped: a spoofed or stale datagram must not become an answer.
+ */
+import {
+  OPCODE,
+  parseQuery,
+  type Question,
+  WireFormatError,
+} from "../dns/wire/mod.ts";
+
+/** What an answer must match: the ID and question of the query sent. */
+export interface ExpectedAnswer {
+  id: number;
+  question: Question;
+}
+
+/** The verdict on one message. */
+export type AnswerCheck =
+  | {
+    ok: true;
+    /** The full RCODE (extended bits from the OPT record included). */
+    rcode: number;
+    /** TC=1: the answer did not fit; retry over TCP. */
+    truncated: boolean;
+  }
+  | { ok: false; why: string };
+
+/**
+ * The ID and question of a query we built.
+ *
+ * @throws {Error} when `query` is not a parseable one-question message
+ */
+export function expectationOf(query: Uint8Array): ExpectedAnswer {
+  const info = parseQuery(query);
+  if (info.question === undefined) {
+    throw new Error("Cannot send upstream query: it has no question");
+  }
+  return { id: info.id, question: info.question };
+}
+
+/** Whether `answer` answers the query described by `expected`, and how. */
+export function checkAnswer(
+  expected: ExpectedAnswer,
+  answer: Uint8Array,
+): AnswerCheck {
+  let info;
+  try {
+    info = parseQuery(answer);
+  } catch (error) {
+    if (error instanceof WireFormatError) {
+      return { ok: false, why: `malformed: ${error.reason}` };
+    }
+    throw error;
+  }
+  if (!info.qr) return { ok: false, why: "not a response (QR=0)" };
+  if (info.id !== expected.id) {
+    return { ok: false, why: `ID ${info.id} is not ${expected.id}` };
+  }
+  if (info.opcode !== OPCODE.QUERY) {
+    return { ok: false, why: `opcode ${info.opcode} is not QUERY` };
+  }
+  const q = info.question;
+  const want = expected.question;
+  if (
+    q === undefined || q.type !== want.type || q.class !== want.class ||
+    q.name.toLowerCase() !== want.name.toLowerCase()
+  ) {
+    return { ok: false, why: "question differs from the query's" };
+  }
+  const extended = info.edns === undefined ? 0 : info.edns.extendedRcode << 4;
+  return {
+    ok: true,
+    rcode: extended | (info.flags & 0xf),
+    truncated: (info.flags & 0x0200) !== 0,
+  };
+}

@@ -1,0 +1,67 @@
+import assert from "node:assert/strict";
+import { OPCODE, parseQuery, RCODE, TYPE } from "../dns/wire/mod.ts";
+import { checkAnswer, expectationOf } from "./answer_check.ts";
+import { buildQuery } from "./build_query.ts";
+import { answer } from "./testdata/scripted_upstream.ts";
+
+const query = buildQuery({
+  name: "www.Example.org.",
+  type: TYPE.A,
+  class: 1,
+  dnssecOk: false,
+  checkingDisabled: false,
+}, 77);
+const info = parseQuery(query);
+const expected = expectationOf(query);
+
+Deno.test("checkAnswer accepts the answer in any name case", () => {
+  const verdict = checkAnswer(
+    expected,
+    answer(info, { name: "WWW.EXAMPLE.ORG.", rcode: RCODE.NXDOMAIN }),
+  );
+  assert.deepEqual(verdict, {
+    ok: true,
+    rcode: RCODE.NXDOMAIN,
+    truncated: false,
+  });
+});
+
+Deno.test("checkAnswer reports TC", () => {
+  const verdict = checkAnswer(expected, answer(info, { tc: true }));
+  assert.equal(verdict.ok && verdict.truncated, true);
+});
+
+Deno.test("checkAnswer drops what does not answer the query", async (t) => {
+  const cases: [string, Uint8Array, RegExp][] = [
+    ["another ID", answer(info, { id: 78 }), /ID 78 is not 77/],
+    [
+      "another name",
+      answer(info, { name: "evil.example.org." }),
+      /question differs/,
+    ],
+    [
+      "another type",
+      answer({ ...info, question: { ...info.question!, type: TYPE.AAAA } }),
+      /question differs/,
+    ],
+    [
+      "another class",
+      answer({ ...info, question: { ...info.question!, class: 3 } }),
+      /question differs/,
+    ],
+    ["the query itself", query, /not a response/],
+    [
+      "another opcode",
+      answer({ ...info, opcode: OPCODE.NOTIFY }),
+      /opcode 4 is not QUERY/,
+    ],
+    ["garbage", new Uint8Array([0, 77, 0x80]), /malformed/],
+  ];
+  for (const [name, message, why] of cases) {
+    await t.step(name, () => {
+      const verdict = checkAnswer(expected, message);
+      assert.equal(verdict.ok, false);
+      assert.match(verdict.ok ? "" : verdict.why, why);
+    });
+  }
+});

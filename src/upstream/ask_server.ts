@@ -1,0 +1,76 @@
+/**
+ * One attempt at one server: a fresh query (fresh ID) over the server's
+ * transport, the answer checked against the question, a TC=1 answer over
+ * UDP asked again over TCP, and the RCODE judged. Never throws: every
+ * failure becomes an outcome the group can score and report.
+ */
+import { RCODE } from "../dns/wire/mod.ts";
+import { checkAnswer, expectationOf } from "./answer_check.ts";
+import { buildQuery, randomQueryId } from "./build_query.ts";
+import type { UpstreamEndpoint } from "./endpoint.ts";
+import type { Transport, UpstreamRequest } from "./types.ts";
+
+/** How one attempt ended. */
+export type AttemptOutcome =
+  | { ok: true; message: Uint8Array; rttMs: number }
+  | { ok: false; why: string };
+
+const RCODE_NAMES = new Map<number, string>(
+  Object.entries(RCODE).map(([name, code]) => [code, name]),
+);
+
+/**
+ * Asks `endpoint` the question of `request` until `signal` aborts. A good
+ * answer is NOERROR or NXDOMAIN; SERVFAIL, REFUSED, FORMERR and the rest
+ * are failures, so the group may try another server.
+ */
+export async function askServer(
+  endpoint: UpstreamEndpoint,
+  request: UpstreamRequest,
+  signal: AbortSignal,
+): Promise<AttemptOutcome> {
+  const started = performance.now();
+  try {
+    let answer = await exchangeChecked(
+      await endpoint.transport(signal),
+      request,
+      signal,
+    );
+    if (answer.truncated && endpoint.server.scheme === "udp") {
+      answer = await exchangeChecked(
+        await endpoint.tcpFallback(signal),
+        request,
+        signal,
+      );
+    }
+    if (answer.rcode !== RCODE.NOERROR && answer.rcode !== RCODE.NXDOMAIN) {
+      return { ok: false, why: `answered ${rcodeName(answer.rcode)}` };
+    }
+    return {
+      ok: true,
+      message: answer.message,
+      rttMs: performance.now() - started,
+    };
+  } catch (error) {
+    return {
+      ok: false,
+      why: error instanceof Error ? error.message : String(error),
+    };
+  }
+}
+
+async function exchangeChecked(
+  transport: Transport,
+  request: UpstreamRequest,
+  signal: AbortSignal,
+): Promise<{ message: Uint8Array; rcode: number; truncated: boolean }> {
+  const query = buildQuery(request, randomQueryId());
+  const message = await transport.exchange(query, signal);
+  const check = checkAnswer(expectationOf(query), message);
+  if (!check.ok) throw new Error(`answer dropped: ${check.why}`);
+  return { message, rcode: check.rcode, truncated: check.truncated };
+}
+
+function rcodeName(rcode: number): string {
+  return RCODE_NAMES.get(rcode) ?? `RCODE${rcode}`;
+}

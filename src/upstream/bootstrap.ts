@@ -1,0 +1,171 @@
+/**
+ * Resolves the host names of upstream servers ("tls://dns.quad9.net")
+ * through the `upstreams.bootstrap` servers: plain UDP A and AAAA queries
+ * with the same transport and checks as any upstream query, never the
+ * system resolver (which may be kudurru itself). Addresses are cached for
+ * their TTL, at least a minute; concurrent lookups of one name share one
+ * resolution.
+ */
+import { abortable } from "./abortable.ts";
+import { RCODE, TYPE } from "../dns/wire/mod.ts";
+import { readAddressRecords } from "./address_records.ts";
+import { checkAnswer, expectationOf } from "./answer_check.ts";
+import { buildQuery, randomQueryId } from "./build_query.ts";
+import {
+  isIpAddress,
+  parseUpstreamServer,
+  type UpstreamServer,
+} from "./server_address.ts";
+import type { Transport } from "./types.ts";
+import { createUdpTransport } from "./udp.ts";
+
+/** Shortest time a bootstrap answer is kept, whatever its TTL. */
+export const BOOTSTRAP_MIN_TTL_MS = 60_000;
+/** How long one bootstrap server gets to answer. */
+export const BOOTSTRAP_TIMEOUT_MS = 2_000;
+
+/** Resolves upstream host names to one address each. */
+export interface Bootstrap {
+  /**
+   * An address of `host` (IPv4 preferred, IPv6 when there is none).
+   *
+   * @throws {Error} naming the host when no bootstrap server gives an address
+   */
+  lookup(host: string, signal: AbortSignal): Promise<string>;
+}
+
+/** Settings of {@linkcode createBootstrap}. */
+export interface BootstrapOptions {
+  /** `upstreams.bootstrap`: IP addresses with optional ports, asked in order. */
+  servers: readonly string[];
+  /** @default 2000 */
+  timeoutMs?: number;
+  /** The clock for cache expiry (ms). @default Date.now */
+  now?: () => number;
+}
+
+interface CachedAddress {
+  address: string;
+  expiresAt: number;
+}
+
+/**
+ * A bootstrap resolver over `servers`.
+ *
+ * @throws {Error} naming the entry when a server is not a plain IP address
+ */
+export function createBootstrap(opts: BootstrapOptions): Bootstrap {
+  const transports = opts.servers.map((text) => {
+    const server = parseBootstrapServer(text);
+    return { server, transport: createUdpTransport(server, server) };
+  });
+  const timeoutMs = opts.timeoutMs ?? BOOTSTRAP_TIMEOUT_MS;
+  const now = opts.now ?? Date.now;
+  const cache = new Map<string, CachedAddress>();
+  const inFlight = new Map<string, Promise<string>>();
+
+  async function resolve(host: string): Promise<string> {
+    if (transports.length === 0) {
+      throw new Error(
+        `Cannot resolve upstream host "${host}": upstreams.bootstrap is empty`,
+      );
+    }
+    const failures: string[] = [];
+    for (const { server, transport } of transports) {
+      try {
+        const found = await askOne(transport, host, timeoutMs);
+        cache.set(host, {
+          address: found.address,
+          expiresAt: now() + Math.max(found.ttl * 1000, BOOTSTRAP_MIN_TTL_MS),
+        });
+        return found.address;
+      } catch (error) {
+        failures.push(`${server.raw}: ${messageOf(error)}`);
+      }
+    }
+    throw new Error(
+      `Cannot resolve upstream host "${host}" through the bootstrap servers: ${
+        failures.join("; ")
+      }`,
+    );
+  }
+
+  return {
+    lookup(host, signal) {
+      const cached = cache.get(host);
+      if (cached !== undefined && cached.expiresAt > now()) {
+        return Promise.resolve(cached.address);
+      }
+      let pending = inFlight.get(host);
+      if (pending === undefined) {
+        pending = resolve(host).finally(() => inFlight.delete(host));
+        inFlight.set(host, pending);
+      }
+      return abortable(pending, signal);
+    },
+  };
+}
+
+function parseBootstrapServer(text: string): UpstreamServer & {
+  address: string;
+} {
+  const server = parseUpstreamServer(text);
+  if (server.scheme !== "udp" || !isIpAddress(server.host)) {
+    throw new Error(
+      `Cannot use bootstrap server "${text}": it must be a plain IP address with an optional port, such as "1.1.1.1:53"`,
+    );
+  }
+  return { ...server, address: server.host };
+}
+
+/** A and AAAA from one server at once; the A answer wins when it has one. */
+async function askOne(
+  transport: Transport,
+  host: string,
+  timeoutMs: number,
+): Promise<{ address: string; ttl: number }> {
+  const timeout = new AbortController();
+  const timer = setTimeout(
+    () => timeout.abort(new Error(`no answer within ${timeoutMs} ms`)),
+    timeoutMs,
+  );
+  try {
+    const [a, aaaa] = await Promise.allSettled([
+      askType(transport, host, TYPE.A, timeout.signal),
+      askType(transport, host, TYPE.AAAA, timeout.signal),
+    ]);
+    for (const answer of [a, aaaa]) {
+      if (answer.status === "fulfilled" && answer.value.addresses.length > 0) {
+        return { address: answer.value.addresses[0]!, ttl: answer.value.ttl };
+      }
+    }
+    if (a.status === "rejected") throw a.reason;
+    throw new Error("no A or AAAA records");
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function askType(
+  transport: Transport,
+  host: string,
+  type: typeof TYPE.A | typeof TYPE.AAAA,
+  signal: AbortSignal,
+) {
+  const query = buildQuery({
+    name: `${host}.`,
+    type,
+    class: 1,
+    dnssecOk: false,
+    checkingDisabled: false,
+  }, randomQueryId());
+  const answer = await transport.exchange(query, signal);
+  const check = checkAnswer(expectationOf(query), answer);
+  if (!check.ok) throw new Error(`answer dropped: ${check.why}`);
+  if (check.rcode !== RCODE.NOERROR) throw new Error(`RCODE ${check.rcode}`);
+  return readAddressRecords(answer, type);
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,97 @@
+import assert from "node:assert/strict";
+import { RCODE, TYPE } from "../dns/wire/mod.ts";
+import { createBootstrap } from "./bootstrap.ts";
+import { answer, startUdpUpstream } from "./testdata/scripted_upstream.ts";
+
+function never(): AbortSignal {
+  return new AbortController().signal;
+}
+
+Deno.test("bootstrap prefers an IPv4 address", async () => {
+  const server = startUdpUpstream((q) => [{
+    message: q.question!.type === TYPE.A
+      ? answer(q, { a: ["192.0.2.4"] })
+      : answer(q, { aaaa: ["2001:db8::6"] }),
+  }]);
+  try {
+    const bootstrap = createBootstrap({
+      servers: [`127.0.0.1:${server.port}`],
+    });
+    assert.equal(await bootstrap.lookup("dns.test", never()), "192.0.2.4");
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("bootstrap falls back to IPv6 when there is no A record", async () => {
+  const server = startUdpUpstream((q) => [{
+    message: q.question!.type === TYPE.A
+      ? answer(q)
+      : answer(q, { aaaa: ["2001:db8::6"] }),
+  }]);
+  try {
+    const bootstrap = createBootstrap({
+      servers: [`127.0.0.1:${server.port}`],
+    });
+    assert.equal(await bootstrap.lookup("dns.test", never()), "2001:db8::6");
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("bootstrap caches an address for at least a minute", async () => {
+  let now = 1_000_000;
+  const server = startUdpUpstream((q) => [{
+    message: answer(
+      q,
+      q.question!.type === TYPE.A ? { a: ["192.0.2.4"], ttl: 5 } : {},
+    ),
+  }]);
+  try {
+    const bootstrap = createBootstrap({
+      servers: [`127.0.0.1:${server.port}`],
+      now: () => now,
+    });
+    await bootstrap.lookup("dns.test", never());
+    now += 59_000;
+    await bootstrap.lookup("dns.test", never());
+    assert.equal(server.seen.length, 2, "A and AAAA once");
+    now += 2_000;
+    await bootstrap.lookup("dns.test", never());
+    assert.equal(server.seen.length, 4);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("bootstrap tries the next server and names every failure", async () => {
+  const refusing = startUdpUpstream((
+    q,
+  ) => [{ message: answer(q, { rcode: RCODE.REFUSED }) }]);
+  const silent = startUdpUpstream(() => []);
+  try {
+    const bootstrap = createBootstrap({
+      servers: [`127.0.0.1:${refusing.port}`, `127.0.0.1:${silent.port}`],
+      timeoutMs: 100,
+    });
+    await assert.rejects(
+      bootstrap.lookup("dns.test", never()),
+      (e: Error) =>
+        e.message.startsWith(
+          'Cannot resolve upstream host "dns.test" through the bootstrap servers',
+        ) && /RCODE 5/.test(e.message) &&
+        /no answer within 100 ms/.test(e.message),
+    );
+    assert.equal(silent.seen.length, 2);
+  } finally {
+    await refusing.close();
+    await silent.close();
+  }
+});
+
+Deno.test("bootstrap refuses a server that is not an IP address", () => {
+  assert.throws(
+    () => createBootstrap({ servers: ["dns.example:53"] }),
+    /Cannot use bootstrap server "dns.example:53": it must be a plain IP address/,
+  );
+});

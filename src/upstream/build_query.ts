@@ -1,0 +1,50 @@
+/**
+ * Builds the query sent upstream: one question, RD=1, the client's CD bit,
+ * and an OPT record (payload 1232, the client's DO bit, an optional EDNS
+ * Client Subnet option). The response encoder of `src/dns/wire/` writes the
+ * same layout; a query is that message with QR cleared.
+ */
+import { encodeResponse, OPCODE } from "../dns/wire/mod.ts";
+import type { UpstreamRequest } from "./types.ts";
+
+/**
+ * The EDNS payload size we advertise: the DNS Flag Day 2020 value, small
+ * enough to avoid IP fragmentation on every common path.
+ */
+export const UPSTREAM_UDP_PAYLOAD = 1232;
+
+/** EDNS Client Subnet (RFC 7871). */
+export const ECS_OPTION_CODE = 8;
+
+/** A fresh random 16-bit message ID (RFC 5452 §9.2: unpredictable IDs). */
+export function randomQueryId(): number {
+  const word = new Uint16Array(1);
+  crypto.getRandomValues(word);
+  return word[0]!;
+}
+
+/**
+ * Encodes the query for `request` with message ID `id`.
+ *
+ * @throws {TypeError} when the request's name is not a valid domain name
+ */
+export function buildQuery(request: UpstreamRequest, id: number): Uint8Array {
+  const options = request.clientSubnet === undefined
+    ? []
+    : [{ code: ECS_OPTION_CODE, data: request.clientSubnet }];
+  const message = encodeResponse({
+    id,
+    opcode: OPCODE.QUERY,
+    rcode: 0,
+    rd: true,
+    cd: request.checkingDisabled,
+    question: { name: request.name, type: request.type, class: request.class },
+    edns: {
+      udpSize: UPSTREAM_UDP_PAYLOAD,
+      dnssecOk: request.dnssecOk,
+      options,
+    },
+  }, 65535);
+  message[2] = message[2]! & 0x7f; // QR=0: a query, not a response
+  return message;
+}

@@ -1,0 +1,170 @@
+/**
+ * An upstream group: its servers, its strategy and its timeout, which
+ * bounds the whole resolve. The strategy's plan starts `parallel` servers
+ * at once; the next one in the plan starts when one fails, or when the
+ * newest has been silent for a hedge delay (the timeout shared among the
+ * plan's slots), without abandoning the slow one: the first good answer
+ * wins and every other attempt is aborted.
+ */
+import { askServer } from "./ask_server.ts";
+import type { UpstreamEndpoint } from "./endpoint.ts";
+import { planAttempts, type StrategyName } from "./strategies.ts";
+import type { UpstreamRequest, UpstreamResult } from "./types.ts";
+
+/** Settings of one {@linkcode UpstreamGroup}. */
+export interface UpstreamGroupOptions {
+  name: string;
+  strategy: StrategyName;
+  /** Bound on one whole resolve (ms). */
+  timeoutMs: number;
+  endpoints: UpstreamEndpoint[];
+  /** Uniform in [0, 1) for random and rtt_weighted. @default Math.random */
+  random?: () => number;
+}
+
+interface Attempt {
+  endpoint: UpstreamEndpoint;
+  control: AbortController;
+  started: number;
+  settled: boolean;
+  done: Promise<void>;
+}
+
+/** Why attempts still running were stopped. */
+type Ending = "answered" | "timeout" | "cancelled" | "failed";
+
+/** Forwards questions to the servers of one group. */
+export class UpstreamGroup {
+  readonly name: string;
+  readonly #opts: UpstreamGroupOptions;
+
+  constructor(opts: UpstreamGroupOptions) {
+    this.name = opts.name;
+    this.#opts = opts;
+  }
+
+  /** The endpoints of the group, in configuration order. */
+  get endpoints(): readonly UpstreamEndpoint[] {
+    return this.#opts.endpoints;
+  }
+
+  /**
+   * The first good answer within the timeout, or why there is none. Settles
+   * after every attempt it started has ended.
+   */
+  resolve(request: UpstreamRequest): Promise<UpstreamResult> {
+    if (request.signal?.aborted) {
+      return Promise.resolve({
+        ok: false,
+        reason: "error",
+        detail: "cancelled",
+      });
+    }
+    const { endpoints, strategy, timeoutMs, random } = this.#opts;
+    const plan = planAttempts(
+      strategy,
+      endpoints.map((e) => e.score.score()),
+      random,
+    );
+    const slots = plan.order.length - plan.parallel + 1;
+    const hedgeMs = timeoutMs / slots;
+    const attempts: Attempt[] = [];
+    const failures: string[] = [];
+    let next = 0;
+    let finished = false;
+    let hedgeTimer: ReturnType<typeof setTimeout> | undefined;
+    const { promise, resolve } = Promise.withResolvers<UpstreamResult>();
+
+    const finish = (result: UpstreamResult, ending: Ending) => {
+      if (finished) return;
+      finished = true;
+      clearTimeout(deadline);
+      clearTimeout(hedgeTimer);
+      request.signal?.removeEventListener("abort", onCancel);
+      for (const attempt of attempts) {
+        if (!attempt.settled) stopAttempt(attempt, ending);
+      }
+      // Settle once every socket of this resolve is closed.
+      Promise.all(attempts.map((a) => a.done)).then(() => resolve(result));
+    };
+
+    const launch = (): boolean => {
+      const index = plan.order[next];
+      if (index === undefined) return false;
+      next++;
+      const endpoint = endpoints[index]!;
+      const control = new AbortController();
+      const attempt: Attempt = {
+        endpoint,
+        control,
+        started: performance.now(),
+        settled: false,
+        done: Promise.resolve(),
+      };
+      attempt.done = askServer(endpoint, request, control.signal).then(
+        (outcome) => {
+          attempt.settled = true;
+          if (finished) return;
+          if (outcome.ok) {
+            endpoint.score.recordAnswer(outcome.rttMs);
+            finish({
+              ok: true,
+              message: outcome.message,
+              server: endpoint.server.raw,
+              rttMs: outcome.rttMs,
+            }, "answered");
+            return;
+          }
+          endpoint.score.recordFailure();
+          failures.push(`${endpoint.server.raw}: ${outcome.why}`);
+          const running = attempts.some((a) => !a.settled);
+          if (!launch() && !running) {
+            finish({
+              ok: false,
+              reason: "error",
+              detail: failures.join("; "),
+            }, "failed");
+          }
+        },
+      );
+      attempts.push(attempt);
+      armHedge();
+      return true;
+    };
+
+    const armHedge = () => {
+      clearTimeout(hedgeTimer);
+      if (next >= plan.order.length) return;
+      hedgeTimer = setTimeout(launch, hedgeMs);
+    };
+
+    const onCancel = () =>
+      finish({ ok: false, reason: "error", detail: "cancelled" }, "cancelled");
+    request.signal?.addEventListener("abort", onCancel, { once: true });
+    const deadline = setTimeout(() => {
+      const silent = attempts.filter((a) => !a.settled)
+        .map((a) => a.endpoint.server.raw);
+      const detail = [
+        `no answer within ${timeoutMs} ms from ${silent.join(", ")}`,
+        ...failures,
+      ].join("; ");
+      finish({ ok: false, reason: "timeout", detail }, "timeout");
+    }, timeoutMs);
+
+    for (let i = 0; i < plan.parallel; i++) launch();
+    if (attempts.length === 0) {
+      finish({ ok: false, reason: "error", detail: "no servers" }, "failed");
+    }
+    return promise;
+  }
+}
+
+/** Aborts an attempt still running and scores its server by why. */
+function stopAttempt(attempt: Attempt, ending: Ending): void {
+  attempt.control.abort(new Error(`stopped: ${ending}`));
+  const { score } = attempt.endpoint;
+  if (ending === "timeout") score.recordFailure();
+  if (ending === "answered") {
+    score.recordSlowerThan(performance.now() - attempt.started);
+  }
+}

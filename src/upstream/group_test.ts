@@ -1,0 +1,301 @@
+import assert from "node:assert/strict";
+import { parseQuery, RCODE, TYPE } from "../dns/wire/mod.ts";
+import { memoryLogger } from "../log/logger.ts";
+import { readAddressRecords } from "./address_records.ts";
+import { createResolver, type ResolverOptions } from "./resolver.ts";
+import type { StrategyName } from "./strategies.ts";
+import {
+  answer,
+  question,
+  type ScriptedServer,
+  seededRandom,
+  startTcpUpstream,
+  startUdpUpstream,
+  upstreamSettings,
+  urlOf,
+} from "./testdata/scripted_upstream.ts";
+import { createTransport } from "./transport_factory.ts";
+import type { UpstreamResult } from "./types.ts";
+
+/** A UDP server answering A `address` after `delayMs`, or with `rcode`, or not at all. */
+function udpServer(
+  behaviour: {
+    address?: string;
+    delayMs?: number;
+    rcode?: number;
+    silent?: boolean;
+  },
+  log?: string[],
+): ScriptedServer {
+  const server: ScriptedServer = startUdpUpstream((q) => {
+    log?.push(urlOf("udp", server));
+    if (behaviour.silent) return [];
+    return [{
+      message: answer(q, {
+        rcode: behaviour.rcode ?? RCODE.NOERROR,
+        a: [behaviour.address ?? "192.0.2.1"],
+      }),
+      delayMs: behaviour.delayMs ?? 0,
+    }];
+  });
+  return server;
+}
+
+/** Runs `body` against a resolver with one group "default" over `servers`. */
+async function withGroup(
+  servers: ScriptedServer[],
+  group: { strategy: StrategyName; timeout?: string },
+  body: (
+    resolve: () => Promise<UpstreamResult>,
+  ) => Promise<void>,
+  opts: Partial<ResolverOptions> = {},
+): Promise<void> {
+  const resolver = createResolver(
+    upstreamSettings({
+      default: { servers: servers.map((s) => urlOf("udp", s)), ...group },
+    }),
+    { logger: memoryLogger(), random: seededRandom(7), ...opts },
+  );
+  try {
+    await body(() => resolver.resolve("default", question("www.example.org.")));
+  } finally {
+    await resolver.close();
+    await Promise.all(servers.map((s) => s.close()));
+  }
+}
+
+function addressOf(result: UpstreamResult): string | undefined {
+  assert.ok(result.ok, result.ok ? "" : result.detail);
+  return readAddressRecords(result.message, TYPE.A).addresses[0];
+}
+
+Deno.test("group answers from its server with the server as configured", async () => {
+  const server = udpServer({ address: "192.0.2.7" });
+  await withGroup([server], { strategy: "strict" }, async (resolve) => {
+    const result = await resolve();
+    assert.equal(addressOf(result), "192.0.2.7");
+    assert.equal(result.ok && result.server, urlOf("udp", server));
+  });
+});
+
+Deno.test("group takes NXDOMAIN as an answer", async () => {
+  const server = udpServer({ rcode: RCODE.NXDOMAIN });
+  await withGroup([server], { strategy: "strict" }, async (resolve) => {
+    const result = await resolve();
+    assert.ok(result.ok);
+    assert.equal(parseQuery(result.message).flags & 0xf, RCODE.NXDOMAIN);
+  });
+});
+
+Deno.test("group strict fails over in order past a silent and a SERVFAIL server", async () => {
+  const log: string[] = [];
+  const servers = [
+    udpServer({ silent: true }, log),
+    udpServer({ rcode: RCODE.SERVFAIL }, log),
+    udpServer({ address: "192.0.2.3" }, log),
+  ];
+  await withGroup(
+    servers,
+    { strategy: "strict", timeout: "600ms" },
+    async (resolve) => {
+      assert.equal(addressOf(await resolve()), "192.0.2.3");
+      assert.deepEqual(log, servers.map((s) => urlOf("udp", s)));
+    },
+  );
+});
+
+Deno.test("group tries the next server at once after SERVFAIL", async () => {
+  const servers = [
+    udpServer({ rcode: RCODE.SERVFAIL }),
+    udpServer({ address: "192.0.2.2" }),
+  ];
+  await withGroup(
+    servers,
+    { strategy: "strict", timeout: "1s" },
+    async (resolve) => {
+      const started = performance.now();
+      assert.equal(addressOf(await resolve()), "192.0.2.2");
+      // The hedge delay would be 500 ms; a failure must not wait for it.
+      assert.ok(performance.now() - started < 250);
+    },
+  );
+});
+
+Deno.test("group fails with every server's reason when all refuse", async () => {
+  const servers = [
+    udpServer({ rcode: RCODE.REFUSED }),
+    udpServer({ rcode: RCODE.SERVFAIL }),
+  ];
+  await withGroup(servers, { strategy: "strict" }, async (resolve) => {
+    const result = await resolve();
+    assert.equal(result.ok, false);
+    assert.equal(!result.ok && result.reason, "error");
+    const detail = result.ok ? "" : result.detail;
+    assert.match(
+      detail,
+      new RegExp(`${urlOf("udp", servers[0]!)}: answered REFUSED`),
+    );
+    assert.match(
+      detail,
+      new RegExp(`${urlOf("udp", servers[1]!)}: answered SERVFAIL`),
+    );
+  });
+});
+
+Deno.test("group times out within its timeout", async () => {
+  const servers = [udpServer({ silent: true }), udpServer({ silent: true })];
+  await withGroup(
+    servers,
+    { strategy: "parallel_best", timeout: "200ms" },
+    async (resolve) => {
+      const started = performance.now();
+      const result = await resolve();
+      const elapsed = performance.now() - started;
+      assert.equal(!result.ok && result.reason, "timeout");
+      assert.ok(elapsed >= 190 && elapsed < 450, `took ${elapsed} ms`);
+    },
+  );
+});
+
+Deno.test("group retries a truncated UDP answer over TCP to the same server", async () => {
+  const tcp = startTcpUpstream((
+    q,
+  ) => [{ message: answer(q, { a: ["192.0.2.44"] }) }]);
+  const udp = startUdpUpstream(
+    (q) => [{ message: answer(q, { tc: true }) }],
+    { port: tcp.port },
+  );
+  try {
+    await withGroup([udp], { strategy: "strict" }, async (resolve) => {
+      const result = await resolve();
+      assert.equal(addressOf(result), "192.0.2.44");
+      assert.equal(result.ok && result.server, urlOf("udp", udp));
+      assert.equal(udp.seen.length, 1);
+      assert.equal(tcp.seen.length, 1);
+      assert.notEqual(udp.seen[0]!.query.id, tcp.seen[0]!.query.id);
+    });
+  } finally {
+    await tcp.close();
+  }
+});
+
+Deno.test("group parallel_best takes the first answer and aborts the other", async () => {
+  const slow = udpServer({ address: "192.0.2.1", delayMs: 150 });
+  const fast = udpServer({ address: "192.0.2.2" });
+  const aborted: string[] = [];
+  const recordingFactory: ResolverOptions["createTransport"] = (
+    server,
+    deps,
+  ) => {
+    const inner = createTransport(server, deps);
+    return {
+      async exchange(query, signal) {
+        try {
+          return await inner.exchange(query, signal);
+        } finally {
+          if (signal.aborted) aborted.push(server.raw);
+        }
+      },
+      close: () => inner.close(),
+    };
+  };
+  await withGroup(
+    [slow, fast],
+    { strategy: "parallel_best", timeout: "1s" },
+    async (resolve) => {
+      const started = performance.now();
+      const result = await resolve();
+      assert.equal(addressOf(result), "192.0.2.2");
+      assert.ok(performance.now() - started < 120);
+      assert.equal(slow.seen.length, 1);
+      assert.equal(fast.seen.length, 1);
+      assert.deepEqual(aborted, [urlOf("udp", slow)]);
+    },
+    { createTransport: recordingFactory },
+  );
+});
+
+Deno.test("group random spreads queries over its servers", async () => {
+  const servers = [udpServer({}), udpServer({}), udpServer({})];
+  await withGroup(servers, { strategy: "random" }, async (resolve) => {
+    for (let i = 0; i < 60; i++) assert.ok((await resolve()).ok);
+    for (const s of servers) {
+      assert.ok(
+        s.seen.length >= 8,
+        `${servers.map((x) => x.seen.length)}`,
+      );
+    }
+  });
+});
+
+Deno.test("group rtt_weighted prefers the faster server", async () => {
+  const fast = udpServer({});
+  const slow = udpServer({ delayMs: 40 });
+  await withGroup(
+    [slow, fast],
+    { strategy: "rtt_weighted" },
+    async (resolve) => {
+      for (let i = 0; i < 30; i++) assert.ok((await resolve()).ok);
+      assert.ok(
+        fast.seen.length >= 22,
+        `fast ${fast.seen.length}, slow ${slow.seen.length}`,
+      );
+    },
+  );
+});
+
+Deno.test("group parallel_best moves away from a failing server", async () => {
+  const failing = udpServer({ rcode: RCODE.SERVFAIL });
+  const good = [udpServer({}), udpServer({})];
+  await withGroup(
+    [failing, ...good],
+    { strategy: "parallel_best" },
+    async (resolve) => {
+      for (let i = 0; i < 10; i++) assert.ok((await resolve()).ok);
+      assert.ok(
+        failing.seen.length <= 2,
+        `failing server asked ${failing.seen.length} times`,
+      );
+    },
+  );
+});
+
+Deno.test("group sends every query with a fresh ID and source port", async () => {
+  const server = udpServer({});
+  await withGroup([server], { strategy: "strict" }, async (resolve) => {
+    await resolve();
+    await resolve();
+    const [first, second] = server.seen;
+    assert.notEqual(first!.query.id, second!.query.id);
+    assert.notEqual(first!.port, second!.port);
+  });
+});
+
+Deno.test("group stops when the request is cancelled", async () => {
+  const server = udpServer({ silent: true });
+  const resolver = createResolver(
+    upstreamSettings({
+      default: { servers: [urlOf("udp", server)], timeout: "2s" },
+    }),
+    { logger: memoryLogger() },
+  );
+  const cancel = new AbortController();
+  const timer = setTimeout(() => cancel.abort(), 30);
+  try {
+    const started = performance.now();
+    const result = await resolver.resolve("default", {
+      ...question("www.example.org."),
+      signal: cancel.signal,
+    });
+    assert.deepEqual(result, {
+      ok: false,
+      reason: "error",
+      detail: "cancelled",
+    });
+    assert.ok(performance.now() - started < 500);
+  } finally {
+    clearTimeout(timer);
+    await resolver.close();
+    await server.close();
+  }
+});

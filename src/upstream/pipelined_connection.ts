@@ -1,0 +1,216 @@
+/**
+ * One stream connection to an upstream carrying many queries at once (RFC
+ * 7766 §6.2.1.1: pipelining, answers in any order, matched by ID). Works on
+ * any byte stream with read/write/close, so DoT can reuse it over a TLS
+ * connection. Each query goes out under an ID not in flight on this
+ * connection and its answer comes back under the caller's ID.
+ */
+import { patchId } from "../dns/wire/mod.ts";
+import { frameMessage, FrameReader } from "../dns/wire/tcp_framing.ts";
+import {
+  checkAnswer,
+  expectationOf,
+  type ExpectedAnswer,
+} from "./answer_check.ts";
+import { randomQueryId } from "./build_query.ts";
+
+/** The part of `Deno.Conn` (or `Deno.TlsConn`) a pipelined connection uses. */
+export interface ByteStream {
+  read(p: Uint8Array): Promise<number | null>;
+  write(p: Uint8Array): Promise<number>;
+  close(): void;
+}
+
+/** The connection ended before the answer came; a caller may retry on a new one. */
+export class ConnectionClosedError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "ConnectionClosedError";
+  }
+}
+
+/** Limits of one connection. */
+export interface PipelinedConnectionOptions {
+  /** Most queries awaiting an answer at once; more are refused at once. */
+  maxInFlight: number;
+  /** Close after this long with nothing in flight (ms). */
+  idleMs: number;
+  /** Names the server in error messages ("tcp://192.0.2.1:53"). */
+  label: string;
+}
+
+interface Pending {
+  expected: ExpectedAnswer;
+  callerId: number;
+  resolve: (answer: Uint8Array) => void;
+  reject: (error: unknown) => void;
+}
+
+const READ_OCTETS = 16384;
+
+/** A connection with its queries in flight. */
+export class PipelinedConnection {
+  readonly #stream: ByteStream;
+  readonly #opts: PipelinedConnectionOptions;
+  readonly #pending = new Map<number, Pending>();
+  readonly #frames = new FrameReader();
+  #writing: Promise<void> = Promise.resolve();
+  #idleTimer: ReturnType<typeof setTimeout> | undefined;
+  #closed = false;
+  /** Settles when the read loop has ended and the stream is closed. */
+  readonly done: Promise<void>;
+
+  constructor(stream: ByteStream, opts: PipelinedConnectionOptions) {
+    this.#stream = stream;
+    this.#opts = opts;
+    this.done = this.#readLoop();
+    this.#armIdle();
+  }
+
+  /** True once the connection can carry no more queries. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Queries awaiting an answer. */
+  get inFlight(): number {
+    return this.#pending.size;
+  }
+
+  /**
+   * Sends `query` and waits for its answer, which comes back with the
+   * query's own ID.
+   *
+   * @throws {ConnectionClosedError} when the connection is or becomes closed
+   * @throws the signal's reason when it aborts first
+   */
+  exchange(query: Uint8Array, signal: AbortSignal): Promise<Uint8Array> {
+    signal.throwIfAborted();
+    const { label, maxInFlight } = this.#opts;
+    if (this.#closed) {
+      return Promise.reject(new ConnectionClosedError(`${label}: closed`));
+    }
+    if (this.#pending.size >= maxInFlight) {
+      return Promise.reject(
+        new Error(`${label}: ${maxInFlight} queries already in flight`),
+      );
+    }
+    const asked = expectationOf(query);
+    const wireId = this.#freeId();
+    const framed = frameMessage(patchId(query, wireId));
+    if (framed === null) {
+      return Promise.reject(new Error(`${label}: query too long`));
+    }
+    const { promise, resolve, reject } = Promise.withResolvers<Uint8Array>();
+    const pending: Pending = {
+      expected: { id: wireId, question: asked.question },
+      callerId: asked.id,
+      resolve,
+      reject,
+    };
+    const onAbort = () => {
+      if (this.#pending.get(wireId) !== pending) return;
+      this.#pending.delete(wireId);
+      reject(signal.reason);
+      this.#armIdle();
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+    this.#pending.set(wireId, pending);
+    this.#disarmIdle();
+    this.#writing = this.#writing
+      .then(() => this.#writeAll(framed))
+      .catch((error) =>
+        this.#shutdown(
+          new ConnectionClosedError(`${label}: write failed`, { cause: error }),
+        )
+      );
+    return promise.finally(() => signal.removeEventListener("abort", onAbort));
+  }
+
+  /** Closes the stream and fails what is in flight; settles with {@linkcode done}. */
+  close(): Promise<void> {
+    this.#shutdown(new ConnectionClosedError(`${this.#opts.label}: closed`));
+    return this.done;
+  }
+
+  async #writeAll(bytes: Uint8Array): Promise<void> {
+    for (let off = 0; off < bytes.length;) {
+      if (this.#closed) return;
+      off += await this.#stream.write(bytes.subarray(off));
+    }
+  }
+
+  async #readLoop(): Promise<void> {
+    const { label } = this.#opts;
+    const buf = new Uint8Array(READ_OCTETS);
+    try {
+      for (;;) {
+        const n = await this.#stream.read(buf);
+        if (n === null) break;
+        const messages = this.#frames.push(buf.subarray(0, n));
+        if (messages === "malformed") {
+          throw new Error("a zero-length message is not DNS");
+        }
+        for (const message of messages) this.#deliver(message);
+      }
+      this.#shutdown(new ConnectionClosedError(`${label}: closed by server`));
+    } catch (error) {
+      this.#shutdown(
+        new ConnectionClosedError(`${label}: read failed`, { cause: error }),
+      );
+    }
+  }
+
+  /** Hands an answer to the query it answers; anything else is ignored. */
+  #deliver(message: Uint8Array): void {
+    if (message.length < 2) return;
+    const wireId = (message[0]! << 8) | message[1]!;
+    const pending = this.#pending.get(wireId);
+    if (pending === undefined) return;
+    if (!checkAnswer(pending.expected, message).ok) return;
+    this.#pending.delete(wireId);
+    message[0] = pending.callerId >>> 8; // message is our own copy
+    message[1] = pending.callerId & 0xff;
+    pending.resolve(message);
+    this.#armIdle();
+  }
+
+  #shutdown(error: ConnectionClosedError): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#disarmIdle();
+    try {
+      this.#stream.close();
+    } catch {
+      // Already closed by the peer or by an abort: nothing left to release.
+    }
+    for (const pending of this.#pending.values()) pending.reject(error);
+    this.#pending.clear();
+  }
+
+  #freeId(): number {
+    for (;;) {
+      const id = randomQueryId();
+      if (!this.#pending.has(id)) return id;
+    }
+  }
+
+  #armIdle(): void {
+    if (this.#closed || this.#pending.size > 0) return;
+    this.#disarmIdle();
+    const timer = setTimeout(() => {
+      this.#idleTimer = undefined;
+      this.#shutdown(
+        new ConnectionClosedError(`${this.#opts.label}: idle`),
+      );
+    }, this.#opts.idleMs);
+    // An idle connection must not keep the process alive.
+    Deno.unrefTimer(timer);
+    this.#idleTimer = timer;
+  }
+
+  #disarmIdle(): void {
+    if (this.#idleTimer !== undefined) clearTimeout(this.#idleTimer);
+    this.#idleTimer = undefined;
+  }
+}

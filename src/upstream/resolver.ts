@@ -1,0 +1,132 @@
+/**
+ * Every upstream group of the configuration, ready to forward: the entry
+ * point of `src/upstream/` (types.ts's {@linkcode Resolver}). A server named
+ * in several groups is one endpoint, so its pooled connection and its score
+ * are shared.
+ */
+import { parseDuration } from "../config/duration.ts";
+import type { Logger } from "../log/logger.ts";
+import type { UpstreamsSettings } from "../pipeline/settings.ts";
+import { createBootstrap } from "./bootstrap.ts";
+import { UpstreamEndpoint } from "./endpoint.ts";
+import { UpstreamGroup } from "./group.ts";
+import { parseUpstreamServer, type UpstreamServer } from "./server_address.ts";
+import { createTransport, type TransportFactory } from "./transport_factory.ts";
+import type { Resolver } from "./types.ts";
+
+/** What a resolver needs besides the settings. */
+export interface ResolverOptions {
+  logger: Logger;
+  /** Extra trusted CA certificates (PEM) for DoT and DoH. */
+  caCerts?: string[];
+  /** Clock for bootstrap TTLs and score decay (ms). @default Date.now */
+  now?: () => number;
+  /** Uniform in [0, 1) for random and rtt_weighted. @default Math.random */
+  random?: () => number;
+  /** Makes transports; tests pass scripted ones. @default createTransport */
+  createTransport?: TransportFactory;
+  /** Time a bootstrap server gets to answer (ms). @default 2000 */
+  bootstrapTimeoutMs?: number;
+}
+
+/**
+ * Builds the groups of `settings` (servers parsed now, connections opened
+ * on first use).
+ *
+ * @throws {Error} naming the group and entry when a server string, a
+ *   bootstrap server or a timeout cannot be used
+ */
+export function createResolver(
+  settings: UpstreamsSettings,
+  opts: ResolverOptions,
+): Resolver & { readonly groups: ReadonlyMap<string, UpstreamGroup> } {
+  const now = opts.now ?? Date.now;
+  const bootstrap = createBootstrap({
+    servers: settings.bootstrap,
+    now,
+    ...(opts.bootstrapTimeoutMs === undefined
+      ? {}
+      : { timeoutMs: opts.bootstrapTimeoutMs }),
+  });
+  const endpointDeps = {
+    createTransport: opts.createTransport ?? createTransport,
+    bootstrap,
+    now,
+    ...(opts.caCerts === undefined ? {} : { caCerts: opts.caCerts }),
+  };
+  const endpoints = new Map<string, UpstreamEndpoint>();
+  const endpointFor = (server: UpstreamServer) => {
+    const key = endpointKey(server);
+    let endpoint = endpoints.get(key);
+    if (endpoint === undefined) {
+      endpoint = new UpstreamEndpoint(server, endpointDeps);
+      endpoints.set(key, endpoint);
+    }
+    return endpoint;
+  };
+
+  const groups = new Map<string, UpstreamGroup>();
+  for (const [name, group] of Object.entries(settings.groups)) {
+    const where = `upstreams.groups.${name}`;
+    const timeoutMs = parseDuration(group.timeout);
+    if (timeoutMs === undefined || timeoutMs <= 0) {
+      throw new Error(
+        `Cannot use ${where}.timeout "${group.timeout}": not a positive duration`,
+      );
+    }
+    const servers = group.servers.map((text, i) => {
+      try {
+        return endpointFor(parseUpstreamServer(text));
+      } catch (error) {
+        throw new Error(`Cannot use ${where}.servers[${i}]`, { cause: error });
+      }
+    });
+    groups.set(
+      name,
+      new UpstreamGroup({
+        name,
+        strategy: group.strategy,
+        timeoutMs,
+        endpoints: servers,
+        ...(opts.random === undefined ? {} : { random: opts.random }),
+      }),
+    );
+  }
+  opts.logger.debug("upstream groups ready", {
+    groups: [...groups.keys()].join(","),
+    servers: endpoints.size,
+  });
+
+  return {
+    groups,
+    async resolve(groupName, request) {
+      const group = groups.get(groupName);
+      if (group === undefined) {
+        return {
+          ok: false,
+          reason: "error",
+          detail: `unknown upstream group "${groupName}"`,
+        };
+      }
+      try {
+        return await group.resolve(request);
+      } catch (error) {
+        // A bug, not an upstream failure; the contract says resolve never throws.
+        opts.logger.error("upstream group failed", {
+          group: groupName,
+          error,
+        });
+        return { ok: false, reason: "error", detail: String(error) };
+      }
+    },
+    async close() {
+      await Promise.all([...endpoints.values()].map((e) => e.close()));
+    },
+  };
+}
+
+/** One key per distinct server, however it was written. */
+function endpointKey(s: UpstreamServer): string {
+  return [s.scheme, s.host, s.port, s.path ?? "", s.tlsServerName ?? ""]
+    .join("|");
+}

@@ -1,0 +1,40 @@
+import assert from "node:assert/strict";
+import { ServerScore, UNKNOWN_RTT_MS } from "./server_score.ts";
+
+Deno.test("ServerScore starts at the unknown RTT", () => {
+  assert.equal(new ServerScore(() => 0).score(), UNKNOWN_RTT_MS);
+});
+
+Deno.test("ServerScore smooths RTT samples", () => {
+  const score = new ServerScore(() => 0);
+  score.recordAnswer(100);
+  score.recordAnswer(0);
+  assert.equal(score.srttMs, 70);
+});
+
+Deno.test("ServerScore penalises failures and recovers with time", () => {
+  let now = 0;
+  const score = new ServerScore(() => now);
+  score.recordAnswer(10);
+  score.recordFailure();
+  const failed = score.score();
+  assert.ok(failed > 500, `score after a failure ${failed}`);
+  now += 5 * 60_000;
+  assert.ok(score.score() < 12, `score five minutes later ${score.score()}`);
+});
+
+Deno.test("ServerScore recovers after answers", () => {
+  const score = new ServerScore(() => 0);
+  score.recordFailure();
+  score.recordFailure();
+  for (let i = 0; i < 10; i++) score.recordAnswer(10);
+  assert.ok(score.score() < 15, `score ${score.score()}`);
+});
+
+Deno.test("ServerScore raises the RTT of a server beaten by another", () => {
+  const score = new ServerScore(() => 0);
+  score.recordAnswer(5);
+  score.recordSlowerThan(105);
+  assert.equal(score.srttMs, 35);
+  assert.equal(score.penalty, 0);
+});

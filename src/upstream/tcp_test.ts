@@ -1,0 +1,126 @@
+import assert from "node:assert/strict";
+import { parseQuery, TYPE } from "../dns/wire/mod.ts";
+import { readAddressRecords } from "./address_records.ts";
+import { buildQuery } from "./build_query.ts";
+import { parseUpstreamServer } from "./server_address.ts";
+import { createTcpTransport, type PooledTransport } from "./tcp.ts";
+import {
+  answer,
+  question,
+  type Script,
+  type ScriptedServer,
+  startTcpUpstream,
+  urlOf,
+} from "./testdata/scripted_upstream.ts";
+
+/** Answers "<n>.example." with 192.0.2.<n>, after n*10 ms for n below 5. */
+const NUMBERED: Script = (q) => {
+  const n = Number(q.question!.name.split(".")[0]);
+  return [{
+    message: answer(q, { a: [`192.0.2.${n}`] }),
+    delayMs: n < 5 ? n * 10 : 0,
+  }];
+};
+
+async function withTcp(
+  opts: { closeAfterAnswer?: boolean; idleMs?: number },
+  body: (t: PooledTransport, server: ScriptedServer) => Promise<void>,
+): Promise<void> {
+  const server = startTcpUpstream(NUMBERED, opts);
+  const transport = createTcpTransport(
+    parseUpstreamServer(urlOf("tcp", server)),
+    {
+      address: server.hostname,
+      ...(opts.idleMs === undefined ? {} : { idleMs: opts.idleMs }),
+    },
+  );
+  try {
+    await body(transport, server);
+  } finally {
+    await transport.closeAndWait();
+    await server.close();
+  }
+}
+
+/** Asks "<n>.example." with ID `id`; the address answered. */
+async function ask(t: PooledTransport, n: number, id: number) {
+  const reply = await t.exchange(
+    buildQuery(question(`${n}.example.`), id),
+    AbortSignal.any([]),
+  );
+  assert.equal(parseQuery(reply).id, id);
+  return readAddressRecords(reply, TYPE.A).addresses[0];
+}
+
+Deno.test("tcp transport pipelines concurrent queries on one connection", async () => {
+  await withTcp({}, async (transport, server) => {
+    // The first answer is sent later than the second: out of order on the wire.
+    const answers = await Promise.all([
+      ask(transport, 4, 100),
+      ask(transport, 1, 100),
+    ]);
+    assert.deepEqual(answers, ["192.0.2.4", "192.0.2.1"]);
+    assert.equal(server.connections, 1);
+    const wireIds = server.seen.map((s) => s.query.id);
+    assert.notEqual(wireIds[0], wireIds[1]);
+  });
+});
+
+Deno.test("tcp transport reuses its connection for later queries", async () => {
+  await withTcp({}, async (transport, server) => {
+    assert.equal(await ask(transport, 7, 1), "192.0.2.7");
+    assert.equal(await ask(transport, 8, 2), "192.0.2.8");
+    assert.equal(server.connections, 1);
+  });
+});
+
+Deno.test("tcp transport reconnects after the server closes", async () => {
+  await withTcp({}, async (transport, server) => {
+    assert.equal(await ask(transport, 7, 1), "192.0.2.7");
+    server.dropConnections();
+    assert.equal(await ask(transport, 8, 2), "192.0.2.8");
+    assert.equal(server.connections, 2);
+  });
+});
+
+Deno.test("tcp transport reconnects to a server that closes after each answer", async () => {
+  await withTcp({ closeAfterAnswer: true }, async (transport, server) => {
+    for (let n = 6; n < 9; n++) {
+      assert.equal(await ask(transport, n, n), `192.0.2.${n}`);
+    }
+    assert.equal(server.connections, 3);
+  });
+});
+
+Deno.test("tcp transport closes an idle connection", async () => {
+  await withTcp({ idleMs: 30 }, async (transport, server) => {
+    assert.equal(await ask(transport, 7, 1), "192.0.2.7");
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    assert.equal(await ask(transport, 8, 2), "192.0.2.8");
+    assert.equal(server.connections, 2);
+  });
+});
+
+Deno.test("tcp transport refuses queries beyond its in-flight bound", async () => {
+  const server = startTcpUpstream(() => []);
+  const transport = createTcpTransport(
+    parseUpstreamServer(urlOf("tcp", server)),
+    { address: server.hostname, maxInFlight: 1 },
+  );
+  const stop = new AbortController();
+  try {
+    const first = transport.exchange(
+      buildQuery(question("1.example."), 1),
+      stop.signal,
+    );
+    await assert.rejects(
+      transport.exchange(buildQuery(question("2.example."), 2), stop.signal),
+      /1 queries already in flight/,
+    );
+    stop.abort(new Error("done"));
+    await assert.rejects(first, /done/);
+  } finally {
+    await transport.closeAndWait();
+    await server.close();
+  }
+});

@@ -1,0 +1,102 @@
+/**
+ * Do53 over UDP. Every query gets its own socket bound to port 0, so each
+ * has a fresh random source port as well as a fresh ID (RFC 5452 §9.2):
+ * an off-path attacker must guess both. The socket accepts only datagrams
+ * from the server's address and port that answer the query (ID and
+ * question); anything else is dropped and the wait goes on until the
+ * caller's signal ends it. The socket is always closed.
+ */
+import ipaddr from "ipaddr.js";
+import { checkAnswer, expectationOf } from "./answer_check.ts";
+import type { UpstreamServer } from "./server_address.ts";
+import type { Transport } from "./types.ts";
+
+/** What a UDP transport needs besides the server. */
+export interface UdpTransportOptions {
+  /** The server's IP address (the host itself, or what bootstrap resolved it to). */
+  address: string;
+}
+
+/** Largest datagram we read: the biggest DNS message. */
+const RECEIVE_OCTETS = 65535;
+
+/** A transport that sends each query from a new socket. */
+export function createUdpTransport(
+  server: UpstreamServer,
+  opts: UdpTransportOptions,
+): Transport {
+  const target: Deno.NetAddr = {
+    transport: "udp",
+    hostname: opts.address,
+    port: server.port,
+  };
+  const targetKey = addressKey(opts.address);
+  const bindHostname = localAddressFor(opts.address);
+  return {
+    async exchange(query, signal) {
+      signal.throwIfAborted();
+      const expected = expectationOf(query);
+      const socket = Deno.listenDatagram({
+        transport: "udp",
+        hostname: bindHostname,
+        port: 0,
+      });
+      let closed = false;
+      const closeSocket = () => {
+        if (closed) return;
+        closed = true;
+        socket.close();
+      };
+      // Closing the socket is what ends a pending receive.
+      signal.addEventListener("abort", closeSocket, { once: true });
+      try {
+        await socket.send(query, target);
+        for (;;) {
+          const [data, from] = await socket.receive(
+            new Uint8Array(RECEIVE_OCTETS),
+          );
+          const peer = from as Deno.NetAddr;
+          if (peer.port !== target.port) continue;
+          if (addressKey(peer.hostname) !== targetKey) continue;
+          if (checkAnswer(expected, data).ok) return data.slice();
+        }
+      } catch (error) {
+        signal.throwIfAborted();
+        throw error;
+      } finally {
+        signal.removeEventListener("abort", closeSocket);
+        closeSocket();
+      }
+    },
+    close() {
+      // Nothing pooled: every exchange closes its own socket.
+    },
+  };
+}
+
+/** One spelling per address, so "::1" and "0:0::1" compare equal. */
+function addressKey(address: string): string {
+  try {
+    const ip = ipaddr.process(address);
+    return ip.toString();
+  } catch {
+    return address;
+  }
+}
+
+/**
+ * Where to bind: a loopback server is asked from loopback (the socket then
+ * needs no wider network permission); others from the wildcard address of
+ * their family.
+ */
+export function localAddressFor(address: string): string {
+  let ip;
+  try {
+    ip = ipaddr.parse(address);
+  } catch {
+    return "0.0.0.0";
+  }
+  const loopback = ip.range() === "loopback";
+  if (ip.kind() === "ipv6") return loopback ? "::1" : "::";
+  return loopback ? "127.0.0.1" : "0.0.0.0";
+}

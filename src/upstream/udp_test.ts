@@ -1,0 +1,92 @@
+import assert from "node:assert/strict";
+import { parseQuery, TYPE } from "../dns/wire/mod.ts";
+import { readAddressRecords } from "./address_records.ts";
+import { buildQuery } from "./build_query.ts";
+import { parseUpstreamServer } from "./server_address.ts";
+import {
+  answer,
+  question,
+  type Script,
+  startUdpUpstream,
+  urlOf,
+} from "./testdata/scripted_upstream.ts";
+import { createUdpTransport } from "./udp.ts";
+
+/** Sends one query for `name` to a scripted server; the A addresses of the answer. */
+async function ask(
+  script: Script,
+  opts: { hostname?: string; name?: string; waitMs?: number } = {},
+): Promise<string[]> {
+  const server = startUdpUpstream(script, opts);
+  const parsed = parseUpstreamServer(urlOf("udp", server));
+  const transport = createUdpTransport(parsed, { address: server.hostname });
+  const stop = new AbortController();
+  const timer = setTimeout(() => stop.abort(new Error("test deadline")), 1000);
+  try {
+    const query = buildQuery(question(opts.name ?? "www.example.org."), 4321);
+    const reply = await transport.exchange(query, stop.signal);
+    assert.equal(parseQuery(reply).id, 4321);
+    return readAddressRecords(reply, TYPE.A).addresses;
+  } finally {
+    clearTimeout(timer);
+    transport.close();
+    await server.close();
+  }
+}
+
+Deno.test("udp transport returns the server's answer", async () => {
+  const addresses = await ask((q) => [{
+    message: answer(q, { a: ["192.0.2.1"] }),
+  }]);
+  assert.deepEqual(addresses, ["192.0.2.1"]);
+});
+
+Deno.test("udp transport works over IPv6 loopback", async () => {
+  const addresses = await ask(
+    (q) => [{ message: answer(q, { a: ["192.0.2.6"] }) }],
+    { hostname: "::1" },
+  );
+  assert.deepEqual(addresses, ["192.0.2.6"]);
+});
+
+Deno.test("udp transport drops an answer with another ID and keeps waiting", async () => {
+  const addresses = await ask((q) => [
+    { message: answer(q, { id: (q.id + 1) & 0xffff, a: ["192.0.2.66"] }) },
+    { message: answer(q, { a: ["192.0.2.1"] }), delayMs: 30 },
+  ]);
+  assert.deepEqual(addresses, ["192.0.2.1"]);
+});
+
+Deno.test("udp transport drops an answer to another question", async () => {
+  const addresses = await ask((q) => [
+    { message: answer(q, { name: "evil.example.", a: ["192.0.2.66"] }) },
+    { message: answer(q, { a: ["192.0.2.1"] }), delayMs: 30 },
+  ]);
+  assert.deepEqual(addresses, ["192.0.2.1"]);
+});
+
+Deno.test("udp transport ignores an answer from another source port", async () => {
+  const addresses = await ask((q) => [
+    { message: answer(q, { a: ["192.0.2.66"] }), fromOtherSocket: true },
+    { message: answer(q, { a: ["192.0.2.1"] }), delayMs: 30 },
+  ]);
+  assert.deepEqual(addresses, ["192.0.2.1"]);
+});
+
+Deno.test("udp transport gives up when the signal aborts", async () => {
+  const server = startUdpUpstream(() => []);
+  const parsed = parseUpstreamServer(urlOf("udp", server));
+  const transport = createUdpTransport(parsed, { address: server.hostname });
+  const stop = new AbortController();
+  const timer = setTimeout(() => stop.abort(new Error("deadline")), 50);
+  try {
+    await assert.rejects(
+      transport.exchange(buildQuery(question("a.example."), 1), stop.signal),
+      /deadline/,
+    );
+    assert.equal(server.seen.length, 1);
+  } finally {
+    clearTimeout(timer);
+    await server.close();
+  }
+});
