@@ -1,12 +1,25 @@
 /**
  * The pipeline without sockets: one authoritative query through
  * createStandardQueryHandler, as a memo hit (the steady state) and as a miss
- * (a fresh snapshot each time). Separates pipeline cost from socket cost in
- * the dnsperf figures of docs/performance.md.
+ * (a fresh snapshot each time), and one forwarded query answered from the
+ * cache with the configuration's default settings (what bench/resolver
+ * loads kudurru with). Separates pipeline cost from socket cost in the
+ * dnsperf figures of docs/performance.md.
  *
  *   deno bench bench/query_handler_bench.ts
  */
-import { createStandardQueryHandler } from "../src/stages/mod.ts";
+import { loadConfig } from "../src/config/load.ts";
+import { encodeResponse, RCODE } from "../src/dns/wire/mod.ts";
+import {
+  createQueryHandler,
+  createStageCounters,
+  type Snapshot,
+  type Stage,
+} from "../src/pipeline/mod.ts";
+import {
+  createStandardQueryHandler,
+  createStandardStages,
+} from "../src/stages/mod.ts";
 import { createLogger } from "../src/log/logger.ts";
 import {
   encodeQuery,
@@ -44,3 +57,71 @@ Deno.bench(
     return settle(handler.handle(query, client));
   },
 );
+
+// A cache hit: every standard stage but the upstream, which is scripted to
+// answer at once (one A record, TTL 3600) so the first query fills the cache.
+const { config } = loadConfig({
+  env: {},
+  isRoot: false,
+  hostname: "bench",
+  readFile: () => {
+    throw new Deno.errors.NotFound("no configuration file");
+  },
+});
+const scriptedUpstream: Stage = {
+  name: "upstream",
+  serve: (req) => ({
+    wire: encodeResponse({
+      id: req.query.id,
+      opcode: req.query.opcode,
+      rcode: RCODE.NOERROR,
+      rd: req.query.rd,
+      ra: true,
+      aa: false,
+      tc: false,
+      question: req.query.question!,
+      answer: [{
+        name: req.query.question!.name,
+        type: 1,
+        ttl: 3600,
+        rdata: [{ type: "A", address: "198.18.0.1" }],
+      }],
+      authority: [],
+      additional: [],
+    }, 65535),
+    status: "forwarded",
+    stage: "upstream",
+  }),
+};
+const logger = createLogger({ level: "error" });
+const counters = createStageCounters();
+const resolving = createQueryHandler({
+  logger,
+  counters,
+  stages: [
+    ...createStandardStages({ counters, logger }).filter((s) =>
+      s.name !== "upstream"
+    ),
+    scriptedUpstream,
+  ],
+});
+const withSettings: Snapshot = {
+  ...snapshotOf([zoneFromText("local.test.", [
+    "local.test. 300 IN SOA ns1.local.test. hostmaster.local.test. 1 3600 900 1209600 300",
+    "local.test. 300 IN NS ns1.local.test.",
+  ])]),
+  settings: {
+    upstreams: config.upstreams,
+    cache: config.cache,
+    ratelimit: config.ratelimit,
+  },
+};
+resolving.setSnapshot(withSettings);
+// dnsperf's queries: RD set, EDNS with DO unset, from loopback.
+const forwardedQuery = encodeQuery("h1.bench.test. A", { rd: true, edns: {} });
+const fill = resolving.handle(forwardedQuery, client);
+if (fill instanceof Promise) await fill;
+
+Deno.bench("query handler: forwarded A, cache hit (default settings)", () => {
+  return settle(resolving.handle(forwardedQuery, client));
+});

@@ -26,7 +26,8 @@ const upstreamGroupSchema = z.strictObject({
     .meta({ help: "How a query picks servers" }),
   timeout: durationSchema().default("2s").meta({
     kind: "duration",
-    help: "Time to wait for one server",
+    help:
+      "Time one query may take across the group's servers; then SERVFAIL (or a stale answer)",
   }),
 });
 

@@ -24,6 +24,8 @@ export const STATUSES = [
   "refused",
   /** Nothing sent (a response, garbage without a header, a policy drop). */
   "dropped",
+  /** Over the per-prefix UDP rate limit: dropped, or TC=1 so the client retries over TCP. */
+  "rate_limited",
   /** SERVFAIL of our own: a stage failed, or no snapshot yet. */
   "servfail",
   /** SERVFAIL because the upstreams failed. */

@@ -62,7 +62,7 @@ export function createRateLimitGate(
       if (verdict === "drop" || req.malformed !== undefined || req.query.qr) {
         return {
           drop: true,
-          status: "dropped",
+          status: verdict === "drop" ? "rate_limited" : "dropped",
           stage: "ingress",
           unlogged: true,
         };
@@ -81,13 +81,12 @@ export function createRateLimitGate(
 
 /**
  * TC=1 and no records: a real client retries over TCP, which is never
- * limited and cannot be spoofed. Status `dropped`: the query was not
- * answered (the status list has no rate-limit entry yet).
+ * limited and cannot be spoofed.
  */
 function truncatedAnswer(req: Request): Response {
   const message = replyTo(req, RCODE.NOERROR);
   message.tc = true;
-  return { message, status: "dropped", stage: "ingress", unlogged: true };
+  return { message, status: "rate_limited", stage: "ingress", unlogged: true };
 }
 
 function sum(a: RateLimitCounters, b: RateLimitCounters): RateLimitCounters {

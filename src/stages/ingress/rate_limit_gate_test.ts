@@ -51,8 +51,8 @@ Deno.test("ingress rate-limits UDP: drops, then answers TC=1, unlogged", () => {
   assert.deepEqual(results.map((r) => r.res.status), [
     "forwarded",
     "forwarded",
-    "dropped",
-    "dropped",
+    "rate_limited",
+    "rate_limited",
   ]);
   assert.equal(results[2]!.res.drop, true);
   assert.equal(results[2]!.res.unlogged, true);
@@ -96,7 +96,7 @@ Deno.test("ingress keeps its buckets across snapshots with equal settings", () =
   stage.serve(query(first), () => passed);
   const clone = structuredClone(first);
   const res = stage.serve(query(clone), () => passed) as Response;
-  assert.equal(res.status, "dropped");
+  assert.equal(res.status, "rate_limited");
 });
 
 Deno.test("ingress starts new buckets when the ratelimit settings change", () => {

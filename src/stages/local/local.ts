@@ -3,7 +3,8 @@
  * never forwarded: localhost (RFC 6761 §6.3), invalid (RFC 6761 §6.4),
  * onion (RFC 7686) and the locally-served reverse zones (RFC 6303, RFC 7793).
  * A configured zone at or below a special zone covering the name wins: the
- * query passes on to authoritative (or upstream, for a forward zone).
+ * query passes on to authoritative (or upstream, for a forward zone or an
+ * `upstreams.conditional` entry such as "10.in-addr.arpa.": internal-ad).
  */
 import { RCODE, TYPE } from "../../dns/wire/mod.ts";
 import {
@@ -33,11 +34,17 @@ export function createLocalStage(): Stage {
   function configuredZones(snapshot: Snapshot): Set<string> {
     let names = configuredBySnapshot.get(snapshot);
     if (names === undefined) {
-      names = new Set(
-        [...snapshot.zones, ...snapshot.forwardZones].map((z) =>
+      const conditional = Object.keys(
+        snapshot.settings?.upstreams.conditional ?? {},
+      );
+      names = new Set([
+        ...[...snapshot.zones, ...snapshot.forwardZones].map((z) =>
           z.name.toLowerCase()
         ),
-      );
+        ...conditional.map((d) =>
+          (d.endsWith(".") ? d : d + ".").toLowerCase()
+        ),
+      ]);
       configuredBySnapshot.set(snapshot, names);
     }
     return names;

@@ -7,6 +7,7 @@ import {
   zoneFromText,
 } from "../../pipeline/testing/mod.ts";
 import { createLocalStage } from "./mod.ts";
+import { loadConfig } from "../../config/load.ts";
 
 const passed: Response = { drop: true, status: "forwarded", stage: "upstream" };
 
@@ -169,6 +170,35 @@ Deno.test("local yields to a forward zone for the special zone", async () => {
   }]);
   const req = requestFor("5.1.168.192.in-addr.arpa. PTR", { snapshot });
   assert.equal(await serve(req), passed);
+});
+
+Deno.test("local yields to a conditional-forwarding entry for the special zone", async () => {
+  const { config } = loadConfig({
+    env: {},
+    isRoot: false,
+    hostname: "n",
+    cwd: "/tmp",
+  });
+  const upstreams = {
+    ...config.upstreams,
+    groups: {
+      ...config.upstreams.groups,
+      router: {
+        servers: ["192.0.2.1"],
+        strategy: "strict" as const,
+        timeout: "2s",
+      },
+    },
+    conditional: { "10.in-addr.arpa": "router" },
+  };
+  const snapshot: Snapshot = {
+    ...empty,
+    settings: { upstreams, cache: config.cache, ratelimit: config.ratelimit },
+  };
+  const req = requestFor("1.0.0.10.in-addr.arpa. PTR", { snapshot });
+  assert.equal(await serve(req), passed);
+  const other = requestFor("1.1.168.192.in-addr.arpa. PTR", { snapshot });
+  assert.equal(decodeResponse(other, await serve(other))?.rcode, "NXDOMAIN");
 });
 
 Deno.test("local still answers names a configured zone below the special zone does not cover", async () => {
