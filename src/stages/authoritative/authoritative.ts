@@ -3,7 +3,7 @@
  * zones from the snapshot's zone index, and routes names in forward zones to
  * their upstream group. Encoded answers are memoised per snapshot.
  */
-import { RCODE } from "../../dns/wire/mod.ts";
+import { RCODE, TYPE } from "../../dns/wire/mod.ts";
 import {
   answer,
   encodeAnswer,
@@ -21,6 +21,7 @@ import {
   memoKey,
   type MemoStats,
 } from "./answer_memo.ts";
+import { NO_ZONE, type ZoneRoute, ZoneRoutes } from "./zone_routes.ts";
 
 export interface AuthoritativeOptions {
   /** Encoded answers kept per snapshot. @default 100000 */
@@ -36,6 +37,8 @@ interface SnapshotState {
   snapshot: Snapshot;
   index: ZoneIndex;
   memo: AnswerMemo;
+  /** Names answered elsewhere: no zone, or a forward zone. */
+  routes: ZoneRoutes;
 }
 
 /** Creates the authoritative stage. */
@@ -56,6 +59,7 @@ export function createAuthoritativeStage(
       snapshot,
       index: buildZoneIndex(snapshot.zones, snapshot.forwardZones),
       memo: new AnswerMemo(memoEntries),
+      routes: new ZoneRoutes(memoEntries),
     };
     if (current === undefined || snapshot.version >= current.snapshot.version) {
       current = state;
@@ -90,18 +94,24 @@ function serveFrom(
   req: Request,
   next: Next,
 ): Promise<Response> | Response {
+  // Most queries of a resolver are for names no primary zone holds: their
+  // route is known from an earlier query without building a memo key.
+  const qtype = req.query.question!.type;
+  const routed = qtype === TYPE.DS ? undefined : state.routes.get(req.qname);
+  if (routed !== undefined) return passOn(routed, req, next);
   const key = memoKey(req);
   const hit = key === undefined ? undefined : state.memo.get(key, req);
   if (hit !== undefined) return authoritativeWire(hit);
-  const found = lookup(state.index, req.qname, req.query.question!.type);
-  if (found === undefined) return next(req); // no zone covers the name
-  req.zone = found.zone;
-  if (found.kind === "forward") {
-    if (found.upstreamGroup !== undefined) {
-      req.upstreamGroup = found.upstreamGroup;
-    }
-    return next(req);
+  const found = lookup(state.index, req.qname, qtype);
+  if (found === undefined || found.kind === "forward") {
+    const route = found === undefined ? NO_ZONE : {
+      zone: found.zone,
+      upstreamGroup: found.upstreamGroup,
+    };
+    if (qtype !== TYPE.DS) state.routes.set(req.qname, route);
+    return passOn(route, req, next);
   }
+  req.zone = found.zone;
   // Seam: with chainLeftLocalZones and RD set, the upstream stage will
   // continue the CNAME chain; until then we answer what the zone holds.
   const wire = encodeAnswer(
@@ -115,6 +125,19 @@ function serveFrom(
   );
   if (key !== undefined) state.memo.set(key, wire);
   return authoritativeWire(wire.slice()); // the memo keeps the original
+}
+
+/** Hands a name that no primary zone answers on, with its forward zone's group. */
+function passOn(
+  route: ZoneRoute,
+  req: Request,
+  next: Next,
+): Promise<Response> | Response {
+  if (route.zone !== undefined) req.zone = route.zone;
+  if (route.upstreamGroup !== undefined) {
+    req.upstreamGroup = route.upstreamGroup;
+  }
+  return next(req);
 }
 
 function authoritativeWire(wire: Uint8Array): Response {

@@ -92,6 +92,25 @@ Deno.test("authoritative routes forward zones to their upstream group", async ()
   ]);
 });
 
+Deno.test("authoritative routes a repeated forward-zone name to its upstream group again", async () => {
+  const stage = createAuthoritativeStage();
+  await serve(stage, "host.corp.example.org. A");
+  const { req, res } = await serve(stage, "HOST.corp.example.org. AAAA");
+  assert.equal(res, passed);
+  assert.deepEqual([req.zone, req.upstreamGroup], [
+    "corp.example.org.",
+    "office",
+  ]);
+});
+
+Deno.test("authoritative answers DS at a forward zone's apex from the parent zone after routing the apex", async () => {
+  const stage = createAuthoritativeStage();
+  await serve(stage, "corp.example.org. A"); // remembers the route
+  const { req, res } = await serve(stage, "corp.example.org. DS");
+  assert.equal(res.status, "authoritative");
+  assert.equal(req.zone, "example.org.");
+});
+
 Deno.test("authoritative answers SERVFAIL before the first snapshot", async () => {
   const { req, res } = await serve(
     createAuthoritativeStage(),

@@ -127,7 +127,9 @@ export function createRateLimiter(
 
   return {
     check(client) {
-      if (client.transport !== "udp") return "pass";
+      if (client.transport !== "udp" || isLoopbackText(client.address)) {
+        return "pass";
+      }
       const octets = addressOctets(client.address);
       if (octets === undefined || isLoopback(octets)) return "pass";
       if (exempt.some((p) => inPrefix(octets, p))) return "pass";
@@ -234,6 +236,15 @@ function samePrefix(a: number[], b: number[], length: number): boolean {
   if (spare === 0) return true;
   const mask = (0xff << (8 - spare)) & 0xff;
   return (a[whole]! & mask) === (b[whole]! & mask);
+}
+
+/**
+ * Loopback as the socket reports it (dotted quad or "::1"), checked before
+ * parsing: local load generators and health checks skip the octets array.
+ * Other spellings (IPv4-mapped) are caught by isLoopback after parsing.
+ */
+function isLoopbackText(address: string): boolean {
+  return address.startsWith("127.") || address === "::1";
 }
 
 function isLoopback(octets: number[]): boolean {
