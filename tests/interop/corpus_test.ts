@@ -21,7 +21,7 @@ Deno.test("interop renderRdata makes external-dns names absolute", async (t) => 
     ["CNAME", "www.example.org", "www.example.org."],
     ["MX", "10 mail.example.org", "10 mail.example.org."],
     ["SRV", "0 5 5060 sip.example.org", "0 5 5060 sip.example.org."],
-    ["HTTPS", "1 svc.example.org alpn=h2", "1 svc.example.org. alpn=h2"],
+    ["HTTPS", "1 svc.example.org alpn=h2", '1 svc.example.org. alpn="h2"'],
     ["TXT", 'say "hi"', '"say \\"hi\\""'],
     ["A", "192.0.2.1", "192.0.2.1"],
   ];

@@ -10,7 +10,8 @@ import type {
   DNSRecordSet,
   Endpoint,
 } from "../../src/api/v1alpha1/dnsrecordset.ts";
-import { parseRdata, type Rdata } from "../../src/dns/rdata_text.ts";
+import { parseRdata } from "../../src/dns/rdata_text.ts";
+import { formatRdata } from "../../src/zone/format.ts";
 import { toFqdn } from "../../src/dns/name.ts";
 
 /** The zone's SOA defaults, as the DNSZone schema applies them. */
@@ -53,61 +54,10 @@ function renderEndpoint(endpoint: Endpoint, defaultTTL: number): string[] {
   );
 }
 
-/** One target in strict zone-file syntax. */
-export function renderRdata(type: string, target: string): string {
-  const rdata = parseRdata(type, target);
-  return renderParsed(rdata, target);
-}
-
-function renderParsed(rdata: Rdata, original: string): string {
-  switch (rdata.type) {
-    case "CNAME":
-    case "DNAME":
-    case "NS":
-    case "PTR":
-      return rdata.target;
-    case "MX":
-      return `${rdata.preference} ${rdata.exchange}`;
-    case "SRV":
-      return `${rdata.priority} ${rdata.weight} ${rdata.port} ${rdata.target}`;
-    case "NAPTR":
-      return [
-        rdata.order,
-        rdata.preference,
-        quote(rdata.flags),
-        quote(rdata.service),
-        quote(rdata.regexp),
-        rdata.replacement,
-      ].join(" ");
-    case "TXT":
-      return rdata.strings.map(quote).join(" ");
-    case "SVCB":
-    case "HTTPS":
-      return replaceField(original, 1, rdata.target);
-    default:
-      // A, AAAA, TLSA, SSHFP, CAA and TYPEnnn hold no domain names and are
-      // already zone-file syntax.
-      return original.trim();
-  }
-}
-
 /**
- * Replaces the n-th whitespace-separated field. Only used for SVCB/HTTPS
- * whose first two fields (priority, target) never contain quotes.
+ * One target in strict zone-file syntax: parsed, then written by the same
+ * formatter the zone tests use, so names come out absolute and TXT quoted.
  */
-function replaceField(text: string, n: number, value: string): string {
-  const fields = text.trim().split(/\s+/);
-  fields[n] = value;
-  return fields.join(" ");
-}
-
-/** A character-string in quotes; `"`, `\` and non-printable octets escaped. */
-function quote(octets: Uint8Array): string {
-  let out = '"';
-  for (const b of octets) {
-    if (b === 0x22 || b === 0x5c) out += "\\" + String.fromCharCode(b);
-    else if (b < 0x20 || b > 0x7e) out += "\\" + String(b).padStart(3, "0");
-    else out += String.fromCharCode(b);
-  }
-  return out + '"';
+export function renderRdata(type: string, target: string): string {
+  return formatRdata(parseRdata(type, target));
 }
