@@ -21,6 +21,7 @@ import { startDnsListeners } from "../listeners/listeners.ts";
 import { startSnapshotBuilder } from "../snapshot/builder.ts";
 import { startZoneController } from "../controller/zone_controller.ts";
 import { ensureDataDir } from "./local_store.ts";
+import { loadCacheDump, LOCAL_DB_FILE, saveCacheDump } from "./local_db.ts";
 import { machineFacts } from "./machine.ts";
 import { VERSION } from "../version.ts";
 
@@ -61,7 +62,27 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       version: VERSION,
       logger: logger.with({ component: "listeners" }),
     });
-    stops.push(() => listeners.stop());
+    // The answer cache outlives a restart: restored from local.db now (the
+    // workers serve from it once the first snapshot enables the cache),
+    // written back from the workers' dumps when they stop.
+    const cacheDumpPath = join(config.node.dataDir, LOCAL_DB_FILE);
+    const dump = loadCacheDump(cacheDumpPath, { logger });
+    listeners.importCache(dump);
+    if (dump.length > 0) {
+      logger.info("cache restored", { entries: dump.length });
+    }
+    stops.push(async () => {
+      const entries = await listeners.stopWithCacheDump();
+      try {
+        saveCacheDump(cacheDumpPath, entries);
+        logger.info("cache saved", { entries: entries.length });
+      } catch (err) {
+        logger.error("Cannot save the cache; it starts empty next time", {
+          path: cacheDumpPath,
+          error: err,
+        });
+      }
+    });
 
     await seedFirstBoot(store, { logger });
     const loader = createObjectsLoader({

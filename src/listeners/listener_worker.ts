@@ -7,6 +7,7 @@
 import type { QueryHandler } from "../pipeline/handler.ts";
 import type { StageCounters } from "../pipeline/stage_counters.ts";
 import type { Snapshot } from "../pipeline/snapshot.ts";
+import type { SerializedEntry } from "../stages/cache/cache_dump.ts";
 import { createLogger, type Logger } from "../log/logger.ts";
 import {
   type CounterDeltas,
@@ -20,9 +21,14 @@ import { serveTcp } from "./tcp.ts";
 /** How often a worker posts its counter deltas. */
 export const COUNTERS_INTERVAL_MS = 1000;
 
-/** A handler whose pipeline counts queries (`PipelineQueryHandler`). */
+/**
+ * A handler whose pipeline counts queries (`PipelineQueryHandler`) and,
+ * when it has a cache, dumps and restores it (`CacheDumpHooks`).
+ */
 export type CountingQueryHandler = QueryHandler & {
   readonly counters?: Pick<StageCounters, "drain">;
+  exportCache?(): SerializedEntry[];
+  importCache?(entries: readonly unknown[]): number;
 };
 
 /** Builds the worker's handler (one pipeline instance per worker). */
@@ -47,6 +53,7 @@ export function runListenerWorker(createHandler: HandlerFactory): void {
   let server: Server | null = null;
   let countersTimer: ReturnType<typeof setInterval> | undefined;
   let earlySnapshot: Snapshot | null = null;
+  let earlyCache: SerializedEntry[] | null = null;
 
   function postCounters() {
     const deltas: CounterDeltas = { socket: { ...counters } };
@@ -68,6 +75,8 @@ export function runListenerWorker(createHandler: HandlerFactory): void {
       version: msg.version,
     });
     if (earlySnapshot) handler.setSnapshot(earlySnapshot);
+    if (earlyCache) handler.importCache?.(earlyCache);
+    earlyCache = null;
     const common = {
       hostname: listener.address,
       port: listener.port,
@@ -105,7 +114,23 @@ export function runListenerWorker(createHandler: HandlerFactory): void {
     await server?.stop();
     server = null;
     postCounters();
-    post({ type: "stopped" });
+    const cache = dumpCache();
+    post(
+      cache === undefined ? { type: "stopped" } : { type: "stopped", cache },
+    );
+  }
+
+  /** The cache dump for the `stopped` reply; a failure costs the dump, not the stop. */
+  function dumpCache(): SerializedEntry[] | undefined {
+    try {
+      return handler?.exportCache?.();
+    } catch (err) {
+      createLogger().with({ component: "listener" }).error(
+        "Cannot dump the cache; it starts empty next time",
+        { error: err },
+      );
+      return undefined;
+    }
   }
 
   scope.onmessage = (event) => {
@@ -117,6 +142,10 @@ export function runListenerWorker(createHandler: HandlerFactory): void {
         // One assignment inside the handler; queries in flight keep theirs.
         if (handler) handler.setSnapshot(msg.snapshot);
         else earlySnapshot = msg.snapshot;
+        return;
+      case "cache":
+        if (handler) handler.importCache?.(msg.entries);
+        else earlyCache = msg.entries;
         return;
       case "stop":
         stop();

@@ -7,6 +7,7 @@ import type { Snapshot } from "../pipeline/snapshot.ts";
 import type { Logger } from "../log/logger.ts";
 import { describeBindError, ListenerError } from "./listener_error.ts";
 import { formatListenAddress } from "./listen_address.ts";
+import type { SerializedEntry } from "../stages/cache/cache_dump.ts";
 import type {
   CounterDeltas,
   WorkerReply,
@@ -25,8 +26,13 @@ export interface BoundAddress {
 export interface ListenerWorker {
   readonly bound: BoundAddress;
   post(snapshot: Snapshot): void;
-  /** Graceful stop, then terminate; never rejects. */
-  stop(): Promise<void>;
+  /** Posts cache entries from a dump for the worker to take. */
+  postCache(entries: SerializedEntry[]): void;
+  /**
+   * Graceful stop, then terminate; never rejects. Resolves to the worker's
+   * cache dump (empty when it has none or did not stop in time).
+   */
+  stop(): Promise<SerializedEntry[]>;
 }
 
 export interface ListenerWorkerOptions {
@@ -58,15 +64,15 @@ export function startListenerWorker(
     );
   }
   const ready = Promise.withResolvers<ListenerWorker>();
-  const stopped = Promise.withResolvers<void>();
+  const stopped = Promise.withResolvers<SerializedEntry[]>();
   let bound: BoundAddress | null = null;
   let terminated = false;
 
-  const terminate = () => {
+  const terminate = (cache: SerializedEntry[] = []) => {
     if (terminated) return;
     terminated = true;
     worker.terminate();
-    stopped.resolve();
+    stopped.resolve(cache);
   };
 
   const handle: ListenerWorker = {
@@ -76,22 +82,28 @@ export function startListenerWorker(
     post(snapshot) {
       if (!terminated) worker.postMessage({ type: "snapshot", snapshot });
     },
+    postCache(entries) {
+      if (!terminated) {
+        worker.postMessage({ type: "cache", entries } satisfies WorkerRequest);
+      }
+    },
     async stop() {
-      if (terminated) return;
+      if (terminated) return [];
       worker.postMessage({ type: "stop" } satisfies WorkerRequest);
       let timer: ReturnType<typeof setTimeout> | undefined;
-      const timeout = new Promise<void>((resolve) => {
+      const timeout = new Promise<SerializedEntry[]>((resolve) => {
         timer = setTimeout(() => {
           opts.logger.warn("listener did not stop in time; terminating it", {
             address: opts.configured,
             transport,
           });
-          resolve();
+          resolve([]);
         }, opts.stopTimeoutMs);
       });
-      await Promise.race([stopped.promise, timeout]);
+      const cache = await Promise.race([stopped.promise, timeout]);
       clearTimeout(timer);
       terminate();
+      return cache;
     },
   };
 
@@ -124,7 +136,7 @@ export function startListenerWorker(
         if (bound) opts.onCounters?.(msg.deltas, bound);
         return;
       case "stopped":
-        terminate();
+        terminate(msg.cache);
         return;
     }
   };

@@ -10,6 +10,10 @@ import { parseListenAddress } from "./listen_address.ts";
 import { TCP_IDLE_TIMEOUT_MS, TCP_MAX_CONNECTIONS } from "./tcp.ts";
 import type { CounterDeltas } from "./worker_messages.ts";
 import {
+  mergeEntries,
+  type SerializedEntry,
+} from "../stages/cache/cache_dump.ts";
+import {
   type BoundAddress,
   type ListenerWorker,
   startListenerWorker,
@@ -54,8 +58,15 @@ export interface DnsListeners {
   setSnapshot(snapshot: Snapshot): void;
   /** The bound addresses, real ports included (tests bind port 0). */
   addresses(): BoundAddress[];
+  /** Posts a cache dump (from local.db) to every UDP and TCP worker. */
+  importCache(entries: SerializedEntry[]): void;
   /** Graceful: stop accepting, finish the queries in flight, close. */
   stop(): Promise<void>;
+  /**
+   * `stop()`, resolving to the workers' cache dumps merged (for a key held
+   * by several workers, the entry stored last).
+   */
+  stopWithCacheDump(): Promise<SerializedEntry[]>;
 }
 
 /**
@@ -82,8 +93,18 @@ export async function startDnsListeners(
       for (const w of workers) w.post(snapshot);
     },
     addresses: () => workers.map((w) => ({ ...w.bound })),
+    importCache(entries) {
+      if (entries.length === 0) return;
+      for (const w of workers) {
+        const { transport } = w.bound;
+        if (transport === "udp" || transport === "tcp") w.postCache(entries);
+      }
+    },
     async stop() {
       await Promise.all(workers.map((w) => w.stop()));
+    },
+    async stopWithCacheDump() {
+      return mergeEntries(await Promise.all(workers.map((w) => w.stop())));
     },
   };
 }

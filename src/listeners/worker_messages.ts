@@ -5,6 +5,7 @@
 import type { Transport } from "../pipeline/handler.ts";
 import type { Snapshot } from "../pipeline/snapshot.ts";
 import type { CounterBatch } from "../pipeline/stage_counters.ts";
+import type { SerializedEntry } from "../stages/cache/cache_dump.ts";
 
 /** What one worker serves. */
 export interface WorkerListener {
@@ -37,6 +38,8 @@ export type WorkerRequest =
     countersIntervalMs?: number;
   }
   | { type: "snapshot"; snapshot: Snapshot }
+  /** Entries of a cache dump to take (sent right after start). */
+  | { type: "cache"; entries: SerializedEntry[] }
   | { type: "stop" };
 
 /** Socket-level counts since the previous `counters` message. */
@@ -72,7 +75,11 @@ export type WorkerReply =
   }
   | { type: "bind-error"; message: string; code: string }
   | { type: "counters"; deltas: CounterDeltas }
-  | { type: "stopped" };
+  | {
+    type: "stopped";
+    /** The worker's cache dump (bounded), when its pipeline has a cache. */
+    cache?: SerializedEntry[];
+  };
 
 /** A fresh, all-zero set of socket counters. */
 export function emptySocketCounters(): SocketCounters {

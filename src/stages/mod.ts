@@ -20,7 +20,11 @@ import { createIdentifyStage } from "./identify/mod.ts";
 import { createIngressStage } from "./ingress/mod.ts";
 import { createLocalStage } from "./local/mod.ts";
 import { createLogStage } from "./log/mod.ts";
-import { createCacheStage } from "./cache/mod.ts";
+import {
+  type CacheStage,
+  createCacheStage,
+  type SerializedEntry,
+} from "./cache/mod.ts";
 import { createUpstreamStage } from "./upstream/mod.ts";
 import { createResolver } from "../upstream/resolver.ts";
 
@@ -30,6 +34,8 @@ export interface StandardStagesOptions {
   /** For the upstream stage's one line per failure. */
   logger: Logger;
   authoritative?: AuthoritativeOptions;
+  /** The cache stage to use (the handler keeps it to dump and restore). @default a new one */
+  cache?: CacheStage;
 }
 
 /** One instance of every stage that exists so far (order does not matter: the chain sorts). */
@@ -40,7 +46,7 @@ export function createStandardStages(opts: StandardStagesOptions): Stage[] {
     createControlStage(),
     createLocalStage(),
     createAuthoritativeStage(opts.authoritative ?? {}),
-    createCacheStage(),
+    opts.cache ?? createCacheStage(),
     // The resolver is built from the snapshot's upstreams settings, inside
     // the worker, and rebuilt only when those settings change.
     createUpstreamStage({
@@ -62,21 +68,35 @@ export interface StandardQueryHandlerOptions {
   authoritative?: AuthoritativeOptions;
 }
 
+/** How a listener worker dumps and restores its cache across a restart. */
+export interface CacheDumpHooks {
+  /** The cache's usable entries as plain data (bounded; see the cache README). */
+  exportCache(): SerializedEntry[];
+  /** Takes entries from a dump; returns how many were still usable. */
+  importCache(entries: readonly unknown[]): number;
+}
+
 /** The QueryHandler a listener worker uses: every standard stage, one set of counters. */
 export function createStandardQueryHandler(
   opts: StandardQueryHandlerOptions,
-): PipelineQueryHandler {
+): PipelineQueryHandler & CacheDumpHooks {
   const counters = opts.counters ?? createStageCounters();
+  const cache = createCacheStage();
   const stages = createStandardStages({
     counters,
     logger: opts.logger,
+    cache,
     ...(opts.authoritative && { authoritative: opts.authoritative }),
   });
-  return createQueryHandler({
+  const handler = createQueryHandler({
     logger: opts.logger,
     stages,
     counters,
     ...(opts.nodeName !== undefined && { nodeName: opts.nodeName }),
     ...(opts.version !== undefined && { version: opts.version }),
+  });
+  return Object.assign(handler, {
+    exportCache: () => cache.exportEntries(),
+    importCache: (entries: readonly unknown[]) => cache.importEntries(entries),
   });
 }

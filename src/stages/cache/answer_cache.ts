@@ -54,6 +54,12 @@ export class AnswerCache {
     if (!this.#recent.delete(key)) this.#older.delete(key);
   }
 
+  /** Every entry, the older generation first (least recently used first). */
+  *entries(): IterableIterator<CacheEntry> {
+    yield* this.#older.values();
+    yield* this.#recent.values();
+  }
+
   /**
    * Removes every entry, or those for `name` (any case, trailing dot
    * optional; every type and class). Returns how many went.

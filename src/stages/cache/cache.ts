@@ -11,6 +11,11 @@ import {
 } from "../../pipeline/mod.ts";
 import { AnswerCache } from "./answer_cache.ts";
 import { buildEntry, type CacheEntry } from "./cache_entry.ts";
+import {
+  exportEntries,
+  importEntries,
+  type SerializedEntry,
+} from "./cache_dump.ts";
 import { cacheKey, isCacheableQuery } from "./cache_key.ts";
 import { type CachePolicy, cachePolicyOf } from "./cache_policy.ts";
 import { type CacheStats, emptyCacheStats } from "./cache_stats.ts";
@@ -35,7 +40,18 @@ export interface CacheStage extends Stage {
   stats(): CacheStats;
   /** Resolves when no background refresh (prefetch, late answer) is running. */
   whenIdle(): Promise<void>;
+  /**
+   * The entries still usable at `now` (fresh or within the stale window of
+   * the last settings seen), as plain data; see cache_dump.ts.
+   * @default now the stage's clock
+   */
+  exportEntries(now?: number): SerializedEntry[];
+  /** Takes entries from a dump; returns how many were usable at `now`. */
+  importEntries(entries: readonly unknown[], now?: number): number;
 }
+
+/** The serve-stale window assumed before any settings were seen (the default `serveStale.ttl`). */
+const DEFAULT_STALE_MS = 72 * 3600 * 1000;
 
 const STALE_STATUSES = new Set(["servfail_upstream", "timeout_upstream"]);
 
@@ -46,6 +62,8 @@ export function createCacheStage(opts: CacheStageOptions = {}): CacheStage {
   const inflight = new Map<string, Promise<Outcome>>();
   const background = new Set<Promise<unknown>>();
   const stats = emptyCacheStats();
+  /** The policy of the last query served; its stale window bounds a dump. */
+  let lastPolicy: CachePolicy | undefined;
 
   /** The upstream's answer, stored when it may be. */
   function settle(
@@ -184,6 +202,21 @@ export function createCacheStage(opts: CacheStageOptions = {}): CacheStage {
       entries: cache.size,
       evictions: cache.evictions,
     }),
+    exportEntries(at = now()) {
+      if (lastPolicy?.maxEntries === 0) return [];
+      const staleMs = lastPolicy === undefined
+        ? DEFAULT_STALE_MS
+        : lastPolicy.serveStale
+        ? lastPolicy.staleTtlMs
+        : 0;
+      return exportEntries(cache, at, staleMs);
+    },
+    importEntries(entries, at = now()) {
+      // Before the first query the limit is unknown: make room for the dump;
+      // the next insert brings the limit back to the settings'.
+      cache.limit = Math.max(cache.limit, 2 * (cache.size + entries.length));
+      return importEntries(cache, entries, at);
+    },
     async whenIdle() {
       while (background.size > 0) await Promise.all(background);
     },
@@ -191,6 +224,7 @@ export function createCacheStage(opts: CacheStageOptions = {}): CacheStage {
       const settings = req.snapshot?.settings?.cache;
       if (settings === undefined || !isCacheableQuery(req)) return next(req);
       const policy = cachePolicyOf(settings);
+      lastPolicy = policy;
       if (policy.maxEntries === 0) return next(req);
       const key = cacheKey(req, opts.ecsScope?.(req));
       const at = now();

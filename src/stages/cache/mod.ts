@@ -7,3 +7,8 @@ export {
 export type { CacheStats } from "./cache_stats.ts";
 export { cacheKey, isCacheableQuery } from "./cache_key.ts";
 export { EDE_STALE_ANSWER } from "./entry_answer.ts";
+export {
+  MAX_DUMPED_ENTRIES,
+  mergeEntries,
+  type SerializedEntry,
+} from "./cache_dump.ts";

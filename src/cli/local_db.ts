@@ -1,0 +1,232 @@
+/**
+ * local.db: what this node keeps for itself and nobody else needs, in
+ * `<dataDir>/local.db` (not state.db: it is no object, never replicated or
+ * backed up). For now the answer cache dump, written on shutdown and read at
+ * start so a restart does not begin with a cold cache (issue 4 item 3).
+ */
+import { DatabaseSync } from "node:sqlite";
+import type { Logger } from "../log/logger.ts";
+import { SchemaTooNewError } from "../store/store.ts";
+import {
+  migrateSchema,
+  type Migration,
+  readSchemaVersion,
+  rollback,
+} from "../store/sqlite/sqlite_schema.ts";
+import type { SerializedEntry } from "../stages/cache/cache_dump.ts";
+
+/** The file name inside the data directory. */
+export const LOCAL_DB_FILE = "local.db";
+
+/** The layout version of local.db (its own, apart from state.db's). */
+export const LOCAL_DB_SCHEMA_VERSION = 1;
+
+const LOCAL_SCHEMA_V1 = `
+CREATE TABLE meta (
+  key   TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);
+CREATE TABLE cache_entries (
+  key         TEXT PRIMARY KEY,
+  name        TEXT NOT NULL,
+  wire        BLOB NOT NULL,
+  offsets     TEXT NOT NULL,
+  ttls        TEXT NOT NULL,
+  stored_at   INTEGER NOT NULL,
+  expires_at  INTEGER NOT NULL,
+  stale_until INTEGER NOT NULL,
+  ttl         INTEGER NOT NULL,
+  negative    INTEGER NOT NULL
+);
+`;
+
+/** Every local.db schema version in order; append, never edit a shipped step. */
+const LOCAL_MIGRATIONS: readonly Migration[] = [{
+  to: 1,
+  description: "meta and cache_entries tables",
+  up: (db) => db.exec(LOCAL_SCHEMA_V1),
+}];
+
+/**
+ * Replaces the cache dump in `path` with `entries`, in one transaction
+ * (creating the file when missing).
+ *
+ * @throws {SchemaTooNewError} when a newer kudurru wrote the file
+ */
+export function saveCacheDump(
+  path: string,
+  entries: readonly SerializedEntry[],
+): void {
+  const db = new DatabaseSync(path);
+  try {
+    db.exec("PRAGMA journal_mode = WAL");
+    db.exec("PRAGMA busy_timeout = 5000");
+    const found = readLocalSchemaVersion(db, path);
+    if (found > LOCAL_DB_SCHEMA_VERSION) {
+      throw new SchemaTooNewLocalDbError(path, found);
+    }
+    migrateSchema(db, path, LOCAL_MIGRATIONS, LOCAL_DB_SCHEMA_VERSION);
+    db.exec("BEGIN IMMEDIATE");
+    try {
+      db.exec("DELETE FROM cache_entries");
+      const insert = db.prepare(
+        `INSERT OR REPLACE INTO cache_entries (key, name, wire, offsets, ttls,
+           stored_at, expires_at, stale_until, ttl, negative)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      );
+      for (const e of entries) {
+        insert.run(
+          e.key,
+          e.name,
+          e.wire,
+          JSON.stringify(e.offsets),
+          JSON.stringify(e.ttls),
+          e.storedAt,
+          e.expiresAt,
+          e.staleUntil,
+          e.ttl,
+          e.negative ? 1 : 0,
+        );
+      }
+      db.exec("COMMIT");
+    } catch (err) {
+      rollback(db);
+      throw err;
+    }
+  } finally {
+    db.close();
+  }
+}
+
+export interface LoadCacheDumpOptions {
+  /** Told about a file that cannot be read. */
+  logger: Logger;
+  /** For the name of a corrupt file moved aside. @default Date.now */
+  now?: () => number;
+}
+
+/**
+ * The cache dump in `path`, in the order it was saved; nothing when there is
+ * no file. Never throws and deletes nothing: a file written by a newer
+ * kudurru is left alone, and a file that cannot be read as local.db is
+ * renamed to `<path>.corrupt-<time>`; both with a warning.
+ */
+export function loadCacheDump(
+  path: string,
+  opts: LoadCacheDumpOptions,
+): SerializedEntry[] {
+  try {
+    Deno.statSync(path);
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return [];
+    opts.logger.warn(
+      "Cannot read the cache dump; starting with an empty cache",
+      {
+        path,
+        error: err,
+      },
+    );
+    return [];
+  }
+  try {
+    return readCacheDump(path);
+  } catch (err) {
+    if (err instanceof SchemaTooNewError) {
+      opts.logger.warn(`${err.message}; starting with an empty cache`, {
+        path,
+      });
+      return [];
+    }
+    const aside = `${path}.corrupt-${
+      new Date((opts.now ?? Date.now)()).toISOString().replace(/[:.]/g, "-")
+    }`;
+    try {
+      Deno.renameSync(path, aside);
+    } catch (renameErr) {
+      opts.logger.warn(
+        `Cannot read the cache dump "${path}" nor move it aside; starting with an empty cache`,
+        { error: err, renameError: renameErr },
+      );
+      return [];
+    }
+    opts.logger.warn(
+      `Cannot read the cache dump "${path}"; moved it to "${aside}" and starting with an empty cache`,
+      { error: err },
+    );
+    return [];
+  }
+}
+
+/** Reads every row; throws when the file is not a readable local.db. */
+function readCacheDump(path: string): SerializedEntry[] {
+  // Not readOnly: a read-only connection cannot open a WAL file whose -shm
+  // is gone, and that must not count as corrupt. Nothing here writes.
+  const db = new DatabaseSync(path);
+  try {
+    const version = readLocalSchemaVersion(db, path);
+    if (version > LOCAL_DB_SCHEMA_VERSION) {
+      throw new SchemaTooNewLocalDbError(path, version);
+    }
+    if (version === 0) return [];
+    const rows = db.prepare(
+      `SELECT key, name, wire, offsets, ttls, stored_at, expires_at,
+         stale_until, ttl, negative FROM cache_entries ORDER BY rowid`,
+    ).all();
+    const entries: SerializedEntry[] = [];
+    for (const row of rows) {
+      const entry = entryOf(row);
+      // A malformed row costs that entry only; the worker checks again.
+      if (entry !== undefined) entries.push(entry);
+    }
+    return entries;
+  } finally {
+    db.close();
+  }
+}
+
+/** readSchemaVersion, with local.db's own wording for a foreign file. */
+function readLocalSchemaVersion(db: DatabaseSync, path: string): number {
+  try {
+    return readSchemaVersion(db, path);
+  } catch (err) {
+    if (err instanceof Error && /not a kudurru/.test(err.message)) {
+      throw new Error(
+        `Cannot read "${path}": it is a SQLite database but not a kudurru local database`,
+        { cause: err },
+      );
+    }
+    throw err;
+  }
+}
+
+/** SchemaTooNewError's message, naming local.db's version rather than state.db's. */
+class SchemaTooNewLocalDbError extends SchemaTooNewError {
+  constructor(path: string, found: number) {
+    super(path, found);
+    this.message =
+      `Cannot open "${path}": its schema version ${found} is newer than this kudurru's ${LOCAL_DB_SCHEMA_VERSION}; run a newer kudurru or remove the file`;
+  }
+}
+
+function entryOf(row: Record<string, unknown>): SerializedEntry | undefined {
+  try {
+    const offsets: unknown = JSON.parse(String(row.offsets));
+    const ttls: unknown = JSON.parse(String(row.ttls));
+    if (!(row.wire instanceof Uint8Array)) return undefined;
+    if (!Array.isArray(offsets) || !Array.isArray(ttls)) return undefined;
+    return {
+      key: String(row.key),
+      name: String(row.name),
+      wire: row.wire,
+      offsets: offsets as number[],
+      ttls: ttls as number[],
+      storedAt: Number(row.stored_at),
+      expiresAt: Number(row.expires_at),
+      staleUntil: Number(row.stale_until),
+      ttl: Number(row.ttl),
+      negative: Number(row.negative) === 1,
+    };
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,30 @@
+/**
+ * A listener worker whose pipeline is the real cache stage in front of a
+ * scripted upstream: every name is answered with a TXT record naming this
+ * worker instance, so a test can tell a cached answer from a fresh one
+ * after a restart.
+ */
+import { createLogger } from "../../log/logger.ts";
+import { createQueryHandler, type Stage } from "../../pipeline/mod.ts";
+import { createCacheStage } from "../../stages/cache/mod.ts";
+import { forwarded } from "../../stages/cache/testdata/answers.ts";
+import { runListenerWorker } from "../listener_worker.ts";
+
+const INSTANCE = crypto.randomUUID().replaceAll("-", "");
+
+runListenerWorker(() => {
+  const cache = createCacheStage();
+  const upstream: Stage = {
+    name: "upstream",
+    serve: (req) =>
+      forwarded(req, { answer: [`${req.qname} 300 IN TXT ${INSTANCE}`] }),
+  };
+  const handler = createQueryHandler({
+    logger: createLogger(),
+    stages: [cache, upstream],
+  });
+  return Object.assign(handler, {
+    exportCache: () => cache.exportEntries(),
+    importCache: (entries: readonly unknown[]) => cache.importEntries(entries),
+  });
+});

@@ -1,0 +1,152 @@
+/**
+ * The cache as plain data, so it can outlive a restart (issue 4 item 3):
+ * the worker posts it to the main thread on stop, the main thread keeps it
+ * in local.db and posts it back after the next start. Times are wall-clock
+ * milliseconds, so the age an entry had at the dump and the downtime both
+ * count against its TTLs after the import.
+ */
+import type { AnswerCache } from "./answer_cache.ts";
+import type { CacheEntry } from "./cache_entry.ts";
+
+/** Most entries one worker dumps (the most recently used are kept). */
+export const MAX_DUMPED_ENTRIES = 50_000;
+
+/** One cache entry as plain data (structured-clone and SQLite friendly). */
+export interface SerializedEntry {
+  key: string;
+  /** The lowercased question name (per-name flushes). */
+  name: string;
+  /** Header, question and records, without an OPT record. */
+  wire: Uint8Array;
+  /** Offsets of the TTL fields in `wire`. */
+  offsets: number[];
+  /** The TTL each record was stored with, in seconds. */
+  ttls: number[];
+  /** Milliseconds since the epoch. */
+  storedAt: number;
+  expiresAt: number;
+  /** Until when the entry may be served stale (== expiresAt without serve-stale). */
+  staleUntil: number;
+  /** Seconds from storedAt to expiresAt. */
+  ttl: number;
+  negative: boolean;
+}
+
+/**
+ * The entries still usable at `now` (fresh, or within `staleMs` past
+ * expiry), least recently used first, at most `limit` of them.
+ */
+export function exportEntries(
+  cache: AnswerCache,
+  now: number,
+  staleMs: number,
+  limit: number = MAX_DUMPED_ENTRIES,
+): SerializedEntry[] {
+  const out: SerializedEntry[] = [];
+  for (const entry of cache.entries()) {
+    const staleUntil = entry.expiresAt + staleMs;
+    if (now >= staleUntil) continue;
+    out.push({
+      key: entry.key,
+      name: entry.name,
+      wire: entry.wire.slice(),
+      offsets: Array.from(entry.offsets),
+      ttls: Array.from(entry.ttls),
+      storedAt: entry.storedAt,
+      expiresAt: entry.expiresAt,
+      staleUntil,
+      ttl: entry.ttl,
+      negative: entry.negative,
+    });
+  }
+  return out.length > limit ? out.slice(out.length - limit) : out;
+}
+
+/**
+ * Puts `entries` into `cache`, in order (the last ones count as the most
+ * recently used). Skips entries past their stale limit at `now`, stored in
+ * the future, malformed, or older than an entry already held for the key.
+ * Returns how many were taken.
+ */
+export function importEntries(
+  cache: AnswerCache,
+  entries: readonly unknown[],
+  now: number,
+): number {
+  let taken = 0;
+  for (const raw of entries) {
+    const entry = toEntry(raw, now);
+    if (entry === undefined) continue;
+    const held = cache.get(entry.key);
+    if (held !== undefined && held.storedAt >= entry.storedAt) continue;
+    cache.set(entry);
+    taken++;
+  }
+  return taken;
+}
+
+/**
+ * Merges the dumps of several workers: for a key in more than one, the
+ * entry stored last wins.
+ */
+export function mergeEntries(
+  dumps: readonly (readonly SerializedEntry[])[],
+): SerializedEntry[] {
+  const byKey = new Map<string, SerializedEntry>();
+  for (const dump of dumps) {
+    for (const entry of dump) {
+      const held = byKey.get(entry.key);
+      if (held === undefined || entry.storedAt > held.storedAt) {
+        byKey.set(entry.key, entry);
+      }
+    }
+  }
+  return [...byKey.values()];
+}
+
+/** A cache entry from untrusted plain data, or undefined when it does not hold together. */
+function toEntry(raw: unknown, now: number): CacheEntry | undefined {
+  if (typeof raw !== "object" || raw === null) return undefined;
+  const e = raw as Partial<Record<keyof SerializedEntry, unknown>>;
+  if (typeof e.key !== "string" || e.key === "") return undefined;
+  if (typeof e.name !== "string") return undefined;
+  if (!(e.wire instanceof Uint8Array) || e.wire.length < 12) return undefined;
+  if (!isWholeArray(e.offsets) || !isWholeArray(e.ttls)) return undefined;
+  if (e.offsets.length !== e.ttls.length) return undefined;
+  const wire = e.wire;
+  if (e.offsets.some((at) => at < 12 || at + 4 > wire.length || at > 0xffff)) {
+    return undefined;
+  }
+  if (e.ttls.some((ttl) => ttl > 0xffffffff)) return undefined;
+  const { storedAt, expiresAt, staleUntil, ttl } = e;
+  if (!isWhole(storedAt) || !isWhole(expiresAt) || !isWhole(staleUntil)) {
+    return undefined;
+  }
+  if (!isWhole(ttl) || ttl <= 0 || typeof e.negative !== "boolean") {
+    return undefined;
+  }
+  if (expiresAt <= storedAt || staleUntil < expiresAt) return undefined;
+  if (storedAt > now || now >= staleUntil) return undefined;
+  return {
+    key: e.key,
+    name: e.name,
+    wire: wire.slice(),
+    offsets: Uint16Array.from(e.offsets),
+    ttls: Uint32Array.from(e.ttls),
+    storedAt,
+    expiresAt,
+    ttl,
+    negative: e.negative,
+    hits: 0,
+    windowStart: now,
+    prefetching: false,
+  };
+}
+
+function isWhole(value: unknown): value is number {
+  return Number.isSafeInteger(value) && (value as number) >= 0;
+}
+
+function isWholeArray(value: unknown): value is number[] {
+  return Array.isArray(value) && value.every(isWhole);
+}
