@@ -1,7 +1,8 @@
 /**
  * Watches the objects directory: any event re-arms a debounce timer; a poll
  * runs a full load on a timer and re-attaches the watch when the directory
- * was missing or got replaced (a new inode, e.g. `rm -r` + `mkdir`).
+ * was missing or got replaced (a new inode or birth time, e.g. `rm -r` +
+ * `mkdir`).
  */
 import { resolve } from "node:path";
 import type { Logger } from "../log/logger.ts";
@@ -119,11 +120,18 @@ export async function watchDirectory(
   await eventLoop;
 }
 
-/** "dev:ino" of the directory, "" when it is missing or not a directory. */
+/**
+ * "dev:ino:birthtime" of the directory, "" when it is missing or not a
+ * directory. A directory removed and created again often gets the same inode
+ * (seen on ext4), and its "remove" event can be lost under load; the birth
+ * time tells the two apart wherever the filesystem records it.
+ */
 async function dirIdentity(dir: string): Promise<string> {
   try {
     const info = await Deno.stat(dir);
-    return info.isDirectory ? `${info.dev}:${info.ino}` : "";
+    return info.isDirectory
+      ? `${info.dev}:${info.ino}:${info.birthtime?.getTime() ?? ""}`
+      : "";
   } catch {
     return "";
   }
