@@ -151,6 +151,20 @@ Deno.test("kudurru serve seeds first boot, loads objects.d, survives a broken fi
         }
       }
 
+      // The CLI reaches the running server through the control socket.
+      const flushed = await kudurru(
+        cwd,
+        "cache",
+        "flush",
+        "--data-dir",
+        "data",
+      );
+      assert.equal(flushed.code, 0, flushed.stderr);
+      assert.match(
+        flushed.stdout,
+        /Flushed \d+ cached answers from the running server/,
+      );
+
       // A file added while running is picked up by the watch.
       await Deno.writeTextFile(
         join(cwd, "objects.d", "more.yaml"),

@@ -230,3 +230,37 @@ function entryOf(row: Record<string, unknown>): SerializedEntry | undefined {
     return undefined;
   }
 }
+
+/**
+ * Removes saved cache entries (all, or those for `name`) from the dump in
+ * `path`, so the next start does not bring them back; returns how many went.
+ * Nothing to do (0) when there is no file.
+ */
+export function flushCacheDump(path: string, name?: string): number {
+  try {
+    Deno.statSync(path);
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return 0;
+    throw err;
+  }
+  const db = new DatabaseSync(path);
+  try {
+    db.exec("PRAGMA busy_timeout = 5000");
+    const version = readLocalSchemaVersion(db, path);
+    if (version > LOCAL_DB_SCHEMA_VERSION) {
+      throw new SchemaTooNewLocalDbError(path, version);
+    }
+    if (version === 0) return 0;
+    if (name === undefined) {
+      return Number(db.prepare("DELETE FROM cache_entries").run().changes);
+    }
+    let wanted = name.toLowerCase();
+    if (!wanted.endsWith(".")) wanted += ".";
+    return Number(
+      db.prepare("DELETE FROM cache_entries WHERE name = ?").run(wanted)
+        .changes,
+    );
+  } finally {
+    db.close();
+  }
+}

@@ -13,6 +13,7 @@ import { applyCommand } from "./apply.ts";
 import { deleteCommand } from "./delete.ts";
 import { exportCommand } from "./export.ts";
 import { restoreCommand } from "./restore.ts";
+import { cacheCommand } from "./cache.ts";
 
 export const COMMANDS: Command[] = [
   serveCommand,
@@ -24,6 +25,7 @@ export const COMMANDS: Command[] = [
   deleteCommand,
   exportCommand,
   restoreCommand,
+  cacheCommand,
 ];
 
 export async function runCli(args: string[], io: CommandIO): Promise<number> {

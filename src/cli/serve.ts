@@ -22,6 +22,7 @@ import { startSnapshotBuilder } from "../snapshot/builder.ts";
 import { startZoneController } from "../controller/zone_controller.ts";
 import { ensureDataDir } from "./local_store.ts";
 import { loadCacheDump, LOCAL_DB_FILE, saveCacheDump } from "./local_db.ts";
+import { startControlSocket } from "./control_socket.ts";
 import { machineFacts } from "./machine.ts";
 import { VERSION } from "../version.ts";
 
@@ -83,6 +84,13 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         });
       }
     });
+
+    const control = await startControlSocket(
+      config.node.dataDir,
+      { flushCache: (name) => listeners.flushCache(name) },
+      logger.with({ component: "control" }),
+    );
+    if (control) stops.push(() => control.stop());
 
     await seedFirstBoot(store, { logger });
     const loader = createObjectsLoader({

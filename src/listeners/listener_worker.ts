@@ -29,6 +29,7 @@ export type CountingQueryHandler = QueryHandler & {
   readonly counters?: Pick<StageCounters, "drain">;
   exportCache?(): SerializedEntry[];
   importCache?(entries: readonly unknown[]): number;
+  flushCache?(name?: string): number;
 };
 
 /** Builds the worker's handler (one pipeline instance per worker). */
@@ -146,6 +147,13 @@ export function runListenerWorker(createHandler: HandlerFactory): void {
       case "cache":
         if (handler) handler.importCache?.(msg.entries);
         else earlyCache = msg.entries;
+        return;
+      case "flush-cache":
+        post({
+          type: "cache-flushed",
+          id: msg.id,
+          removed: handler?.flushCache?.(msg.name) ?? 0,
+        });
         return;
       case "stop":
         stop();

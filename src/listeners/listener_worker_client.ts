@@ -29,6 +29,11 @@ export interface ListenerWorker {
   /** Posts cache entries from a dump for the worker to take. */
   postCache(entries: SerializedEntry[]): void;
   /**
+   * Drops the worker's cached answers (all, or those for `name`); resolves
+   * to how many went, 0 when the worker has no cache or has stopped.
+   */
+  flushCache(name?: string): Promise<number>;
+  /**
    * Graceful stop, then terminate; never rejects. Resolves to the worker's
    * cache dump (empty when it has none or did not stop in time).
    */
@@ -67,11 +72,16 @@ export function startListenerWorker(
   const stopped = Promise.withResolvers<SerializedEntry[]>();
   let bound: BoundAddress | null = null;
   let terminated = false;
+  /** Flushes waiting for the worker's answer, by request id. */
+  const flushes = new Map<number, (removed: number) => void>();
+  let nextFlushId = 1;
 
   const terminate = (cache: SerializedEntry[] = []) => {
     if (terminated) return;
     terminated = true;
     worker.terminate();
+    for (const resolve of flushes.values()) resolve(0);
+    flushes.clear();
     stopped.resolve(cache);
   };
 
@@ -86,6 +96,19 @@ export function startListenerWorker(
       if (!terminated) {
         worker.postMessage({ type: "cache", entries } satisfies WorkerRequest);
       }
+    },
+    flushCache(name) {
+      if (terminated) return Promise.resolve(0);
+      const id = nextFlushId++;
+      const done = new Promise<number>((resolve) => flushes.set(id, resolve));
+      worker.postMessage(
+        {
+          type: "flush-cache",
+          id,
+          ...(name !== undefined && { name }),
+        } satisfies WorkerRequest,
+      );
+      return done;
     },
     async stop() {
       if (terminated) return [];
@@ -134,6 +157,10 @@ export function startListenerWorker(
         return;
       case "counters":
         if (bound) opts.onCounters?.(msg.deltas, bound);
+        return;
+      case "cache-flushed":
+        flushes.get(msg.id)?.(msg.removed);
+        flushes.delete(msg.id);
         return;
       case "stopped":
         terminate(msg.cache);

@@ -60,6 +60,11 @@ export interface DnsListeners {
   addresses(): BoundAddress[];
   /** Posts a cache dump (from local.db) to every UDP and TCP worker. */
   importCache(entries: SerializedEntry[]): void;
+  /**
+   * Drops cached answers in every worker (all, or those for `name`);
+   * resolves to how many went, summed over the workers.
+   */
+  flushCache(name?: string): Promise<number>;
   /** Graceful: stop accepting, finish the queries in flight, close. */
   stop(): Promise<void>;
   /**
@@ -99,6 +104,10 @@ export async function startDnsListeners(
         const { transport } = w.bound;
         if (transport === "udp" || transport === "tcp") w.postCache(entries);
       }
+    },
+    async flushCache(name) {
+      const removed = await Promise.all(workers.map((w) => w.flushCache(name)));
+      return removed.reduce((sum, n) => sum + n, 0);
     },
     async stop() {
       await Promise.all(workers.map((w) => w.stop()));

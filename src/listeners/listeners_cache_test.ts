@@ -81,3 +81,18 @@ Deno.test("startDnsListeners without the dump answers afresh after a restart", a
     await second.stop();
   }
 });
+
+Deno.test("startDnsListeners flushes a name from the workers' caches", async () => {
+  const listeners = await start();
+  try {
+    await askTxt(listeners);
+    assert.equal(await listeners.flushCache("other.example."), 0);
+    assert.equal(await listeners.flushCache("WWW.example.org"), 1);
+    assert.equal(await listeners.flushCache("www.example.org."), 0, "gone");
+    await askTxt(listeners);
+    assert.equal(await listeners.flushCache(), 1, "cached again, flush all");
+  } finally {
+    await listeners.stop();
+  }
+  assert.equal(await listeners.flushCache(), 0, "a stopped worker has none");
+});

@@ -40,6 +40,8 @@ export type WorkerRequest =
   | { type: "snapshot"; snapshot: Snapshot }
   /** Entries of a cache dump to take (sent right after start). */
   | { type: "cache"; entries: SerializedEntry[] }
+  /** Drop cached answers: every one, or those for `name`. */
+  | { type: "flush-cache"; id: number; name?: string }
   | { type: "stop" };
 
 /** Socket-level counts since the previous `counters` message. */
@@ -75,6 +77,8 @@ export type WorkerReply =
   }
   | { type: "bind-error"; message: string; code: string }
   | { type: "counters"; deltas: CounterDeltas }
+  /** The answer to `flush-cache` `id`: how many entries went. */
+  | { type: "cache-flushed"; id: number; removed: number }
   | {
     type: "stopped";
     /** The worker's cache dump (bounded), when its pipeline has a cache. */

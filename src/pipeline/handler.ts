@@ -12,6 +12,8 @@ export interface ClientInfo {
   address: string;
   port: number;
   transport: Transport;
+  /** The DoT/DoH client ID (SNI label or /dns-query/<id>), when the transport has one. */
+  clientId?: string;
 }
 
 export interface QueryHandler {

@@ -8,6 +8,13 @@ export {
   type Transport,
 } from "./handler.ts";
 export type { Snapshot } from "./snapshot.ts";
+export type {
+  BlockingSnapshot,
+  BlockResponse,
+  ClientGroupData,
+  PolicyData,
+  PolicyDecision,
+} from "./blocking_snapshot.ts";
 export { type Next, type Stage, STAGE_ORDER, type StageName } from "./stage.ts";
 export type { MalformedReason, NodeIdentity, Request } from "./request.ts";
 export {

@@ -5,6 +5,7 @@
 import type { EdnsOption, QueryInfo } from "../dns/wire/mod.ts";
 import type { ClientInfo } from "./handler.ts";
 import type { Snapshot } from "./snapshot.ts";
+import type { PolicyDecision } from "./blocking_snapshot.ts";
 
 /** Why a query could not be parsed; the ingress stage decides what to do. */
 export type MalformedReason =
@@ -46,8 +47,10 @@ export interface Request {
    * the clamped EDNS payload size with it, 65535 over TCP.
    */
   readonly maxSize: number;
-  /** Filled by identify: the ClientGroups this client belongs to. */
+  /** Filled by identify: the ClientGroups this client belongs to ("namespace/name", or "default" without a snapshot). */
   groups: string[];
+  /** Filled by identify: the policies that apply to this query, when the snapshot has blocking data. */
+  policy?: PolicyDecision;
   /** Filled by authoritative: the zone that covers the name. */
   zone?: string;
   /** Filled by authoritative (forward zones) or a Policy: who to ask. */

@@ -5,6 +5,7 @@
  */
 import type { ForwardZone, ZoneContent } from "../zone/types.ts";
 import type { DataPlaneSettings } from "./settings.ts";
+import type { BlockingSnapshot } from "./blocking_snapshot.ts";
 
 export interface Snapshot {
   /** Increases with every snapshot the main thread builds. */
@@ -23,4 +24,10 @@ export interface Snapshot {
    * nothing is forwarded, cached or limited.
    */
   settings?: DataPlaneSettings;
+  /**
+   * Lists, client groups, policies and blocking settings. Absent in
+   * snapshots built without them (unit tests): then every client is in the
+   * "default" group and nothing is blocked.
+   */
+  blocking?: BlockingSnapshot;
 }

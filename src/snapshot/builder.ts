@@ -7,6 +7,7 @@ import type { DataPlaneSettings } from "../pipeline/settings.ts";
 import type { DNSZone } from "../api/v1alpha1/dnszone.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Snapshot } from "../pipeline/snapshot.ts";
+import type { BlockingSnapshot } from "../pipeline/blocking_snapshot.ts";
 import type { Store } from "../store/store.ts";
 import { forwardZoneOf } from "../zone/content.ts";
 import type { ForwardZone, ZoneContent } from "../zone/types.ts";
@@ -31,6 +32,11 @@ export interface SnapshotBuilderOptions {
   backoff?: Backoff;
   /** Upstreams, cache and rate-limit settings, copied into every snapshot. */
   settings?: DataPlaneSettings;
+  /**
+   * The blocking part, read at every build (a BlockingAssembler); call
+   * `refresh()` when it changes. Absent: snapshots carry no blocking data.
+   */
+  blocking?: { current(): BlockingSnapshot | undefined };
 }
 
 export interface SnapshotBuilder {
@@ -40,6 +46,8 @@ export interface SnapshotBuilder {
   current(): Snapshot | undefined;
   /** Resolves when the first snapshot has been published (never, if stopped before). */
   synced: Promise<void>;
+  /** Builds again (debounced): something read through an option changed. */
+  refresh(): void;
 }
 
 /** Longest delay setTimeout accepts. */
@@ -151,8 +159,12 @@ export function startSnapshotBuilder(
     zones.sort(byName);
     forwardZones.sort(byName);
     armExpiry();
-    if (current && sameAs(current, zones, forwardZones)) return;
-    publish(zones, forwardZones);
+    const blocking = opts.blocking?.current();
+    if (
+      current && current.blocking === blocking &&
+      sameAs(current, zones, forwardZones)
+    ) return;
+    publish(zones, forwardZones, blocking);
   }
 
   /** Rebuilds when the next `expiresAt` endpoint lapses. */
@@ -168,7 +180,11 @@ export function startSnapshotBuilder(
     }, delay);
   }
 
-  function publish(zones: ZoneContent[], forwardZones: ForwardZone[]): void {
+  function publish(
+    zones: ZoneContent[],
+    forwardZones: ForwardZone[],
+    blocking: BlockingSnapshot | undefined,
+  ): void {
     const snapshot: Snapshot = {
       version: ++version,
       builtAt: now().toISOString(),
@@ -176,6 +192,7 @@ export function startSnapshotBuilder(
       zones,
       forwardZones,
       ...(opts.settings ? { settings: opts.settings } : {}),
+      ...(blocking ? { blocking } : {}),
     };
     current = snapshot;
     log.debug("Built a snapshot", {
@@ -205,6 +222,7 @@ export function startSnapshotBuilder(
     },
     current: () => current,
     synced,
+    refresh: () => schedule(),
   };
 }
 

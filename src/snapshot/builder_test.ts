@@ -383,3 +383,39 @@ Deno.test("startSnapshotBuilder rebuilds when an endpoint's expiresAt lapses", a
   }
   await store.close();
 });
+
+Deno.test("startSnapshotBuilder carries the blocking part and publishes when it changes", async () => {
+  const store = await storeWithZone();
+  const blocking = {
+    enabled: true,
+    response: { mode: "zeroIP" as const, customIPs: [], ttl: 600 },
+    lists: [],
+    groups: [],
+    policies: [],
+  };
+  let part: typeof blocking | undefined = blocking;
+  const snapshots: Snapshot[] = [];
+  const builder = startSnapshotBuilder({
+    store,
+    nodeName: "node-a",
+    version: "0.0.0-test",
+    logger: memoryLogger(),
+    debounceMs: 5,
+    onSnapshot: (s) => snapshots.push(s),
+    blocking: { current: () => part },
+  });
+  try {
+    await finishWithin("The first snapshot", builder.synced);
+    assert.equal(snapshots[0]?.blocking, blocking);
+    builder.refresh();
+    await sleep(30);
+    assert.equal(snapshots.length, 1, "the same part publishes nothing new");
+    part = { ...blocking, enabled: false };
+    builder.refresh();
+    await waitFor("a second snapshot", () => snapshots.length === 2);
+    assert.equal(snapshots[1]?.blocking?.enabled, false);
+    assert.equal(snapshots[1]?.zones[0], snapshots[0]?.zones[0], "zones reused");
+  } finally {
+    await finishWithin("The snapshot builder's stop", builder.stop());
+  }
+});

@@ -74,6 +74,8 @@ export interface CacheDumpHooks {
   exportCache(): SerializedEntry[];
   /** Takes entries from a dump; returns how many were still usable. */
   importCache(entries: readonly unknown[]): number;
+  /** Drops every cached answer, or those for `name`; returns how many went. */
+  flushCache(name?: string): number;
 }
 
 /** The QueryHandler a listener worker uses: every standard stage, one set of counters. */
@@ -98,5 +100,6 @@ export function createStandardQueryHandler(
   return Object.assign(handler, {
     exportCache: () => cache.exportEntries(),
     importCache: (entries: readonly unknown[]) => cache.importEntries(entries),
+    flushCache: (name?: string) => cache.flush(name),
   });
 }

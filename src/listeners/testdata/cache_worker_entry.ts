@@ -26,5 +26,6 @@ runListenerWorker(() => {
   return Object.assign(handler, {
     exportCache: () => cache.exportEntries(),
     importCache: (entries: readonly unknown[]) => cache.importEntries(entries),
+    flushCache: (name?: string) => cache.flush(name),
   });
 });

@@ -67,7 +67,9 @@ function conditionalOf(upstreams: UpstreamsSettings): ConditionalTable {
  *    name in both): a DNSZone object is the more deliberate statement.
  *    The bootstrap's root forward zone `.` is the shortest suffix there is,
  *    so every conditional entry beats it, as an operator expects.
- * 2. the client's Policy group (seam, see below);
+ * 2. the upstream group of the client's Policy (`req.policy`, set by the
+ *    identify stage). It beats the root forward zone `.`, which is the
+ *    catch-all every bootstrap has, and loses to every longer suffix;
  * 3. `default`.
  *
  * `req.upstreamGroup` without `req.zone` (nothing sets that today) counts as
@@ -83,14 +85,11 @@ export function routeQuery(req: Request, upstreams: UpstreamsSettings): Route {
     zone === undefined ? -1 : labelCount(zone),
   );
   if (conditional !== undefined) return conditional;
-  if (zone !== undefined) {
+  const policyGroup = req.policy?.upstreamGroup;
+  if (zone !== undefined && (zone !== "." || policyGroup === undefined)) {
     return { group: req.upstreamGroup!, rule: "forward_zone", suffix: zone };
   }
-  // Seam: the identify/blocking stages will resolve the client's Policy to
-  // an upstream group; route it here once the Request carries it:
-  // if (req.policyUpstreamGroup !== undefined) {
-  //   return { group: req.policyUpstreamGroup, rule: "policy" };
-  // }
+  if (policyGroup !== undefined) return { group: policyGroup, rule: "policy" };
   return { group: DEFAULT_GROUP, rule: "default" };
 }
 

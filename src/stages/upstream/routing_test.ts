@@ -6,6 +6,19 @@ import {
   routeQuery,
 } from "./routing.ts";
 import { requestFrom, upstreamsOf } from "./testdata/upstream_fixtures.ts";
+import type { PolicyDecision } from "../../pipeline/mod.ts";
+
+function policyWithGroup(upstreamGroup: string): PolicyDecision {
+  return {
+    policies: ["default/kids"],
+    blockLists: [],
+    allowLists: [],
+    allowOnly: false,
+    response: { mode: "zeroIP", customIPs: [], ttl: 600 },
+    upstreamGroup,
+    queryLog: true,
+  };
+}
 
 const groups = {
   default: { servers: ["192.0.2.1"] },
@@ -31,6 +44,8 @@ interface Case {
   q: string;
   /** The forward zone the authoritative stage matched: [zone, group]. */
   forward?: [string, string];
+  /** The upstream group of the client's Policy. */
+  policy?: string;
   want: Route;
 }
 
@@ -125,6 +140,41 @@ const cases: Case[] = [
     forward: ["corp.example.", "office"],
     want: { group: "office", rule: "forward_zone", suffix: "corp.example." },
   },
+  {
+    name: "the policy's group beats default",
+    q: "www.example.org.",
+    policy: "office",
+    want: { group: "office", rule: "policy" },
+  },
+  {
+    name: "the policy's group beats the root forward zone",
+    q: "www.example.org.",
+    forward: [".", "root"],
+    policy: "office",
+    want: { group: "office", rule: "policy" },
+  },
+  {
+    name: "a forward zone below the root beats the policy's group",
+    q: "pc.branch.corp.example.",
+    forward: ["branch.corp.example.", "lab"],
+    policy: "office",
+    want: {
+      group: "lab",
+      rule: "forward_zone",
+      suffix: "branch.corp.example.",
+    },
+  },
+  {
+    name: "a conditional entry beats the policy's group",
+    q: "host.corp.example.",
+    forward: [".", "root"],
+    policy: "office",
+    want: {
+      group: "internal-ad",
+      rule: "conditional",
+      suffix: "corp.example.",
+    },
+  },
 ];
 
 Deno.test("routeQuery picks the longest suffix across forward zones and conditional entries", async (t) => {
@@ -135,6 +185,7 @@ Deno.test("routeQuery picks the longest suffix across forward zones and conditio
         req.zone = c.forward[0];
         req.upstreamGroup = c.forward[1];
       }
+      if (c.policy !== undefined) req.policy = policyWithGroup(c.policy);
       assert.deepEqual(routeQuery(req, upstreams), c.want);
     });
   }

@@ -4,7 +4,13 @@
  * for the client (forwarded_answer.ts). Failures are SERVFAIL with an
  * Extended DNS Error.
  */
-import { EDNS_OPTION, RCODE, WireFormatError } from "../../dns/wire/mod.ts";
+import {
+  EDE,
+  EDNS_OPTION,
+  extendedError,
+  RCODE,
+  WireFormatError,
+} from "../../dns/wire/mod.ts";
 import type { Logger } from "../../log/logger.ts";
 import {
   answer,
@@ -27,8 +33,9 @@ import { routeQuery } from "./routing.ts";
  * 22 "No Reachable Authority" when no server answered in time, 23 "Network
  * Error" when every server failed or sent an answer we cannot use.
  */
-export const EDE_NO_REACHABLE_AUTHORITY = 22;
-export const EDE_NETWORK_ERROR = 23;
+export const EDE_NO_REACHABLE_AUTHORITY = EDE.NO_REACHABLE_AUTHORITY;
+export const EDE_NETWORK_ERROR = EDE.NETWORK_ERROR;
+export { extendedError };
 
 export interface UpstreamStageOptions {
   /**
@@ -46,7 +53,6 @@ export interface UpstreamStage extends Stage {
   close(): Promise<void>;
 }
 
-const encoder = new TextEncoder();
 
 /** Creates the upstream stage. */
 export function createUpstreamStage(opts: UpstreamStageOptions): UpstreamStage {
@@ -154,14 +160,4 @@ function failure(
     options: [{ code: EDNS_OPTION.EDE, data: extendedError(infoCode, text) }],
   };
   return { message, status, stage: "upstream", cacheable: false };
-}
-
-/** EDE option data: INFO-CODE and EXTRA-TEXT (RFC 8914 §2). */
-export function extendedError(infoCode: number, text: string): Uint8Array {
-  const extra = encoder.encode(text);
-  const data = new Uint8Array(2 + extra.length);
-  data[0] = infoCode >> 8;
-  data[1] = infoCode & 0xff;
-  data.set(extra, 2);
-  return data;
 }

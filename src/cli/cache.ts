@@ -1,0 +1,59 @@
+/**
+ * `kudurru cache flush [NAME]`: drops cached answers, all of them or those
+ * for one name. With a server running on the data directory it asks that
+ * server through the local control socket; without one it removes the
+ * entries from the saved cache in local.db, so the next start does not
+ * bring them back.
+ */
+import { join } from "node:path";
+import { type Command, parseFlags, UsageError } from "./command.ts";
+import { resolveDataDir, STORE_FLAGS } from "./local_store.ts";
+import { requestCacheFlush, ServerNotRunningError } from "./control_socket.ts";
+import { flushCacheDump, LOCAL_DB_FILE } from "./local_db.ts";
+import { closestMatch } from "../config/closest_match.ts";
+
+const SUBCOMMANDS = ["flush"];
+
+export const cacheCommand: Command = {
+  name: "cache",
+  summary: "Flush cached answers",
+  usage: "  kudurru cache flush [NAME] [--data-dir DIR] [--config FILE]\n" +
+    "  Without NAME every cached answer goes; with NAME, those for that exact name (every type).\n" +
+    "  A running server on the data directory flushes at once; otherwise the saved cache in local.db is cleaned.",
+  async run(args, io) {
+    const { values, positionals } = parseFlags("cache", args, STORE_FLAGS, 2);
+    const [sub, name] = positionals;
+    if (sub !== "flush") {
+      const hint = sub ? closestMatch(sub, SUBCOMMANDS) : undefined;
+      throw new UsageError(
+        sub
+          ? `kudurru cache: unknown subcommand "${sub}"${
+            hint ? `; did you mean "${hint}"?` : ""
+          }`
+          : "kudurru cache: name a subcommand: flush",
+      );
+    }
+    const dataDir = resolveDataDir(values);
+    const what = name === undefined
+      ? "cached answers"
+      : `cached answers for ${name}`;
+    try {
+      const removed = await requestCacheFlush(dataDir, name);
+      io.stdout(`Flushed ${removed} ${what} from the running server.\n`);
+      return 0;
+    } catch (err) {
+      if (!(err instanceof ServerNotRunningError)) {
+        io.stderr(
+          `kudurru cache flush: ${err instanceof Error ? err.message : err}\n`,
+        );
+        return 1;
+      }
+    }
+    const path = join(dataDir, LOCAL_DB_FILE);
+    const removed = flushCacheDump(path, name);
+    io.stdout(
+      `No server is running on ${dataDir}; removed ${removed} saved ${what} from ${path}.\n`,
+    );
+    return 0;
+  },
+};

@@ -1,0 +1,177 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { memoryLogger } from "../log/logger.ts";
+import type { SerializedEntry } from "../stages/cache/cache_dump.ts";
+import { cacheCommand } from "./cache.ts";
+import { bufferIO, UsageError } from "./command.ts";
+import { CONTROL_SOCKET_FILE, startControlSocket } from "./control_socket.ts";
+import { loadCacheDump, LOCAL_DB_FILE, saveCacheDump } from "./local_db.ts";
+
+function entry(key: string, name: string): SerializedEntry {
+  return {
+    key,
+    name,
+    wire: new Uint8Array([0, 1, 0x81, 0x80, 0, 1, 0, 1, 0, 0, 0, 0, 9]),
+    offsets: [12],
+    ttls: [300],
+    storedAt: 1_000,
+    expiresAt: 301_000,
+    staleUntil: 601_000,
+    ttl: 300,
+    negative: false,
+  };
+}
+
+/**
+ * Deno allows Unix sockets by exact path only, so the tests that open the
+ * control socket share this one directory (named in deno.json's test task);
+ * the tests of one file run one after another.
+ */
+const SOCKET_TEST_DIR = "/tmp/kudurru-control-test";
+
+async function socketDir() {
+  await Deno.remove(SOCKET_TEST_DIR, { recursive: true }).catch(() => {});
+  await Deno.mkdir(SOCKET_TEST_DIR);
+  return {
+    dir: SOCKET_TEST_DIR,
+    [Symbol.asyncDispose]: () =>
+      Deno.remove(SOCKET_TEST_DIR, { recursive: true }),
+  };
+}
+
+async function tempDir() {
+  const dir = await Deno.makeTempDir({ prefix: "kudurru-cache-cli-" });
+  return {
+    dir,
+    [Symbol.asyncDispose]: () => Deno.remove(dir, { recursive: true }),
+  };
+}
+
+Deno.test("cache flush NAME without a server cleans that name from local.db", async () => {
+  await using tmp = await tempDir();
+  const path = join(tmp.dir, LOCAL_DB_FILE);
+  saveCacheDump(path, [
+    entry("a", "ads.example."),
+    entry("b", "ads.example."),
+    entry("c", "www.example."),
+  ]);
+  const out = bufferIO();
+  const code = await cacheCommand.run(
+    ["flush", "ADS.example", "--data-dir", tmp.dir],
+    out.io,
+  );
+  assert.equal(code, 0);
+  assert.match(out.stdout(), /No server is running .* removed 2 saved/);
+  const left = loadCacheDump(path, { logger: memoryLogger() });
+  assert.deepEqual(left.map((e) => e.key), ["c"]);
+
+  const all = bufferIO();
+  assert.equal(
+    await cacheCommand.run(["flush", "--data-dir", tmp.dir], all.io),
+    0,
+  );
+  assert.match(all.stdout(), /removed 1 saved cached answers/);
+});
+
+Deno.test("cache flush without a server or a saved cache removes nothing", async () => {
+  await using tmp = await tempDir();
+  const out = bufferIO();
+  assert.equal(
+    await cacheCommand.run(["flush", "--data-dir", tmp.dir], out.io),
+    0,
+  );
+  assert.match(out.stdout(), /removed 0 saved/);
+});
+
+Deno.test("cache flush asks the running server through the control socket", async () => {
+  await using tmp = await socketDir();
+  const asked: (string | undefined)[] = [];
+  const logger = memoryLogger();
+  const control = await startControlSocket(tmp.dir, {
+    flushCache: (name) => {
+      asked.push(name);
+      return Promise.resolve(name === undefined ? 7 : 2);
+    },
+  }, logger);
+  assert.ok(control);
+  try {
+    const mode = (await Deno.stat(control.path)).mode! & 0o777;
+    assert.equal(mode, 0o600, "only the owner may use the socket");
+    const one = bufferIO();
+    assert.equal(
+      await cacheCommand.run(
+        ["flush", "ads.example", "--data-dir", tmp.dir],
+        one.io,
+      ),
+      0,
+    );
+    assert.match(
+      one.stdout(),
+      /Flushed 2 cached answers for ads.example from the running server/,
+    );
+    const all = bufferIO();
+    assert.equal(
+      await cacheCommand.run(["flush", "--data-dir", tmp.dir], all.io),
+      0,
+    );
+    assert.match(
+      all.stdout(),
+      /Flushed 7 cached answers from the running server/,
+    );
+    assert.deepEqual(asked, ["ads.example", undefined]);
+
+    // A second server on the same data directory leaves the socket alone.
+    const second = await startControlSocket(tmp.dir, {
+      flushCache: () => Promise.resolve(0),
+    }, logger);
+    assert.equal(second, undefined);
+  } finally {
+    await control.stop();
+  }
+  await assert.rejects(
+    Deno.stat(join(tmp.dir, CONTROL_SOCKET_FILE)),
+    Deno.errors.NotFound,
+  );
+});
+
+Deno.test("the control socket refuses bad requests with a reason", async () => {
+  await using tmp = await socketDir();
+  const control = await startControlSocket(tmp.dir, {
+    flushCache: () => Promise.reject(new Error("must not be called")),
+  }, memoryLogger());
+  assert.ok(control);
+  const client = Deno.createHttpClient({
+    proxy: { transport: "unix", path: control.path },
+  });
+  try {
+    const cases: [string, string, string, number, RegExp][] = [
+      ["POST", "/v1/cache/flush", "{not json", 400, /must be JSON/],
+      ["POST", "/v1/cache/flush", '{"nmae":"x"}', 400, /unknown field "nmae"/],
+      ["POST", "/v1/cache/flush", '{"name":"a b"}', 400, /domain name/],
+      ["POST", "/v1/cache/flush", "[]", 400, /JSON object/],
+      ["GET", "/v1/cache/flush", "", 405, /POST/],
+      ["POST", "/v1/other", "{}", 404, /no such control endpoint/],
+    ];
+    for (const [method, path, body, status, error] of cases) {
+      const res = await fetch(`http://localhost${path}`, {
+        method,
+        client,
+        ...(method === "POST" ? { body } : {}),
+      });
+      assert.equal(res.status, status, `${method} ${path} ${body}`);
+      assert.match((await res.json()).error, error);
+    }
+  } finally {
+    client.close();
+    await control.stop();
+  }
+});
+
+Deno.test("cache with a wrong subcommand is a usage error with a hint", async () => {
+  await assert.rejects(
+    cacheCommand.run(["flsh"], bufferIO().io),
+    (err: unknown) =>
+      err instanceof UsageError && /did you mean "flush"/.test(err.message),
+  );
+  await assert.rejects(cacheCommand.run([], bufferIO().io), UsageError);
+});

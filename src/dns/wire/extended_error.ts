@@ -1,0 +1,28 @@
+/**
+ * Extended DNS Errors (RFC 8914): the EDNS option that tells a client why
+ * an answer is what it is (blocked, filtered, upstream unreachable).
+ */
+
+/** INFO-CODEs we send (RFC 8914 §4). */
+export const EDE = {
+  /** 15: blocked by the operator's policy (a block list). */
+  BLOCKED: 15,
+  /** 17: filtered because the client's policy asked for it (allow-only). */
+  FILTERED: 17,
+  /** 22: no upstream answered in time. */
+  NO_REACHABLE_AUTHORITY: 22,
+  /** 23: the upstreams failed. */
+  NETWORK_ERROR: 23,
+} as const;
+
+const encoder = new TextEncoder();
+
+/** EDE option data: INFO-CODE and EXTRA-TEXT (RFC 8914 §2). */
+export function extendedError(infoCode: number, text: string): Uint8Array {
+  const extra = encoder.encode(text);
+  const data = new Uint8Array(2 + extra.length);
+  data[0] = infoCode >> 8;
+  data[1] = infoCode & 0xff;
+  data.set(extra, 2);
+  return data;
+}
