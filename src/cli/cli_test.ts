@@ -215,6 +215,8 @@ Deno.test("kudurru help lists every command and shows one command's usage", asyn
       "delete",
       "export",
       "restore",
+      "cache",
+      "blocking",
     ]
   ) {
     assert.match(all.stdout, new RegExp(`^  ${name} `, "m"));

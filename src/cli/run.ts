@@ -14,6 +14,7 @@ import { deleteCommand } from "./delete.ts";
 import { exportCommand } from "./export.ts";
 import { restoreCommand } from "./restore.ts";
 import { cacheCommand } from "./cache.ts";
+import { blockingCommand } from "./blocking.ts";
 
 export const COMMANDS: Command[] = [
   serveCommand,
@@ -26,6 +27,7 @@ export const COMMANDS: Command[] = [
   exportCommand,
   restoreCommand,
   cacheCommand,
+  blockingCommand,
 ];
 
 export async function runCli(args: string[], io: CommandIO): Promise<number> {

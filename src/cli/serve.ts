@@ -3,8 +3,10 @@
  * driver and wires the control plane (ARCHITECTURE.md §2). Order: config →
  * data directory → store → DNS listeners (bound early, so a port that cannot
  * be bound stops startup before anything else runs; until the first snapshot
- * they answer SERVFAIL) → first-boot seeds → file-managed objects → zone
- * controller (serials, status) → snapshot builder (feeds the listeners).
+ * they answer SERVFAIL) → control socket → first-boot seeds (with the
+ * starter list) → file-managed objects → zone controller (serials, status)
+ * → blocking (list fetcher, list compiler, temporary disable) → snapshot
+ * builder (feeds the listeners).
  */
 import { basename, join } from "node:path";
 import { type Command, parseFlags } from "./command.ts";
@@ -23,6 +25,8 @@ import { startZoneController } from "../controller/zone_controller.ts";
 import { ensureDataDir } from "./local_store.ts";
 import { loadCacheDump, LOCAL_DB_FILE, saveCacheDump } from "./local_db.ts";
 import { startControlSocket } from "./control_socket.ts";
+import { startBlocking } from "./serve_blocking.ts";
+import { starterBlockList } from "../blocking/starter/starter.ts";
 import { machineFacts } from "./machine.ts";
 import { VERSION } from "../version.ts";
 
@@ -92,7 +96,10 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     );
     if (control) stops.push(() => control.stop());
 
-    await seedFirstBoot(store, { logger });
+    await seedFirstBoot(store, {
+      logger,
+      starterBlockList: () => Promise.resolve(starterBlockList()),
+    });
     const loader = createObjectsLoader({
       store,
       inline: config.objects,
@@ -117,6 +124,16 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
 
     const controller = startZoneController({ store, logger });
     stops.push(() => controller.stop());
+    // Lists compile before the first snapshot, so blocking is in force from
+    // the first answer (blocking.initStrategy says how long to wait).
+    let refreshSnapshot = () => {};
+    const blocking = await startBlocking({
+      store,
+      config,
+      logger,
+      onChange: () => refreshSnapshot(),
+    });
+    stops.push(() => blocking.stop());
     const snapshots = startSnapshotBuilder({
       store,
       nodeName: config.node.name,
@@ -127,8 +144,10 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         cache: config.cache,
         ratelimit: config.ratelimit,
       },
+      blocking: blocking.assembler,
       onSnapshot: (snapshot) => listeners.setSnapshot(snapshot),
     });
+    refreshSnapshot = () => snapshots.refresh();
     stops.push(() => snapshots.stop());
     await snapshots.synced;
 

@@ -17,6 +17,8 @@ import {
 } from "./authoritative/mod.ts";
 import { createControlStage } from "./control/mod.ts";
 import { createIdentifyStage } from "./identify/mod.ts";
+import { createBlockingStage } from "./blocking/mod.ts";
+import { ptrLookupThrough } from "./ptr_lookup.ts";
 import { createIngressStage } from "./ingress/mod.ts";
 import { createLocalStage } from "./local/mod.ts";
 import { createLogStage } from "./log/mod.ts";
@@ -36,16 +38,22 @@ export interface StandardStagesOptions {
   authoritative?: AuthoritativeOptions;
   /** The cache stage to use (the handler keeps it to dump and restore). @default a new one */
   cache?: CacheStage;
+  /** How identify learns a client's host name (a PTR lookup). @default none: hostname entries never match */
+  resolvePtr?: (address: string) => Promise<string | null>;
 }
 
 /** One instance of every stage that exists so far (order does not matter: the chain sorts). */
 export function createStandardStages(opts: StandardStagesOptions): Stage[] {
   return [
     createIngressStage(),
-    createIdentifyStage(),
+    createIdentifyStage({
+      logger: opts.logger,
+      ...(opts.resolvePtr && { resolvePtr: opts.resolvePtr }),
+    }),
     createControlStage(),
     createLocalStage(),
     createAuthoritativeStage(opts.authoritative ?? {}),
+    createBlockingStage(),
     opts.cache ?? createCacheStage(),
     // The resolver is built from the snapshot's upstreams settings, inside
     // the worker, and rebuilt only when those settings change.
@@ -84,10 +92,13 @@ export function createStandardQueryHandler(
 ): PipelineQueryHandler & CacheDumpHooks {
   const counters = opts.counters ?? createStageCounters();
   const cache = createCacheStage();
+  // Host names of clients come from PTR queries through this very handler.
+  let self: PipelineQueryHandler | undefined;
   const stages = createStandardStages({
     counters,
     logger: opts.logger,
     cache,
+    resolvePtr: ptrLookupThrough(() => self),
     ...(opts.authoritative && { authoritative: opts.authoritative }),
   });
   const handler = createQueryHandler({
@@ -97,6 +108,7 @@ export function createStandardQueryHandler(
     ...(opts.nodeName !== undefined && { nodeName: opts.nodeName }),
     ...(opts.version !== undefined && { version: opts.version }),
   });
+  self = handler;
   return Object.assign(handler, {
     exportCache: () => cache.exportEntries(),
     importCache: (entries: readonly unknown[]) => cache.importEntries(entries),

@@ -56,6 +56,12 @@ export interface QueryOptions {
   rd?: boolean;
   /** @default 2000 */
   timeoutMs?: number;
+  /**
+   * The UDP source address, to query as another client: any of 127.0.0.0/8
+   * the test may bind (deno.json's test task allows 127.0.0.2).
+   * @default the target address
+   */
+  from?: string;
 }
 
 const RD_FLAG = 1 << 8;
@@ -168,7 +174,7 @@ async function exchange(
   const timeoutMs = opts.timeoutMs ?? 2000;
   return opts.tcp
     ? await exchangeTcp(address, port, message, timeoutMs)
-    : await exchangeUdp(address, port, message, timeoutMs);
+    : await exchangeUdp(address, port, message, timeoutMs, opts.from);
 }
 
 /** Closes `resource` after `ms`, which makes a pending read reject. */
@@ -194,8 +200,13 @@ async function exchangeUdp(
   port: number,
   message: Uint8Array,
   timeoutMs: number,
+  from: string = hostname,
 ): Promise<Uint8Array | null> {
-  const socket = Deno.listenDatagram({ transport: "udp", hostname, port: 0 });
+  const socket = Deno.listenDatagram({
+    transport: "udp",
+    hostname: from,
+    port: 0,
+  });
   using deadline = closeAfter(socket, timeoutMs);
   try {
     await socket.send(message, { transport: "udp", hostname, port });

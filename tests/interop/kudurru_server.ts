@@ -50,7 +50,7 @@ export async function listenersExist(): Promise<boolean> {
 /** Starts `kudurru serve` on a free loopback port. */
 export async function startKudurru(
   opts: KudurruOptions,
-): Promise<RunningServer> {
+): Promise<RunningServer & { dataDir: string }> {
   const dir = await Deno.makeTempDir({ prefix: "kudurru-interop-" });
   try {
     const port = freePort();
@@ -61,7 +61,7 @@ export async function startKudurru(
     );
     const config = join(dir, "kudurru.yaml");
     await Deno.writeTextFile(config, kudurruConfig(dir, port, opts));
-    return await spawnServer({
+    const server = await spawnServer({
       label: "kudurru",
       command: Deno.execPath(),
       args: [
@@ -83,6 +83,7 @@ export async function startKudurru(
       readyZone: opts.readyZone,
       startTimeoutMs: opts.startTimeoutMs ?? 60_000,
     });
+    return Object.assign(server, { dataDir: join(dir, "data") });
   } catch (error) {
     await Deno.remove(dir, { recursive: true }).catch(() => {});
     throw error;

@@ -1,0 +1,93 @@
+/**
+ * The blocking part of `kudurru serve`'s wiring: the leader-only list
+ * fetcher, the assembler that compiles lists and resolves policies for the
+ * snapshot, and the watch on the temporary disable. Kept apart from
+ * serve.ts so that file stays a readable list of what starts in what order.
+ */
+import { join } from "node:path";
+import type { Config } from "../config/schema.ts";
+import type { Logger } from "../log/logger.ts";
+import type { Store } from "../store/store.ts";
+import { startListFetcher } from "../controller/list_fetcher.ts";
+import { BlockingAssembler } from "../snapshot/blocking_assembler.ts";
+import { watchBlockingState } from "../blocking/blocking_state.ts";
+
+export interface BlockingWiring {
+  assembler: BlockingAssembler;
+  /** Stops the fetcher, the watch and the assembler. */
+  stop(): Promise<void>;
+}
+
+/** Where list bodies are kept: `blocking.listsDir`, else `<dataDir>/lists`. */
+export function listsDirOf(config: Config): string {
+  return config.blocking.listsDir || join(config.node.dataDir, "lists");
+}
+
+/**
+ * Starts fetching, compiling and watching. Follows `blocking.initStrategy`:
+ * `fast` compiles what the lists directory already holds and serves at
+ * once; `blocking` waits for the first download of every list first;
+ * `failOnError` also refuses to start when one of them failed.
+ * `onChange` is called whenever the blocking part of the snapshot changes.
+ */
+export async function startBlocking(opts: {
+  store: Store;
+  config: Config;
+  logger: Logger;
+  onChange: () => void;
+}): Promise<BlockingWiring> {
+  const { store, config } = opts;
+  const logger = opts.logger.with({ component: "blocking" });
+  const listsDir = listsDirOf(config);
+  await Deno.mkdir(listsDir, { recursive: true });
+  const stops: (() => Promise<void>)[] = [];
+  const stopAll = async () => {
+    for (const stop of stops.reverse()) await stop();
+  };
+  try {
+    const fetcher = startListFetcher({ store, listsDir, logger });
+    stops.push(() => fetcher.stop());
+    const strategy = config.blocking.initStrategy;
+    if (strategy !== "fast") {
+      const first = await fetcher.initialFetchDone;
+      if (first.failed.length > 0) {
+        const failures = first.failed.map((f) => `${f.url}: ${f.error}`)
+          .join("; ");
+        if (strategy === "failOnError") {
+          throw new Error(
+            `Cannot start: block lists failed to load (blocking.initStrategy is failOnError): ${failures}`,
+          );
+        }
+        logger.warn("Some block lists failed to load; serving without them", {
+          failures,
+        });
+      }
+    }
+
+    const assembler = new BlockingAssembler({
+      store,
+      listsDir,
+      settings: config.blocking,
+      logger,
+      onChange: opts.onChange,
+    });
+    assembler.start();
+    stops.push(() => assembler.stop());
+    await assembler.synced;
+
+    const watching = new AbortController();
+    const watch = watchBlockingState(store, {
+      signal: watching.signal,
+      onChange: (until) => assembler.setDisabledUntil(until),
+      logger,
+    });
+    stops.push(async () => {
+      watching.abort();
+      await watch;
+    });
+    return { assembler, stop: stopAll };
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+}

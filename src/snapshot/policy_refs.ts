@@ -1,0 +1,58 @@
+/**
+ * A Policy object as the data plane reads it (PolicyData): references to
+ * ClientGroups and BlockLists turned into "namespace/name" keys of the
+ * policy's own namespace, lists sorted into block and allow by their mode,
+ * durations in seconds.
+ */
+import type { Policy } from "../api/v1alpha1/policy.ts";
+import { parseDuration } from "../config/duration.ts";
+import type { PolicyData } from "../pipeline/blocking_snapshot.ts";
+
+/**
+ * Resolves `policy`'s references. `listModes` maps every existing BlockList
+ * key to its mode; a reference to a list that does not exist is left out
+ * and reported through `warn` (the policy still applies with the rest).
+ */
+export function resolvePolicy(
+  policy: Policy,
+  listModes: ReadonlyMap<string, "block" | "allow">,
+  warn: (message: string) => void,
+): PolicyData {
+  const ns = policy.metadata.namespace ?? "";
+  const key = `${ns}/${policy.metadata.name}`;
+  // Stored objects are validated, so spec is there; typed optional.
+  const spec = policy.spec ?? { allowOnly: false, priority: 0 };
+  const blockLists: string[] = [];
+  const allowLists: string[] = [];
+  const refer = (ref: string, asAllow: boolean) => {
+    const listKey = `${ns}/${ref}`;
+    const mode = listModes.get(listKey);
+    if (mode === undefined) {
+      warn(
+        `Policy "${key}" refers to BlockList "${listKey}", which does not exist; it is left out`,
+      );
+      return;
+    }
+    const target = asAllow || mode === "allow" ? allowLists : blockLists;
+    if (!target.includes(listKey)) target.push(listKey);
+  };
+  for (const ref of spec.blockListRefs ?? []) refer(ref, false);
+  for (const ref of spec.allowListRefs ?? []) refer(ref, true);
+  const data: PolicyData = {
+    key,
+    priority: spec.priority,
+    groups: (spec.clientGroupRefs ?? []).map((ref) => `${ns}/${ref}`),
+    blockLists,
+    allowLists,
+    allowOnly: spec.allowOnly,
+  };
+  if (spec.schedule !== undefined) data.schedule = spec.schedule;
+  if (spec.upstreamGroup !== undefined) data.upstreamGroup = spec.upstreamGroup;
+  if (spec.blockMode !== undefined) data.blockMode = spec.blockMode;
+  if (spec.customIPs !== undefined) data.customIPs = spec.customIPs;
+  if (spec.blockTTL !== undefined) {
+    data.blockTTL = Math.round((parseDuration(spec.blockTTL) ?? 0) / 1000);
+  }
+  if (spec.queryLog !== undefined) data.queryLog = spec.queryLog;
+  return data;
+}

@@ -1,0 +1,67 @@
+import assert from "node:assert/strict";
+import type { Policy } from "../api/v1alpha1/policy.ts";
+import { resolvePolicy } from "./policy_refs.ts";
+
+function policy(spec: Partial<Policy["spec"]>): Policy {
+  return {
+    apiVersion: "kudurru.io/v1alpha1",
+    kind: "Policy",
+    metadata: { name: "kids", namespace: "home" },
+    spec: { allowOnly: false, priority: 0, ...spec },
+  } as Policy;
+}
+
+const modes = new Map<string, "block" | "allow">([
+  ["home/ads", "block"],
+  ["home/games", "block"],
+  ["home/school", "allow"],
+  ["other/ads", "block"],
+]);
+
+Deno.test("resolvePolicy keys references in the policy's namespace and sorts lists by mode", () => {
+  const warnings: string[] = [];
+  const data = resolvePolicy(
+    policy({
+      clientGroupRefs: ["kids"],
+      blockListRefs: ["ads", "school", "missing", "ads"],
+      allowListRefs: ["games"],
+      priority: 10,
+      blockMode: "nxdomain",
+      blockTTL: "1m",
+      upstreamGroup: "filtered",
+      schedule: { start: "20:00", end: "07:00" },
+      queryLog: false,
+    }),
+    modes,
+    (m) => warnings.push(m),
+  );
+  assert.deepEqual(data, {
+    key: "home/kids",
+    priority: 10,
+    groups: ["home/kids"],
+    blockLists: ["home/ads"],
+    // A list of mode allow among blockListRefs allows; an allowListRef
+    // makes any list's rules allow.
+    allowLists: ["home/school", "home/games"],
+    allowOnly: false,
+    schedule: { start: "20:00", end: "07:00" },
+    upstreamGroup: "filtered",
+    blockMode: "nxdomain",
+    blockTTL: 60,
+    queryLog: false,
+  });
+  assert.equal(warnings.length, 1);
+  assert.match(warnings[0]!, /"home\/missing", which does not exist/);
+});
+
+Deno.test("resolvePolicy leaves unset settings unset", () => {
+  const data = resolvePolicy(policy({}), modes, () => {});
+  assert.deepEqual(data, {
+    key: "home/kids",
+    priority: 0,
+    groups: [],
+    blockLists: [],
+    allowLists: [],
+    allowOnly: false,
+  });
+});
