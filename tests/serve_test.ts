@@ -98,6 +98,8 @@ Deno.test("kudurru serve seeds first boot, loads objects.d, survives a broken fi
     );
 
     const dnsPort = freePort();
+    const opsPort = freePort();
+    const metricsPort = freePort();
     const child = new Deno.Command(Deno.execPath(), {
       args: ["run", ...serveTaskFlags(), MAIN, "serve"],
       cwd,
@@ -109,6 +111,8 @@ Deno.test("kudurru serve seeds first boot, loads objects.d, survives a broken fi
         KUDURRU_NODE__DATADIR: "data",
         KUDURRU_OBJECTSDIR: "objects.d",
         KUDURRU_LISTENERS__DNS: `127.0.0.1:${dnsPort}`,
+        KUDURRU_LISTENERS__OPS__ADDRESS: `127.0.0.1:${opsPort}`,
+        KUDURRU_LISTENERS__METRICS__ADDRESS: `127.0.0.1:${metricsPort}`,
       },
       stdout: "piped",
       stderr: "piped",
@@ -149,6 +153,33 @@ Deno.test("kudurru serve seeds first boot, loads objects.d, survives a broken fi
           );
           await new Promise((r) => setTimeout(r, 100));
         }
+      }
+
+      // Ready, and the queries above are in the metrics (workers report
+      // about once a second).
+      const ready = await fetch(`http://127.0.0.1:${opsPort}/healthz/ready`);
+      assert.equal(ready.status, 200, await ready.text());
+      const health = await kudurru(
+        cwd,
+        "health",
+        "--ready",
+        "--url",
+        `http://127.0.0.1:${opsPort}`,
+      );
+      assert.equal(health.code, 0, health.stdout + health.stderr);
+      const metricsDeadline = Date.now() + 5_000;
+      while (true) {
+        const text = await (await fetch(
+          `http://127.0.0.1:${metricsPort}/metrics`,
+        )).text();
+        const soaQueries = [
+          ...text.matchAll(
+            /^kudurru_dns_queries_total\{[^}]*qtype="SOA"[^}]*\} (\d+)$/gm,
+          ),
+        ].reduce((sum, m) => sum + Number(m[1]), 0);
+        if (soaQueries >= 2) break;
+        assert.ok(Date.now() < metricsDeadline, `metrics:\n${text}`);
+        await new Promise((r) => setTimeout(r, 200));
       }
 
       // The CLI reaches the running server through the control socket.
@@ -195,6 +226,7 @@ Deno.test("kudurru serve seeds first boot, loads objects.d, survives a broken fi
       await log.done();
       await stdout.done();
       assert.equal(status.code, 0, `exit code; log:\n${log.text}`);
+      assert.match(log.text, /lameduck/, "SIGTERM enters lameduck first");
     }
   } finally {
     await Deno.remove(cwd, { recursive: true });

@@ -113,7 +113,10 @@ export interface CompiledListData {
    * BlockList.spec.response: how this list's blocks are answered, beating
    * the Policy's blockMode. Set by the snapshot assembler, not the compiler.
    */
-  response?: { mode: "zeroIP" | "nxdomain" | "customIP" | "refused"; customIPs: string[] };
+  response?: {
+    mode: "zeroIP" | "nxdomain" | "customIP" | "refused";
+    customIPs: string[];
+  };
 }
 
 /** What matched a name. */

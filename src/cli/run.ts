@@ -15,6 +15,7 @@ import { exportCommand } from "./export.ts";
 import { restoreCommand } from "./restore.ts";
 import { cacheCommand } from "./cache.ts";
 import { blockingCommand } from "./blocking.ts";
+import { healthCommand } from "./health.ts";
 
 export const COMMANDS: Command[] = [
   serveCommand,
@@ -28,6 +29,7 @@ export const COMMANDS: Command[] = [
   restoreCommand,
   cacheCommand,
   blockingCommand,
+  healthCommand,
 ];
 
 export async function runCli(args: string[], io: CommandIO): Promise<number> {

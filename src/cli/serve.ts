@@ -27,6 +27,12 @@ import { loadCacheDump, LOCAL_DB_FILE, saveCacheDump } from "./local_db.ts";
 import { startControlSocket } from "./control_socket.ts";
 import { startBlocking } from "./serve_blocking.ts";
 import { starterBlockList } from "../blocking/starter/starter.ts";
+import { createHealth, type Health } from "../health/health.ts";
+import { enterLameduck } from "../health/lameduck.ts";
+import { startOpsServer } from "../health/ops_server.ts";
+import { createDnsMetrics } from "../metrics/dns_metrics.ts";
+import { startMetricsServer } from "../metrics/metrics_server.ts";
+import { parseListenAddress } from "../listeners/listen_address.ts";
 import { machineFacts } from "./machine.ts";
 import { VERSION } from "../version.ts";
 
@@ -43,12 +49,16 @@ export interface ServerOptions {
 
 export interface RunningServer {
   store: Store;
+  /** Readiness; serve turns it to lameduck on SIGTERM. */
+  health: Health;
   /** Stops the watch loops and closes the store. */
   stop(): Promise<void>;
 }
 
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const { config, logger } = opts;
+  const registry = opts.registry ?? defaultRegistry;
+  const health = createHealth();
   await ensureDataDir(config.node.dataDir);
   const store = await openSqliteStore(join(config.node.dataDir, "state.db"), {
     node: config.node.name,
@@ -61,12 +71,29 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     for (const stop of stops.reverse()) await stop();
   };
   try {
+    // Probes and metrics first, so they stop last: 503 while shutting down.
+    const ops = startOpsServer({
+      ...parseListenAddress(config.listeners.ops.address),
+      health,
+      logger: logger.with({ component: "ops" }),
+    });
+    stops.push(() => ops.stop());
+    const metrics = createDnsMetrics(registry);
+    const metricsServer = startMetricsServer({
+      ...parseListenAddress(config.listeners.metrics.address),
+      registry,
+      logger: logger.with({ component: "metrics" }),
+    });
+    stops.push(() => metricsServer.stop());
+
     const listeners = await startDnsListeners({
       listeners: config.listeners.dns,
       nodeName: config.node.name,
       version: VERSION,
       logger: logger.with({ component: "listeners" }),
+      onCounters: (deltas, from) => metrics.record(deltas, from),
     });
+    health.register("listeners", () => ({ ready: true }));
     // The answer cache outlives a restart: restored from local.db now (the
     // workers serve from it once the first snapshot enables the cache),
     // written back from the workers' dumps when they stop.
@@ -108,7 +135,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         : "kudurru.yaml",
       dir: config.objectsDir,
       logger: logger.with({ component: "objects" }),
-      registry: opts.registry ?? defaultRegistry,
+      registry,
       ...(opts.objectsPollIntervalMs !== undefined
         ? { pollIntervalMs: opts.objectsPollIntervalMs }
         : {}),
@@ -134,6 +161,16 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       onChange: () => refreshSnapshot(),
     });
     stops.push(() => blocking.stop());
+    health.register("lists", () => ({ ready: true }));
+    let snapshotAt: number | undefined;
+    metrics.readSnapshotTimeFrom(() => snapshotAt);
+    health.register(
+      "snapshot",
+      () =>
+        snapshotAt === undefined
+          ? { ready: false, reason: "no snapshot posted to the listeners yet" }
+          : { ready: true },
+    );
     const snapshots = startSnapshotBuilder({
       store,
       nodeName: config.node.name,
@@ -145,11 +182,16 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         ratelimit: config.ratelimit,
       },
       blocking: blocking.assembler,
-      onSnapshot: (snapshot) => listeners.setSnapshot(snapshot),
+      onSnapshot: (snapshot) => {
+        listeners.setSnapshot(snapshot);
+        snapshotAt = Date.parse(snapshot.builtAt);
+      },
     });
     refreshSnapshot = () => snapshots.refresh();
     stops.push(() => snapshots.stop());
     await snapshots.synced;
+    health.register("store", () => ({ ready: true }));
+    health.markStarted();
 
     logger.info("kudurru is running", {
       version: VERSION,
@@ -157,7 +199,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       dataDir: config.node.dataDir,
       objectsDir: config.objectsDir,
     });
-    return { store, stop: stopAll };
+    return { store, health, stop: stopAll };
   } catch (err) {
     await stopAll();
     throw err;
@@ -198,7 +240,20 @@ export const serveCommand: Command = {
       configSource: loaded.source,
       logger,
     });
-    await waitForShutdownSignal();
+    const signal = await nextShutdownSignal().promise;
+    if (signal === "SIGTERM") {
+      // Lameduck: readiness fails so load balancers move away while DNS
+      // still answers; a second signal (or Ctrl-C) cuts it short.
+      const again = nextShutdownSignal();
+      const cut = new AbortController();
+      again.promise.then(() => cut.abort());
+      await enterLameduck({
+        health: server.health,
+        logger,
+        signal: cut.signal,
+      });
+      again.cancel();
+    }
     logger.info("shutting down");
     // In-flight queries get a bounded grace period (the listeners' own); a
     // stop that still cannot finish must not keep a dead server around.
@@ -218,13 +273,23 @@ export const serveCommand: Command = {
   },
 };
 
-function waitForShutdownSignal(): Promise<void> {
-  return new Promise((resolve) => {
-    const signals: Deno.Signal[] = ["SIGTERM", "SIGINT"];
+/** The next SIGTERM or SIGINT; `cancel()` stops listening without one. */
+function nextShutdownSignal(): {
+  promise: Promise<Deno.Signal>;
+  cancel(): void;
+} {
+  const signals: Deno.Signal[] = ["SIGTERM", "SIGINT"];
+  const { promise, resolve } = Promise.withResolvers<Deno.Signal>();
+  const listeners = signals.map((signal) => {
     const onSignal = () => {
-      for (const s of signals) Deno.removeSignalListener(s, onSignal);
-      resolve();
+      cancel();
+      resolve(signal);
     };
-    for (const s of signals) Deno.addSignalListener(s, onSignal);
+    Deno.addSignalListener(signal, onSignal);
+    return [signal, onSignal] as const;
   });
+  const cancel = () => {
+    for (const [s, l] of listeners) Deno.removeSignalListener(s, l);
+  };
+  return { promise, cancel };
 }

@@ -12,6 +12,22 @@ import { startListFetcher } from "../controller/list_fetcher.ts";
 import { BlockingAssembler } from "../snapshot/blocking_assembler.ts";
 import { watchBlockingState } from "../blocking/blocking_state.ts";
 
+/** How long `blocking` and `failOnError` wait for the first downloads. */
+const INITIAL_FETCH_WAIT_MS = 120_000;
+
+/** `promise`'s value, or undefined when it takes longer than the wait. */
+async function withDeadline<T>(promise: Promise<T>): Promise<T | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), INITIAL_FETCH_WAIT_MS);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export interface BlockingWiring {
   assembler: BlockingAssembler;
   /** Stops the fetcher, the watch and the assembler. */
@@ -49,8 +65,21 @@ export async function startBlocking(opts: {
     stops.push(() => fetcher.stop());
     const strategy = config.blocking.initStrategy;
     if (strategy !== "fast") {
-      const first = await fetcher.initialFetchDone;
-      if (first.failed.length > 0) {
+      const first = await withDeadline(fetcher.initialFetchDone);
+      if (first === undefined && strategy === "failOnError") {
+        throw new Error(
+          `Cannot start: block lists did not load within ${
+            INITIAL_FETCH_WAIT_MS / 1000
+          } s (blocking.initStrategy is failOnError)`,
+        );
+      }
+      if (first === undefined) {
+        // Another node leads and fetches; its bodies arrive later.
+        logger.warn(
+          "Block lists did not load in time (this node may not lead); serving without waiting",
+          { waitedSeconds: INITIAL_FETCH_WAIT_MS / 1000 },
+        );
+      } else if (first.failed.length > 0) {
         const failures = first.failed.map((f) => `${f.url}: ${f.error}`)
           .join("; ");
         if (strategy === "failOnError") {

@@ -7,7 +7,14 @@
 import type { QueryHandler } from "../pipeline/handler.ts";
 import type { StageCounters } from "../pipeline/stage_counters.ts";
 import type { Snapshot } from "../pipeline/snapshot.ts";
+import type { QueryEvent } from "../pipeline/query_event.ts";
 import type { SerializedEntry } from "../stages/cache/cache_dump.ts";
+import {
+  type CacheStats,
+  cacheStatsDelta,
+  emptyCacheStats,
+} from "../stages/cache/cache_stats.ts";
+import { workerUpstreamCounters } from "../upstream/upstream_counters.ts";
 import { createLogger, type Logger } from "../log/logger.ts";
 import {
   type CounterDeltas,
@@ -20,21 +27,35 @@ import { serveTcp } from "./tcp.ts";
 
 /** How often a worker posts its counter deltas. */
 export const COUNTERS_INTERVAL_MS = 1000;
+/** How often a worker posts its query events (its buffer holds 20,000). */
+export const EVENTS_INTERVAL_MS = 250;
 
 /**
  * A handler whose pipeline counts queries (`PipelineQueryHandler`) and,
- * when it has a cache, dumps and restores it (`CacheDumpHooks`).
+ * when it has a cache, dumps and restores it (`CacheDumpHooks`) and reports
+ * its counts (`cacheStats`, the cache stage's `stats()`).
  */
 export type CountingQueryHandler = QueryHandler & {
-  readonly counters?: Pick<StageCounters, "drain">;
+  readonly counters?:
+    & Pick<StageCounters, "drain">
+    & Partial<Pick<StageCounters, "drainDetail">>;
+  cacheStats?(): CacheStats;
   exportCache?(): SerializedEntry[];
   importCache?(entries: readonly unknown[]): number;
   flushCache?(name?: string): number;
+  /** The query events since the previous call (`QueryEventHooks`). */
+  drainEvents?(): { events: QueryEvent[]; dropped: number };
 };
 
 /** Builds the worker's handler (one pipeline instance per worker). */
 export type HandlerFactory = (
-  opts: { logger: Logger; nodeName: string; version: string },
+  opts: {
+    logger: Logger;
+    nodeName: string;
+    version: string;
+    /** Whether to record query events. */
+    queryLog: boolean;
+  },
 ) => CountingQueryHandler;
 
 /** The worker global scope, typed narrowly (Deno types `self` as a window). */
@@ -53,15 +74,59 @@ export function runListenerWorker(createHandler: HandlerFactory): void {
   let handler: CountingQueryHandler | null = null;
   let server: Server | null = null;
   let countersTimer: ReturnType<typeof setInterval> | undefined;
+  let eventsTimer: ReturnType<typeof setInterval> | undefined;
   let earlySnapshot: Snapshot | null = null;
   let earlyCache: SerializedEntry[] | null = null;
 
+  let lastCache = emptyCacheStats();
+
   function postCounters() {
     const deltas: CounterDeltas = { socket: { ...counters } };
-    if (handler?.counters) deltas.handler = handler.counters.drain();
     Object.assign(counters, emptySocketCounters());
-    if (isQuiet(deltas.socket) && isQuiet(deltas.handler ?? {})) return;
-    post({ type: "counters", deltas });
+    const pipeline = handler?.counters;
+    if (pipeline) {
+      deltas.handler = pipeline.drain();
+      const detail = pipeline.drainDetail?.();
+      if (detail !== undefined && !isQuiet(detail)) deltas.detail = detail;
+    }
+    const cache = cacheDelta();
+    if (cache !== undefined) deltas.cache = cache;
+    // This worker's resolvers count here (see upstream_counters.ts).
+    const upstream = workerUpstreamCounters.drain();
+    if (Object.keys(upstream).length > 0) deltas.upstream = upstream;
+    const quiet = isQuiet(deltas.socket) && isQuiet(deltas.handler ?? {}) &&
+      deltas.detail === undefined && cache === undefined &&
+      deltas.upstream === undefined;
+    if (!quiet) post({ type: "counters", deltas });
+  }
+
+  /** Hands the query events over; a batch that fails to drain is lost, not fatal. */
+  function postEvents() {
+    let batch;
+    try {
+      batch = handler?.drainEvents?.();
+    } catch {
+      return;
+    }
+    if (batch && (batch.events.length > 0 || batch.dropped > 0)) {
+      post({ type: "events", events: batch.events, dropped: batch.dropped });
+    }
+  }
+
+  /** The cache's counts since the last post, when any changed (entries included). */
+  function cacheDelta(): CacheStats | undefined {
+    if (handler?.cacheStats === undefined) return undefined;
+    let now: CacheStats;
+    try {
+      now = handler.cacheStats();
+    } catch {
+      return undefined; // counts are not worth a crashed worker
+    }
+    const delta = cacheStatsDelta(now, lastCache);
+    const { entries, ...counts } = delta;
+    const changed = entries !== lastCache.entries || !isQuiet(counts);
+    lastCache = now;
+    return changed ? delta : undefined;
   }
 
   function start(msg: Extract<WorkerRequest, { type: "start" }>) {
@@ -74,6 +139,7 @@ export function runListenerWorker(createHandler: HandlerFactory): void {
       logger,
       nodeName: msg.nodeName,
       version: msg.version,
+      queryLog: msg.queryLog ?? true,
     });
     if (earlySnapshot) handler.setSnapshot(earlySnapshot);
     if (earlyCache) handler.importCache?.(earlyCache);
@@ -107,14 +173,19 @@ export function runListenerWorker(createHandler: HandlerFactory): void {
       postCounters,
       msg.countersIntervalMs ?? COUNTERS_INTERVAL_MS,
     );
+    if (handler.drainEvents !== undefined) {
+      eventsTimer = setInterval(postEvents, EVENTS_INTERVAL_MS);
+    }
     post({ type: "ready", port: server.addr.port });
   }
 
   async function stop() {
     clearInterval(countersTimer);
+    clearInterval(eventsTimer);
     await server?.stop();
     server = null;
     postCounters();
+    postEvents();
     const cache = dumpCache();
     post(
       cache === undefined ? { type: "stopped" } : { type: "stopped", cache },

@@ -2,6 +2,7 @@
  * The main thread's side of one listener Worker: start it, wait for `ready`
  * or `bind-error`, post snapshots, stop it gracefully and terminate it.
  */
+import type { QueryEvent } from "../pipeline/query_event.ts";
 import type { Transport } from "../pipeline/handler.ts";
 import type { Snapshot } from "../pipeline/snapshot.ts";
 import type { Logger } from "../log/logger.ts";
@@ -48,6 +49,7 @@ export interface ListenerWorkerOptions {
   logger: Logger;
   stopTimeoutMs: number;
   onCounters?: (deltas: CounterDeltas, from: BoundAddress) => void;
+  onEvents?: (events: QueryEvent[], dropped: number) => void;
 }
 
 /** Starts one Worker and resolves once its socket is bound. */
@@ -157,6 +159,9 @@ export function startListenerWorker(
         return;
       case "counters":
         if (bound) opts.onCounters?.(msg.deltas, bound);
+        return;
+      case "events":
+        opts.onEvents?.(msg.events, msg.dropped);
         return;
       case "cache-flushed":
         flushes.get(msg.id)?.(msg.removed);

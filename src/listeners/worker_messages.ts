@@ -4,8 +4,11 @@
  */
 import type { Transport } from "../pipeline/handler.ts";
 import type { Snapshot } from "../pipeline/snapshot.ts";
-import type { CounterBatch } from "../pipeline/stage_counters.ts";
+import type { CounterBatch, DetailBatch } from "../pipeline/stage_counters.ts";
 import type { SerializedEntry } from "../stages/cache/cache_dump.ts";
+import type { QueryEvent } from "../pipeline/query_event.ts";
+import type { CacheStats } from "../stages/cache/cache_stats.ts";
+import type { UpstreamCounts } from "../upstream/upstream_counters.ts";
 
 /** What one worker serves. */
 export interface WorkerListener {
@@ -36,6 +39,8 @@ export type WorkerRequest =
     udpMaxInFlight?: number;
     /** @default 1000 */
     countersIntervalMs?: number;
+    /** Record a QueryEvent per answer and post them (`querylog.enabled`). @default true */
+    queryLog?: boolean;
   }
   | { type: "snapshot"; snapshot: Snapshot }
   /** Entries of a cache dump to take (sent right after start). */
@@ -66,6 +71,15 @@ export interface CounterDeltas {
   socket: SocketCounters;
   /** The pipeline's counts (`handler.counters.drain()`), when it has counters. */
   handler?: CounterBatch;
+  /** The pipeline's metrics-only counts (`handler.counters.drainDetail()`). */
+  detail?: DetailBatch;
+  /**
+   * The cache's counts since the previous message and its `entries` now;
+   * present when the handler has a cache and something changed.
+   */
+  cache?: CacheStats;
+  /** Upstream attempts by configured server, when there were any. */
+  upstream?: UpstreamCounts;
 }
 
 /** Worker → main thread. */
@@ -77,6 +91,11 @@ export type WorkerReply =
   }
   | { type: "bind-error"; message: string; code: string }
   | { type: "counters"; deltas: CounterDeltas }
+  /**
+   * Query events since the previous post (about every 250 ms), and how many
+   * were dropped because the worker's buffer was full.
+   */
+  | { type: "events"; events: QueryEvent[]; dropped: number }
   /** The answer to `flush-cache` `id`: how many entries went. */
   | { type: "cache-flushed"; id: number; removed: number }
   | {

@@ -31,6 +31,17 @@ export interface QueryHandlerOptions {
   counters?: StageCounters;
   /** @default Date.now */
   now?: () => number;
+  /**
+   * Told about every answer once it is encoded (null: nothing sent), with
+   * the time the query took; the query log's event source. Must not throw
+   * (a throw is logged and ignored).
+   */
+  onAnswered?: (
+    req: Request,
+    res: Response,
+    bytes: Uint8Array | null,
+    durationMs: number,
+  ) => void;
 }
 
 /** A QueryHandler that also exposes its counters for draining. */
@@ -49,6 +60,7 @@ export function createQueryHandler(
     version: opts.version ?? VERSION,
   };
   const now = opts.now ?? Date.now;
+  const { onAnswered } = opts;
   let snapshot: Snapshot | undefined;
 
   function handle(
@@ -56,6 +68,7 @@ export function createQueryHandler(
     client: ClientInfo,
   ): Promise<Uint8Array | null> | Uint8Array | null {
     let req: Request | undefined;
+    const started = onAnswered === undefined ? 0 : performance.now();
     try {
       const current = snapshot; // read once: the query keeps this snapshot
       req = buildRequest(bytes, {
@@ -65,10 +78,10 @@ export function createQueryHandler(
         received: now(),
       });
       const res = chain(req);
-      if (!(res instanceof Promise)) return toBytes(req, res);
+      if (!(res instanceof Promise)) return answered(req, res, started);
       const pending = req;
       return res
-        .then((settled) => toBytes(pending, settled))
+        .then((settled) => answered(pending, settled, started))
         .catch((error: unknown) => failed(pending, error));
     } catch (error) {
       return failed(req, error);
@@ -82,6 +95,23 @@ export function createQueryHandler(
       error,
     });
     return null;
+  }
+
+  /** The answer's bytes, after telling `onAnswered` about them. */
+  function answered(
+    req: Request,
+    res: Response,
+    started: number,
+  ): Uint8Array | null {
+    const bytes = toBytes(req, res);
+    if (onAnswered !== undefined) {
+      try {
+        onAnswered(req, res, bytes, performance.now() - started);
+      } catch (error) {
+        opts.logger.error("Recording an answer failed", { error });
+      }
+    }
+    return bytes;
   }
 
   function toBytes(req: Request, res: Response): Uint8Array | null {

@@ -414,7 +414,11 @@ Deno.test("startSnapshotBuilder carries the blocking part and publishes when it 
     builder.refresh();
     await waitFor("a second snapshot", () => snapshots.length === 2);
     assert.equal(snapshots[1]?.blocking?.enabled, false);
-    assert.equal(snapshots[1]?.zones[0], snapshots[0]?.zones[0], "zones reused");
+    assert.equal(
+      snapshots[1]?.zones[0],
+      snapshots[0]?.zones[0],
+      "zones reused",
+    );
   } finally {
     await finishWithin("The snapshot builder's stop", builder.stop());
   }

@@ -21,7 +21,11 @@ import { createBlockingStage } from "./blocking/mod.ts";
 import { ptrLookupThrough } from "./ptr_lookup.ts";
 import { createIngressStage } from "./ingress/mod.ts";
 import { createLocalStage } from "./local/mod.ts";
-import { createLogStage } from "./log/mod.ts";
+import {
+  createLogStage,
+  createQueryEventBuffer,
+  type QueryEventBatch,
+} from "./log/mod.ts";
 import {
   type CacheStage,
   createCacheStage,
@@ -53,7 +57,7 @@ export function createStandardStages(opts: StandardStagesOptions): Stage[] {
     createControlStage(),
     createLocalStage(),
     createAuthoritativeStage(opts.authoritative ?? {}),
-    createBlockingStage(),
+    createBlockingStage({ logger: opts.logger }),
     opts.cache ?? createCacheStage(),
     // The resolver is built from the snapshot's upstreams settings, inside
     // the worker, and rebuilt only when those settings change.
@@ -73,6 +77,8 @@ export interface StandardQueryHandlerOptions {
   version?: string;
   /** @default fresh counters; drain them with `handler.counters.drain()` */
   counters?: StageCounters;
+  /** Record a QueryEvent per answer for `drainEvents()`. @default true */
+  queryLog?: boolean;
   authoritative?: AuthoritativeOptions;
 }
 
@@ -84,34 +90,46 @@ export interface CacheDumpHooks {
   importCache(entries: readonly unknown[]): number;
   /** Drops every cached answer, or those for `name`; returns how many went. */
   flushCache(name?: string): number;
+  /** The cache's counters (hits, misses, evictions, …) and size, for metrics. */
+  cacheStats(): ReturnType<CacheStage["stats"]>;
+}
+
+/** How a listener worker hands its query events to the main thread. */
+export interface QueryEventHooks {
+  /** The query events since the previous call (bounded; drops counted). */
+  drainEvents(): QueryEventBatch;
 }
 
 /** The QueryHandler a listener worker uses: every standard stage, one set of counters. */
 export function createStandardQueryHandler(
   opts: StandardQueryHandlerOptions,
-): PipelineQueryHandler & CacheDumpHooks {
+): PipelineQueryHandler & CacheDumpHooks & QueryEventHooks {
   const counters = opts.counters ?? createStageCounters();
   const cache = createCacheStage();
   // Host names of clients come from PTR queries through this very handler.
-  let self: PipelineQueryHandler | undefined;
+  let built: PipelineQueryHandler | undefined;
   const stages = createStandardStages({
     counters,
     logger: opts.logger,
     cache,
-    resolvePtr: ptrLookupThrough(() => self),
+    resolvePtr: ptrLookupThrough(() => built),
     ...(opts.authoritative && { authoritative: opts.authoritative }),
   });
+  const events = createQueryEventBuffer();
   const handler = createQueryHandler({
     logger: opts.logger,
     stages,
     counters,
+    ...(opts.queryLog !== false && { onAnswered: events.record }),
     ...(opts.nodeName !== undefined && { nodeName: opts.nodeName }),
     ...(opts.version !== undefined && { version: opts.version }),
   });
-  self = handler;
+  built = handler;
   return Object.assign(handler, {
     exportCache: () => cache.exportEntries(),
     importCache: (entries: readonly unknown[]) => cache.importEntries(entries),
     flushCache: (name?: string) => cache.flush(name),
+    drainEvents: () => events.drain(),
+    cacheStats: () => cache.stats(),
   });
 }

@@ -25,6 +25,7 @@ import {
 } from "./always_leader_elector.ts";
 import { matchesLabels, parseLabelSelector } from "./label_selector.ts";
 import { pageOf } from "./pagination.ts";
+import { planRuntimeWrite } from "./runtime_values.ts";
 import { restoreYaml, snapshotYaml } from "./snapshot.ts";
 import {
   type ApplyOptions,
@@ -33,6 +34,8 @@ import {
   type ListOptions,
   NotFoundError,
   type ObjectList,
+  type RuntimeValue,
+  type SetRuntimeOptions,
   type SnapshotOptions,
   type Store,
   type StoreInfo,
@@ -283,6 +286,17 @@ export function createBackedStore(
     return list;
   }
 
+  function setRuntimeNow(
+    key: string,
+    value: string | null,
+    ro: SetRuntimeOptions,
+  ): RuntimeValue | undefined {
+    open();
+    const write = planRuntimeWrite(key, value, ro, now());
+    backend.writeRuntime(key, write.value, write.audit);
+    return write.value && { ...write.value };
+  }
+
   const store: Store = {
     get: (key) =>
       settle(() => {
@@ -303,6 +317,13 @@ export function createBackedStore(
     info(): StoreInfo {
       return { driver: backend.driver, ...backend.info(), leader: node };
     },
+    getRuntime: (key) =>
+      settle(() => {
+        open();
+        return backend.readRuntime(key);
+      }),
+    setRuntime: (key, value, ro = {}) =>
+      settle(() => setRuntimeNow(key, value, ro)),
     close() {
       if (closed) return Promise.resolve();
       closed = true;

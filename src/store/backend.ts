@@ -4,7 +4,7 @@
  * pagination and snapshots live above it, once for every such driver.
  */
 import type { KObject, ObjectKey } from "../api/v1alpha1/meta.ts";
-import type { WatchEventType } from "./store.ts";
+import type { RuntimeValue, WatchEventType } from "./store.ts";
 
 /** One committed change, as the change feed holds it. */
 export interface FeedEntry {
@@ -22,12 +22,18 @@ export interface Mutation {
   audit: AuditEntry;
 }
 
+/**
+ * The kind audit rows of runtime values carry (their name is the key), so the
+ * one audit trail answers "who turned blocking off" too.
+ */
+export const RUNTIME_AUDIT_KIND = "Runtime";
+
 /** One row of the audit trail, written with its mutation. */
 export interface AuditEntry {
   time: string;
   actor: string;
   manager: string;
-  /** create | update | delete | finalize | status */
+  /** create | update | delete | finalize | status; for runtime values set | delete */
   action: string;
   generation: number;
 }
@@ -67,5 +73,16 @@ export interface StoreBackend {
     resourceVersion: number,
   ): { changes: FeedEntry[]; resourceVersion: number };
   info(): BackendInfo;
+  readRuntime(key: string): RuntimeValue | undefined;
+  /**
+   * Stores `value` under `key` (undefined deletes) with its audit row, in one
+   * transaction. Deleting an absent key writes nothing and returns false.
+   * Runtime values have no resourceVersion and no watch events.
+   */
+  writeRuntime(
+    key: string,
+    value: RuntimeValue | undefined,
+    audit: AuditEntry,
+  ): boolean;
   close(): void;
 }

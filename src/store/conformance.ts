@@ -10,6 +10,7 @@
 import { registerApplyTests } from "./conformance_apply.ts";
 import type { OpenStore } from "./conformance_fixtures.ts";
 import { registerObjectTests } from "./conformance_objects.ts";
+import { registerRuntimeTests } from "./conformance_runtime.ts";
 import { registerWatchTests } from "./conformance_watch.ts";
 
 export type { ConformanceHints, OpenStore } from "./conformance_fixtures.ts";
@@ -19,4 +20,5 @@ export function runStoreConformance(name: string, open: OpenStore): void {
   registerApplyTests(name, open);
   registerObjectTests(name, open);
   registerWatchTests(name, open);
+  registerRuntimeTests(name, open);
 }

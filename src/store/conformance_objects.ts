@@ -8,6 +8,7 @@ import {
   InvalidObjectError,
   ManagedByError,
   NotFoundError,
+  SCHEMA_VERSION,
   type Store,
 } from "./store.ts";
 import {
@@ -250,7 +251,7 @@ export function registerObjectTests(name: string, open: OpenStore): void {
   test("info reports the driver, schema version and cluster", (store) => {
     const info = store.info();
     assert.ok(info.driver);
-    assert.equal(info.schemaVersion, 1);
+    assert.equal(info.schemaVersion, SCHEMA_VERSION);
     assert.ok(info.clusterID);
     assert.ok(info.epoch >= 1);
     assert.ok(info.leader);

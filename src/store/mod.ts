@@ -23,6 +23,12 @@ export {
   parseLabelSelector,
 } from "./label_selector.ts";
 export { InvalidContinueError } from "./pagination.ts";
+export {
+  checkRuntimeValue,
+  InvalidRuntimeValueError,
+  RUNTIME_KEY_PATTERN,
+  RUNTIME_VALUE_MAX_LENGTH,
+} from "./runtime_values.ts";
 export { parseObjectList, restoreYaml, snapshotYaml } from "./snapshot.ts";
 export {
   createMemoryStore,

@@ -7,8 +7,11 @@ import type { KObject, ObjectKey } from "../api/v1alpha1/meta.ts";
 
 export type { KObject, ObjectKey };
 
-/** Bumped whenever the on-disk layout of any driver changes. */
-export const SCHEMA_VERSION = 1;
+/**
+ * Bumped whenever the on-disk layout of any driver changes.
+ * 2: the sqlite `runtime` table behind getRuntime/setRuntime.
+ */
+export const SCHEMA_VERSION = 2;
 
 export interface ListOptions {
   /** Only objects in this namespace; omit for all namespaces. */
@@ -96,6 +99,28 @@ export interface StoreInfo {
   leader: string;
 }
 
+/**
+ * One small runtime value: state that is not an object and has no spec, but
+ * must reach every node and survive a restart. These are the Kudurru.status
+ * fields (seed §7.1 step 7: Kudurru.status.blocking.disabledUntil); the
+ * memory and sqlite drivers keep them in their own table, the kube driver
+ * will keep them as annotations of the kudurru-runtime ConfigMap.
+ */
+export interface RuntimeValue {
+  /** A dotted name such as "blocking.disabledUntil" (key rules in runtime_values.ts). */
+  key: string;
+  value: string;
+  /** When it was last set, ISO 8601 (the store's clock). */
+  updatedAt: string;
+  /** Who set it, when the caller said. */
+  actor?: string;
+}
+
+export interface SetRuntimeOptions {
+  /** Who asked, for the audit row and RuntimeValue.actor. */
+  actor?: string;
+}
+
 export interface Store {
   /** Throws NotFoundError. */
   get(key: ObjectKey): Promise<KObject>;
@@ -113,6 +138,24 @@ export interface Store {
   /** Applies every object of a `kind: List` document, keeping each one's manager. */
   restore(yamlText: string): Promise<void>;
   info(): StoreInfo;
+  /**
+   * A runtime value (see RuntimeValue), or undefined when unset. Always reads
+   * the shared copy, so a value another process or node set is seen here;
+   * callers that need to notice changes poll it.
+   */
+  getRuntime(key: string): Promise<RuntimeValue | undefined>;
+  /**
+   * Sets (or, with null, deletes) a runtime value. Writes through one Store
+   * apply in the order they were issued, and the last write wins.
+   * Resolves to the stored value, or undefined after a delete. Audited like
+   * object writes. Rejects with InvalidRuntimeValueError (runtime_values.ts)
+   * for a malformed key or an oversized value.
+   */
+  setRuntime(
+    key: string,
+    value: string | null,
+    opts?: SetRuntimeOptions,
+  ): Promise<RuntimeValue | undefined>;
   close(): Promise<void>;
 }
 

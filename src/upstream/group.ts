@@ -10,6 +10,7 @@ import { askServer } from "./ask_server.ts";
 import type { UpstreamEndpoint } from "./endpoint.ts";
 import { planAttempts, type StrategyName } from "./strategies.ts";
 import type { UpstreamRequest, UpstreamResult } from "./types.ts";
+import type { UpstreamCounters } from "./upstream_counters.ts";
 
 /** Settings of one {@linkcode UpstreamGroup}. */
 export interface UpstreamGroupOptions {
@@ -20,6 +21,8 @@ export interface UpstreamGroupOptions {
   endpoints: UpstreamEndpoint[];
   /** Uniform in [0, 1) for random and rtt_weighted. @default Math.random */
   random?: () => number;
+  /** Where attempts, failures and RTTs are counted, per server. @default not counted */
+  counters?: UpstreamCounters;
 }
 
 interface Attempt {
@@ -60,7 +63,7 @@ export class UpstreamGroup {
         detail: "cancelled",
       });
     }
-    const { endpoints, strategy, timeoutMs, random } = this.#opts;
+    const { endpoints, strategy, timeoutMs, random, counters } = this.#opts;
     const plan = planAttempts(
       strategy,
       endpoints.map((e) => e.score.score()),
@@ -82,7 +85,7 @@ export class UpstreamGroup {
       clearTimeout(hedgeTimer);
       request.signal?.removeEventListener("abort", onCancel);
       for (const attempt of attempts) {
-        if (!attempt.settled) stopAttempt(attempt, ending);
+        if (!attempt.settled) stopAttempt(attempt, ending, counters);
       }
       // Settle once every socket of this resolve is closed.
       Promise.all(attempts.map((a) => a.done)).then(() => resolve(result));
@@ -93,6 +96,7 @@ export class UpstreamGroup {
       if (index === undefined) return false;
       next++;
       const endpoint = endpoints[index]!;
+      counters?.countQuery(endpoint.server.raw);
       const control = new AbortController();
       const attempt: Attempt = {
         endpoint,
@@ -107,6 +111,7 @@ export class UpstreamGroup {
           if (finished) return;
           if (outcome.ok) {
             endpoint.score.recordAnswer(outcome.rttMs);
+            counters?.countAnswer(endpoint.server.raw, outcome.rttMs);
             finish({
               ok: true,
               message: outcome.message,
@@ -116,6 +121,7 @@ export class UpstreamGroup {
             return;
           }
           endpoint.score.recordFailure();
+          counters?.countError(endpoint.server.raw);
           failures.push(`${endpoint.server.raw}: ${outcome.why}`);
           const running = attempts.some((a) => !a.settled);
           if (!launch() && !running) {
@@ -159,11 +165,18 @@ export class UpstreamGroup {
   }
 }
 
-/** Aborts an attempt still running and scores its server by why. */
-function stopAttempt(attempt: Attempt, ending: Ending): void {
+/** Aborts an attempt still running and scores (and counts) its server by why. */
+function stopAttempt(
+  attempt: Attempt,
+  ending: Ending,
+  counters: UpstreamCounters | undefined,
+): void {
   attempt.control.abort(new Error(`stopped: ${ending}`));
   const { score } = attempt.endpoint;
-  if (ending === "timeout") score.recordFailure();
+  if (ending === "timeout") {
+    score.recordFailure();
+    counters?.countTimeout(attempt.endpoint.server.raw);
+  }
   if (ending === "answered") {
     score.recordSlowerThan(performance.now() - attempt.started);
   }

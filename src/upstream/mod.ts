@@ -15,3 +15,11 @@ export type {
   UpstreamRequest,
   UpstreamResult,
 } from "./types.ts";
+export {
+  MAX_UPSTREAMS_PER_BATCH,
+  OTHER_UPSTREAM,
+  UpstreamCounters,
+  type UpstreamCounts,
+  type UpstreamServerCounts,
+  workerUpstreamCounters,
+} from "./upstream_counters.ts";

@@ -13,6 +13,10 @@ import { UpstreamGroup } from "./group.ts";
 import { parseUpstreamServer, type UpstreamServer } from "./server_address.ts";
 import { createTransport, type TransportFactory } from "./transport_factory.ts";
 import type { Resolver } from "./types.ts";
+import {
+  type UpstreamCounters,
+  workerUpstreamCounters,
+} from "./upstream_counters.ts";
 
 /** What a resolver needs besides the settings. */
 export interface ResolverOptions {
@@ -27,6 +31,11 @@ export interface ResolverOptions {
   createTransport?: TransportFactory;
   /** Time a bootstrap server gets to answer (ms). @default 2000 */
   bootstrapTimeoutMs?: number;
+  /**
+   * Where every group counts its attempts per server; it outlives this
+   * resolver. @default workerUpstreamCounters (this worker's)
+   */
+  counters?: UpstreamCounters;
 }
 
 /**
@@ -88,6 +97,7 @@ export function createResolver(
         strategy: group.strategy,
         timeoutMs,
         endpoints: servers,
+        counters: opts.counters ?? workerUpstreamCounters,
         ...(opts.random === undefined ? {} : { random: opts.random }),
       }),
     );

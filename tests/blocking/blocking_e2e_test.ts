@@ -42,7 +42,9 @@ function object(kind: string, name: string, spec: unknown): KObject {
 function extendedError(res: DecodedResponse) {
   const opt = res.additionals.find((r) => r.type === "OPT");
   // deno-lint-ignore no-explicit-any -- dns-packet's OPT options are untyped
-  const ede = (opt as any)?.options?.find((o: { code: number }) => o.code === 15);
+  const ede = (opt as any)?.options?.find((o: { code: number }) =>
+    o.code === 15
+  );
   if (!ede) return undefined;
   const data: Uint8Array = ede.data;
   return {
@@ -150,7 +152,8 @@ Deno.test("blocking answers two clients as their policies say, with lists inline
     // The fetched list arrives once the leader has downloaded it.
     await eventually(
       "the fetched list blocks games.lab.test",
-      async () => (await ask(port, "games.lab.test.", KIDS)).rcode === "NXDOMAIN",
+      async () =>
+        (await ask(port, "games.lab.test.", KIDS)).rcode === "NXDOMAIN",
       () => kudurru.output(),
     );
     assert.equal(

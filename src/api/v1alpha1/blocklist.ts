@@ -88,11 +88,18 @@ export const listSourceStatusSchema = z.strictObject({
   /** sha256 of the fetched body; replicas fetch lists from the leader by it. */
   digest: z.string().optional(),
   ruleCount: z.number().int().min(0).optional(),
-  /** Lines that did not parse or are unsupported in this version. */
+  /** Lines that are not rules of the source's format. */
   invalid: z.number().int().min(0).optional(),
+  /** Rules that parse but this version does not apply (ignored). */
+  unsupported: z.number().int().min(0).optional(),
   /** The list's "! Title:" line, when it has one. */
   title: z.string().optional(),
+  /** The Last-Modified header of the fetched body, sent back as If-Modified-Since. */
+  lastModified: z.string().optional(),
+  /** When the body was last downloaded or confirmed unchanged (HTTP 304). */
   lastFetched: z.string().optional(),
+  /** Why the last fetch failed; the last good body, if any, is still served. */
+  error: z.string().optional(),
 });
 
 export const blockListStatusSchema = z.strictObject({

@@ -33,6 +33,7 @@ export {
   type Question,
 } from "./query.ts";
 export { patchQuestionCase } from "./question_case.ts";
+export { ipv4Text, ipv6Text } from "./address_text.ts";
 export { EDE, extendedError } from "./extended_error.ts";
 export { type ReadName, readName, skipName } from "./read_name.ts";
 export { encodeResponse, patchId, type ResponseSpec } from "./response.ts";

@@ -30,3 +30,26 @@ export function emptyCacheStats(): CacheStats {
     entries: 0,
   };
 }
+
+/**
+ * What changed between two readings of `stats()`: the counts' differences
+ * and the current `entries`. A count that went down (a new cache stage)
+ * counts from zero again. Used by the listener worker to post deltas.
+ */
+export function cacheStatsDelta(
+  now: CacheStats,
+  before: CacheStats,
+): CacheStats {
+  const diff = (key: Exclude<keyof CacheStats, "entries">) =>
+    now[key] >= before[key] ? now[key] - before[key] : now[key];
+  return {
+    hits: diff("hits"),
+    staleHits: diff("staleHits"),
+    misses: diff("misses"),
+    coalesced: diff("coalesced"),
+    prefetches: diff("prefetches"),
+    inserts: diff("inserts"),
+    evictions: diff("evictions"),
+    entries: now.entries,
+  };
+}

@@ -8,27 +8,28 @@
 import type {
   Next,
   Request,
-  Response,
   Stage,
   StageCounters,
 } from "../../pipeline/mod.ts";
 
 /** Creates the log stage, counting into `counters` (shared with the handler). */
 export function createLogStage(counters: StageCounters): Stage {
-  const countResponse = (res: Response) => {
-    counters.countResponse(res);
-    return res;
-  };
   return {
     name: "log",
     serve(req: Request, next: Next) {
-      counters.countQuery(req.client.transport);
+      const started = performance.now();
+      counters.countQuery(req.client.transport, req.query.question?.type);
       // Synchronous answers (memo hits, ingress) stay synchronous: no
       // promise per query unless a later stage waits on something.
       const res = next(req);
-      return res instanceof Promise
-        ? res.then(countResponse)
-        : countResponse(res);
+      if (!(res instanceof Promise)) {
+        counters.countResponse(res, (performance.now() - started) * 1000);
+        return res;
+      }
+      return res.then((settled) => {
+        counters.countResponse(settled, (performance.now() - started) * 1000);
+        return settled;
+      });
     },
   };
 }

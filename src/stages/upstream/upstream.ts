@@ -53,7 +53,6 @@ export interface UpstreamStage extends Stage {
   close(): Promise<void>;
 }
 
-
 /** Creates the upstream stage. */
 export function createUpstreamStage(opts: UpstreamStageOptions): UpstreamStage {
   const holder = new ResolverHolder(opts.resolver, opts.logger);

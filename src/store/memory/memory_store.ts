@@ -1,7 +1,7 @@
 /**
  * The memory driver: everything in Maps, for tests and throwaway runs. It
- * keeps a bounded change feed so watches can resume, and an audit list tests
- * can read.
+ * keeps a bounded change feed so watches can resume, runtime values, and an
+ * audit list tests can read.
  */
 import {
   formatKey,
@@ -9,10 +9,20 @@ import {
   type ObjectKey,
 } from "../../api/v1alpha1/meta.ts";
 import { defaultValidator, type ObjectValidator } from "../apply_rules.ts";
-import type { AuditEntry, FeedEntry, StoreBackend } from "../backend.ts";
+import {
+  type AuditEntry,
+  type FeedEntry,
+  RUNTIME_AUDIT_KIND,
+  type StoreBackend,
+} from "../backend.ts";
 import { createBackedStore } from "../backed_store.ts";
 import { compareObjectPosition, positionOf } from "../pagination.ts";
-import { ExpiredError, SCHEMA_VERSION, type Store } from "../store.ts";
+import {
+  ExpiredError,
+  type RuntimeValue,
+  SCHEMA_VERSION,
+  type Store,
+} from "../store.ts";
 
 export interface MemoryStoreOptions {
   /** @default the kudurru.io/v1alpha1 schemas */
@@ -35,6 +45,7 @@ class MemoryBackend implements StoreBackend {
   readonly driver = "memory";
   readonly audit: MemoryAuditRow[] = [];
   #objects = new Map<string, KObject>();
+  #runtime = new Map<string, RuntimeValue>();
   #feed: FeedEntry[] = [];
   #resourceVersion = 0;
   #clusterID = crypto.randomUUID();
@@ -116,8 +127,32 @@ class MemoryBackend implements StoreBackend {
     };
   }
 
+  readRuntime(key: string): RuntimeValue | undefined {
+    const value = this.#runtime.get(key);
+    return value && { ...value };
+  }
+
+  writeRuntime(
+    key: string,
+    value: RuntimeValue | undefined,
+    audit: AuditEntry,
+  ): boolean {
+    if (value === undefined) {
+      if (!this.#runtime.delete(key)) return false;
+    } else {
+      this.#runtime.set(key, { ...value });
+    }
+    this.audit.push({
+      ...audit,
+      key: { kind: RUNTIME_AUDIT_KIND, namespace: "", name: key },
+      resourceVersion: this.#resourceVersion,
+    });
+    return true;
+  }
+
   close(): void {
     this.#objects.clear();
+    this.#runtime.clear();
     this.#feed = [];
   }
 }

@@ -33,3 +33,25 @@ Deno.test("memory store writes one audit row per mutation", async () => {
     await store.close();
   }
 });
+
+Deno.test("memory store audits runtime writes under the Runtime kind", async () => {
+  const store = createMemoryStore({
+    now: () => new Date("2030-01-01T00:00:00Z"),
+  });
+  try {
+    await store.setRuntime("blocking.disabledUntil", "v", { actor: "alice" });
+    await store.setRuntime("blocking.disabledUntil", null);
+    await store.setRuntime("blocking.disabledUntil", null); // nothing to delete
+    assert.deepEqual(
+      store.audit.map((r) =>
+        `${r.action} ${r.actor} ${r.key.kind}/${r.key.name} ${r.time}`
+      ),
+      [
+        "set alice Runtime/blocking.disabledUntil 2030-01-01T00:00:00.000Z",
+        "delete system Runtime/blocking.disabledUntil 2030-01-01T00:00:00.000Z",
+      ],
+    );
+  } finally {
+    await store.close();
+  }
+});

@@ -52,6 +52,16 @@ CREATE TABLE audit (
 CREATE INDEX audit_object ON audit (kind, namespace, name);
 `;
 
+/** Small runtime values (Store.getRuntime/setRuntime), such as blocking.disabledUntil. */
+const SCHEMA_V2 = `
+CREATE TABLE runtime (
+  key        TEXT PRIMARY KEY,
+  value      TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  actor      TEXT
+);
+`;
+
 /**
  * Every schema version in order. To change the layout: bump SCHEMA_VERSION in
  * store.ts and append a step here; never edit a step that has shipped.
@@ -68,6 +78,13 @@ export const MIGRATIONS: readonly Migration[] = [
       // The last resourceVersion handed out, and the highest one trimmed from changes.
       seed.run("resource_version", "0");
       seed.run("compacted", "0");
+    },
+  },
+  {
+    to: 2,
+    description: "runtime table for Kudurru.status values",
+    up(db) {
+      db.exec(SCHEMA_V2);
     },
   },
 ];

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { SchemaTooNewError } from "../store.ts";
+import { API_VERSION } from "../../api/v1alpha1/meta.ts";
+import { SCHEMA_VERSION, SchemaTooNewError } from "../store.ts";
 import {
   migrateSchema,
   type Migration,
@@ -28,10 +29,18 @@ function withDb<T>(path: string, fn: (db: DatabaseSync) => T): T {
   }
 }
 
-const V2: Migration = {
-  to: 2,
+/** A step past the real ones, to test migrating an older file. */
+const NEXT: Migration = {
+  to: SCHEMA_VERSION + 1,
   description: "test: a notes table",
   up: (db) => db.exec("CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT)"),
+};
+
+const ZONE = {
+  apiVersion: API_VERSION,
+  kind: "DNSZone",
+  metadata: { name: "a" },
+  spec: { zoneName: "a.example.", type: "primary" },
 };
 
 Deno.test("sqlite schema fresh file gets the current version", async () => {
@@ -39,7 +48,39 @@ Deno.test("sqlite schema fresh file gets the current version", async () => {
     const path = join(dir, "state.db");
     const store = await openSqliteStore(path);
     await store.close();
-    assert.equal(withDb(path, (db) => readSchemaVersion(db, path)), 1);
+    assert.equal(
+      withDb(path, (db) => readSchemaVersion(db, path)),
+      SCHEMA_VERSION,
+    );
+  });
+});
+
+Deno.test("sqlite schema version 1 file gains the runtime table and keeps its objects", async () => {
+  await inTempDir(async (dir) => {
+    const path = join(dir, "state.db");
+    // A state.db as the first release left it: one object, no runtime table.
+    const first = await openSqliteStore(path);
+    const created = await first.apply(ZONE, { manager: "api" });
+    await first.close();
+    withDb(path, (db) => {
+      db.exec("DROP TABLE runtime");
+      db.exec("UPDATE meta SET value = '1' WHERE key = 'schema_version'");
+    });
+    const store = await openSqliteStore(path);
+    try {
+      assert.deepEqual(
+        await store.get({ kind: "DNSZone", namespace: "", name: "a" }),
+        created,
+      );
+      assert.equal(store.info().schemaVersion, 2);
+      await store.setRuntime("blocking.disabledUntil", "2030-01-01T00:00:00Z");
+      assert.equal(
+        (await store.getRuntime("blocking.disabledUntil"))?.value,
+        "2030-01-01T00:00:00Z",
+      );
+    } finally {
+      await store.close();
+    }
   });
 });
 
@@ -48,11 +89,16 @@ Deno.test("sqlite schema older file is migrated in one step", async () => {
     const path = join(dir, "state.db");
     withDb(path, (db) => {
       migrateSchema(db, path, MIGRATIONS, 1);
-      assert.deepEqual(migrateSchema(db, path, [...MIGRATIONS, V2], 2), {
-        from: 1,
-        to: 2,
-      });
-      assert.equal(readSchemaVersion(db, path), 2);
+      assert.deepEqual(
+        migrateSchema(db, path, [...MIGRATIONS, NEXT], SCHEMA_VERSION + 1),
+        { from: 1, to: SCHEMA_VERSION + 1 },
+      );
+      assert.equal(readSchemaVersion(db, path), SCHEMA_VERSION + 1);
+      // The real step to version 2 ran on the way.
+      db.prepare(
+        "INSERT INTO runtime (key, value, updated_at) VALUES ('k', 'v', 't')",
+      )
+        .run();
       db.prepare("INSERT INTO notes (text) VALUES ('migrated')").run();
     });
     return Promise.resolve();
@@ -63,9 +109,9 @@ Deno.test("sqlite schema failing migration leaves the old version", async () => 
   await inTempDir((dir) => {
     const path = join(dir, "state.db");
     withDb(path, (db) => {
-      migrateSchema(db, path, MIGRATIONS, 1);
+      migrateSchema(db, path, MIGRATIONS, SCHEMA_VERSION);
       const broken: Migration = {
-        to: 2,
+        to: SCHEMA_VERSION + 1,
         description: "test: fails halfway",
         up(d) {
           d.exec("CREATE TABLE half (id INTEGER)");
@@ -73,10 +119,16 @@ Deno.test("sqlite schema failing migration leaves the old version", async () => 
         },
       };
       assert.throws(
-        () => migrateSchema(db, path, [...MIGRATIONS, broken], 2),
+        () =>
+          migrateSchema(
+            db,
+            path,
+            [...MIGRATIONS, broken],
+            SCHEMA_VERSION + 1,
+          ),
         /migration step failed/,
       );
-      assert.equal(readSchemaVersion(db, path), 1);
+      assert.equal(readSchemaVersion(db, path), SCHEMA_VERSION);
       const half = db.prepare(
         "SELECT name FROM sqlite_master WHERE name = 'half'",
       ).get();

@@ -1,6 +1,7 @@
 /**
  * The sqlite driver: state.db through node:sqlite, WAL mode. Every mutation
- * writes its object row, change row and audit row in one transaction. Watches
+ * writes its object row, change row and audit row in one transaction; a
+ * runtime value its runtime row and audit row. Watches
  * also poll the changes table, so writes by another process (the CLI while
  * `kudurru serve` runs) reach them.
  */
@@ -8,14 +9,21 @@ import { DatabaseSync, type StatementSync } from "node:sqlite";
 import type { KObject, ObjectKey } from "../../api/v1alpha1/meta.ts";
 import type { Logger } from "../../log/logger.ts";
 import { defaultValidator, type ObjectValidator } from "../apply_rules.ts";
-import type { BackendInfo, FeedEntry, StoreBackend } from "../backend.ts";
+import {
+  type AuditEntry,
+  type BackendInfo,
+  type FeedEntry,
+  type StoreBackend,
+} from "../backend.ts";
 import { createBackedStore } from "../backed_store.ts";
 import {
   ExpiredError,
+  type RuntimeValue,
   SCHEMA_VERSION,
   SchemaTooNewError,
   type Store,
 } from "../store.ts";
+import { SqliteRuntimeTable } from "./sqlite_runtime.ts";
 import { migrateSchema, readSchemaVersion, rollback } from "./sqlite_schema.ts";
 
 export interface SqliteStoreOptions {
@@ -50,6 +58,7 @@ class SqliteBackend implements StoreBackend {
   #trim: StatementSync;
   #changes: StatementSync;
   #addAudit: StatementSync;
+  #runtime: SqliteRuntimeTable;
 
   constructor(
     private readonly db: DatabaseSync,
@@ -88,6 +97,7 @@ class SqliteBackend implements StoreBackend {
       `INSERT INTO audit (time, actor, manager, action, kind, namespace, name, resource_version, generation)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
+    this.#runtime = new SqliteRuntimeTable(db);
   }
 
   #meta(key: string): string {
@@ -218,6 +228,18 @@ class SqliteBackend implements StoreBackend {
       clusterID: this.#meta("cluster_id"),
       epoch: Number(this.#meta("epoch")),
     };
+  }
+
+  readRuntime(key: string): RuntimeValue | undefined {
+    return this.#runtime.read(key);
+  }
+
+  writeRuntime(
+    key: string,
+    value: RuntimeValue | undefined,
+    audit: AuditEntry,
+  ): boolean {
+    return this.#runtime.write(key, value, audit);
   }
 
   close(): void {

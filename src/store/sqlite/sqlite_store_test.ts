@@ -166,3 +166,140 @@ Deno.test("sqlite store keeps a write from two connections in one resourceVersio
     await store.close();
   }
 });
+
+Deno.test("sqlite store runtime values survive reopen", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "kudurru-sqlite-" });
+  try {
+    const path = join(dir, "state.db");
+    const first = await openSqliteStore(path);
+    const set = await first.setRuntime(
+      "blocking.disabledUntil",
+      "2030-01-01T00:05:00.000Z",
+      {
+        actor: "cli",
+      },
+    );
+    await first.setRuntime("gone.after.delete", "x");
+    await first.setRuntime("gone.after.delete", null);
+    await first.close();
+    const second = await openSqliteStore(path);
+    try {
+      assert.deepEqual(await second.getRuntime("blocking.disabledUntil"), set);
+      assert.equal(await second.getRuntime("gone.after.delete"), undefined);
+    } finally {
+      await second.close();
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("sqlite store runtime writes from two connections: each sees the other's, the last wins", async () => {
+  const store = await openTemp();
+  const other = await openSqliteStore(store.path);
+  try {
+    await store.setRuntime("blocking.disabledUntil", "first", { actor: "a" });
+    assert.equal(
+      (await other.getRuntime("blocking.disabledUntil"))?.value,
+      "first",
+    );
+    await other.setRuntime("blocking.disabledUntil", "second", { actor: "b" });
+    const seen = await store.getRuntime("blocking.disabledUntil");
+    assert.equal(seen?.value, "second");
+    assert.equal(seen?.actor, "b");
+    // Interleaved concurrent writers on two connections: the final row is
+    // the last write of whichever connection committed last, never a mix.
+    const writes = [];
+    for (let i = 0; i < 10; i++) {
+      writes.push(store.setRuntime("race", `a-${i}`, { actor: "a" }));
+      writes.push(other.setRuntime("race", `b-${i}`, { actor: "b" }));
+    }
+    await Promise.all(writes);
+    const final = await store.getRuntime("race");
+    assert.deepEqual(final, await other.getRuntime("race"));
+    assert.equal(final?.value, "b-9");
+    assert.equal(final?.actor, "b");
+  } finally {
+    await other.close();
+    await store.close();
+  }
+});
+
+Deno.test("sqlite store audits runtime writes, but not a delete of nothing", async () => {
+  const store = await openTemp();
+  try {
+    await store.apply(zoneObject("a"), { manager: "api" });
+    await store.setRuntime("blocking.disabledUntil", "v", { actor: "alice" });
+    await store.setRuntime("blocking.disabledUntil", null, { actor: "bob" });
+    await store.setRuntime("blocking.disabledUntil", null, { actor: "carol" });
+    await store.setRuntime("other.key", "w");
+    const rows = withRaw(
+      store.path,
+      (db) =>
+        db.prepare(
+          "SELECT actor, manager, action, kind, name, resource_version FROM audit ORDER BY id",
+        ).all(),
+    );
+    assert.deepEqual(rows.map((r) => ({ ...r })), [
+      {
+        actor: "api",
+        manager: "api",
+        action: "create",
+        kind: "DNSZone",
+        name: "a",
+        resource_version: 1,
+      },
+      {
+        actor: "alice",
+        manager: "runtime",
+        action: "set",
+        kind: "Runtime",
+        name: "blocking.disabledUntil",
+        resource_version: 1,
+      },
+      {
+        actor: "bob",
+        manager: "runtime",
+        action: "delete",
+        kind: "Runtime",
+        name: "blocking.disabledUntil",
+        resource_version: 1,
+      },
+      {
+        actor: "system",
+        manager: "runtime",
+        action: "set",
+        kind: "Runtime",
+        name: "other.key",
+        resource_version: 1,
+      },
+    ]);
+  } finally {
+    await store.close();
+  }
+});
+
+Deno.test("sqlite store runtime write rolls back when its audit row fails", async () => {
+  const store = await openTemp();
+  try {
+    await store.setRuntime("blocking.disabledUntil", "kept");
+    withRaw(store.path, (db) =>
+      db.exec(
+        "CREATE TRIGGER audit_fails BEFORE INSERT ON audit BEGIN SELECT RAISE(ABORT, 'audit disk full'); END",
+      ));
+    await assert.rejects(
+      store.setRuntime("blocking.disabledUntil", "lost"),
+      /audit disk full/,
+    );
+    await assert.rejects(
+      store.setRuntime("blocking.disabledUntil", null),
+      /audit disk full/,
+    );
+    assert.equal(
+      (await store.getRuntime("blocking.disabledUntil"))?.value,
+      "kept",
+    );
+  } finally {
+    await store.close();
+  }
+});

@@ -1,0 +1,63 @@
+/**
+ * Regular-expression rules: lines of a regex list (Pi-hole style, with or
+ * without surrounding slashes) and adblock `/re/` rules. Each expression
+ * must compile with `new RegExp(src)` (no flags: names are matched in
+ * lowercase), and a list may hold at most `maxRegexes` of them because every
+ * unindexed expression costs every query (seed §7.3, hard cap 1,000).
+ */
+
+import type { ParseContext } from "./context.ts";
+
+/** Pi-hole's regex extensions: they change what a match does, which we cannot honour. */
+const PIHOLE_EXTENSION = /;(querytype|invert|reply)=?/;
+/** `/re/flags`: flags would change the meaning; names are lowercase already. */
+const WITH_FLAGS = /^\/.+\/[a-z]+$/s;
+
+/** Parses the trimmed line body[start, end) of a regex list. */
+export function parseRegexLine(
+  ctx: ParseContext,
+  start: number,
+  end: number,
+): void {
+  const text = ctx.body.slice(start, end);
+  if (PIHOLE_EXTENSION.test(text)) {
+    ctx.unsupported(
+      "Pi-hole regex extensions (;querytype=, ;invert, ;reply=) are not supported",
+    );
+    return;
+  }
+  if (WITH_FLAGS.test(text)) {
+    ctx.invalid("regular-expression flags are not supported");
+    return;
+  }
+  const slashed = text.length > 2 && text.startsWith("/") && text.endsWith("/");
+  regexRule(ctx, slashed ? text.slice(1, -1) : text, false, false);
+}
+
+/** Checks one expression source and hands it to the sink as a regex rule. */
+export function regexRule(
+  ctx: ParseContext,
+  source: string,
+  exception: boolean,
+  important: boolean,
+): void {
+  if (source.length === 0) {
+    ctx.invalid("an empty regular expression");
+    return;
+  }
+  if (ctx.regexes >= ctx.maxRegexes) {
+    ctx.invalidWithMessage(
+      `more than ${ctx.maxRegexes} regular expressions in one list`,
+    );
+    return;
+  }
+  try {
+    new RegExp(source);
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    ctx.invalid(`not a valid regular expression (${message.slice(0, 80)})`);
+    return;
+  }
+  ctx.regexes++;
+  ctx.emit("regex", source, "regex", exception, important);
+}

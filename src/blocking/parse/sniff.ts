@@ -1,0 +1,83 @@
+/**
+ * Format "auto": decide a list's syntax from its first rule lines by
+ * majority vote. Hosts lines start with an IP address and a blank; adblock
+ * lines with `||`, `@@`, `|` (and `!` comments vote adblock); `/…/` and
+ * lines full of regex operators are regular expressions; anything else,
+ * `*.x` included, is a plain domain list.
+ */
+
+import type { ListFormat } from "../types.ts";
+import { isBlank } from "./context.ts";
+import { hostsAddressBlocks } from "./names.ts";
+
+type Format = Exclude<ListFormat, "auto">;
+
+/** Rule lines that take part in the vote. */
+const SAMPLE_LINES = 200;
+/** Bound on all lines looked at, so a huge comment block cannot stall the sniff. */
+const MAX_SCANNED_LINES = 20_000;
+
+const COSMETIC = /#@?[$?%]{0,2}#/;
+const MODIFIER = /\$~?[a-z-]+(=|,|$)/;
+const NAME_LIKE = /^[\p{L}\p{N}._*-]+$/u;
+const REGEX_OPERATORS = /[\\^$()[\]{}+?|]/;
+
+/** The format "auto" resolves to for this body. */
+export function sniffFormat(body: string): Format {
+  const votes: Record<Format, number> = {
+    adblock: 0,
+    hosts: 0,
+    regex: 0,
+    domains: 0,
+  };
+  let sampled = 0;
+  let scanned = 0;
+  let pos = 0;
+  while (
+    pos < body.length && sampled < SAMPLE_LINES && scanned < MAX_SCANNED_LINES
+  ) {
+    let end = body.indexOf("\n", pos);
+    if (end < 0) end = body.length;
+    const line = body.slice(pos, end).trim();
+    pos = end + 1;
+    scanned++;
+    if (line.length === 0 || line.startsWith("#")) continue;
+    if (line.startsWith("!")) {
+      votes.adblock++; // adblock's comment marker: evidence, but not a sampled rule
+      continue;
+    }
+    votes[classifyLine(line)]++;
+    sampled++;
+  }
+  // Ties go to the more specific syntax (later in this order); no votes at all: domains.
+  let best: Format = "domains";
+  for (const format of ["regex", "hosts", "adblock"] as const) {
+    if (votes[format] > 0 && votes[format] >= votes[best]) best = format;
+  }
+  return best;
+}
+
+/** The syntax one non-comment line looks like. */
+export function classifyLine(line: string): Format {
+  if (line.startsWith("|") || line.startsWith("@@")) return "adblock";
+  if (line.startsWith("[") && line.endsWith("]")) return "adblock"; // [Adblock Plus 2.0]
+  if (line.length > 2 && line.startsWith("/") && line.endsWith("/")) {
+    return "regex";
+  }
+  let firstEnd = 0;
+  while (firstEnd < line.length && !isBlank(line.charCodeAt(firstEnd))) {
+    firstEnd++;
+  }
+  if (
+    firstEnd < line.length &&
+    hostsAddressBlocks(line.slice(0, firstEnd)) !== null
+  ) {
+    return "hosts";
+  }
+  if (COSMETIC.test(line) || line.endsWith("^") || MODIFIER.test(line)) {
+    return "adblock";
+  }
+  if (NAME_LIKE.test(line)) return "domains";
+  if (REGEX_OPERATORS.test(line)) return "regex";
+  return "domains";
+}

@@ -1,0 +1,70 @@
+/** Format "auto": the sniffer's vote on synthetic bodies. */
+
+import assert from "node:assert/strict";
+import type { ListFormat } from "../types.ts";
+import { sniffFormat } from "./mod.ts";
+import { classifyLine } from "./sniff.ts";
+
+const LINES: Array<[line: string, format: Exclude<ListFormat, "auto">]> = [
+  ["||ads.example^", "adblock"],
+  ["@@||ads.example^", "adblock"],
+  ["|http://ads.example^", "adblock"],
+  ["[Adblock Plus 2.0]", "adblock"],
+  ["example.com##.ad", "adblock"],
+  ["ads.example^", "adblock"],
+  ["ads.example$third-party", "adblock"],
+  ["0.0.0.0 ads.example", "hosts"],
+  ["127.0.0.1\tads.example", "hosts"],
+  [":: ads.example", "hosts"],
+  ["192.0.2.1 rewritten.example", "hosts"],
+  ["/ads[0-9]\\.example/", "regex"],
+  ["(\\.|^)ads\\.example$", "regex"],
+  ["^ad[sx]?[0-9]*\\.", "regex"],
+  ["ads.example", "domains"],
+  ["*.ads.example", "domains"],
+  ["bücher.example", "domains"],
+  ["192.0.2.1", "domains"],
+  ["ads.example # comment", "domains"],
+];
+
+for (const [line, format] of LINES) {
+  Deno.test(`classifyLine: ${JSON.stringify(line)} looks like ${format}`, () => {
+    assert.equal(classifyLine(line), format);
+  });
+}
+
+const BODIES: Array<
+  [why: string, body: string, format: Exclude<ListFormat, "auto">]
+> = [
+  ["empty", "", "domains"],
+  ["comments only", "# a\n# b\n", "domains"],
+  ["! comments vote adblock", "! Title: x\n! more\n", "adblock"],
+  [
+    "majority hosts with a few plain names",
+    "0.0.0.0 a.example\n0.0.0.0 b.example\nc.example\n",
+    "hosts",
+  ],
+  [
+    "majority domains with one hosts line",
+    "a.example\nb.example\n0.0.0.0 c.example\n",
+    "domains",
+  ],
+  [
+    "a tie goes to the more specific syntax",
+    "a.example\n||b.example^\n",
+    "adblock",
+  ],
+  ["CRLF", "||a.example^\r\n||b.example^\r\n", "adblock"],
+  ["a regex list", "# regexes\n^ads?\\.\n(\\.|^)tracker\\.example$\n", "regex"],
+  [
+    "only the first 200 rule lines vote",
+    "a.example\n".repeat(200) + "||b.example^\n".repeat(1000),
+    "domains",
+  ],
+];
+
+for (const [why, body, format] of BODIES) {
+  Deno.test(`sniffFormat: ${why}`, () => {
+    assert.equal(sniffFormat(body), format);
+  });
+}

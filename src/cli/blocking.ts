@@ -1,0 +1,173 @@
+/**
+ * `kudurru blocking disable [DURATION] | enable | status`: the temporary,
+ * cluster-wide blocking switch (seed §7.1 step 7). It writes the runtime
+ * value blocking.disabledUntil to state.db in the data directory, like the
+ * other object commands; a running server reads it within a second, and it
+ * survives restarts and runs out by itself.
+ */
+import {
+  BLOCKING_DISABLED_KEY,
+  disableBlocking,
+  enableBlocking,
+  MAX_BLOCKING_DISABLE_MS,
+  parseDisabledUntil,
+} from "../blocking/blocking_state.ts";
+import { closestMatch } from "../config/closest_match.ts";
+import { formatDuration, parseDuration } from "../config/duration.ts";
+import type { Store } from "../store/store.ts";
+import {
+  type Command,
+  type CommandIO,
+  parseFlags,
+  UsageError,
+} from "./command.ts";
+import { openLocalStore, STORE_FLAGS } from "./local_store.ts";
+
+/** `kudurru blocking disable` without a duration. */
+export const DEFAULT_DISABLE_MS = 5 * 60_000;
+
+/** Shorter is almost always a typo ("5ms" for "5m"). */
+const MIN_DISABLE_MS = 1000;
+
+/** The actor of the audit rows this command writes (as apply and delete do). */
+const ACTOR = "cli";
+
+const SUBCOMMANDS = ["disable", "enable", "status"] as const;
+type Subcommand = typeof SUBCOMMANDS[number];
+
+const FLAGS_USAGE = "[--data-dir DIR] [--config FILE]";
+
+const pad = (n: number) => String(n).padStart(2, "0");
+
+/**
+ * A time for people, in the machine's time zone: "14:05:00" when it is on
+ * the same day as `now`, else "2030-06-02 00:05:00".
+ */
+export function formatLocalTime(time: Date, now: Date = new Date()): string {
+  const clock = `${pad(time.getHours())}:${pad(time.getMinutes())}:${
+    pad(time.getSeconds())
+  }`;
+  const sameDay = time.getFullYear() === now.getFullYear() &&
+    time.getMonth() === now.getMonth() && time.getDate() === now.getDate();
+  if (sameDay) return clock;
+  return `${time.getFullYear()}-${pad(time.getMonth() + 1)}-${
+    pad(time.getDate())
+  } ${clock}`;
+}
+
+/** Milliseconds of a DURATION argument, or a UsageError saying what is wrong. */
+export function parseDisableDuration(text: string): number {
+  const ms = parseDuration(text);
+  if (ms === undefined) {
+    const hint = /^\d+(\.\d+)?$/.test(text)
+      ? ` (did you mean "${text}s" or "${text}m"?)`
+      : "";
+    throw new UsageError(
+      `kudurru blocking disable: "${text}" is not a duration such as 30s, 5m or 1h${hint}`,
+    );
+  }
+  if (ms < MIN_DISABLE_MS) {
+    const hint = text.endsWith("ms") && ms > 0
+      ? ` (did you mean "${text.slice(0, -1)}"?)`
+      : "";
+    throw new UsageError(
+      `kudurru blocking disable: ${text} is too short; the shortest is 1s${hint}`,
+    );
+  }
+  if (ms > MAX_BLOCKING_DISABLE_MS) {
+    throw new UsageError(
+      `kudurru blocking disable: ${text} is longer than the 24h limit; to turn blocking off for good set blocking.enabled: false in the configuration`,
+    );
+  }
+  return ms;
+}
+
+function whichSubcommand(word: string | undefined): Subcommand {
+  if (word === undefined) {
+    throw new UsageError(
+      "kudurru blocking: missing subcommand (disable, enable or status)",
+    );
+  }
+  const found = SUBCOMMANDS.find((s) => s === word);
+  if (found) return found;
+  const hint = closestMatch(word, SUBCOMMANDS);
+  throw new UsageError(
+    `kudurru blocking: unknown subcommand "${word}"${
+      hint ? ` (did you mean "${hint}"?)` : ""
+    }; use disable, enable or status`,
+  );
+}
+
+/** "Blocking is on", or "off until …" for a stored value that is still in force. */
+async function describeState(store: Store, io: CommandIO): Promise<string> {
+  const stored = await store.getRuntime(BLOCKING_DISABLED_KEY);
+  if (stored === undefined) return "Blocking is on\n";
+  const until = parseDisabledUntil(stored.value);
+  if (until === undefined) {
+    io.stderr(
+      `kudurru blocking: ignoring the stored disable time "${stored.value}", it is not a time; run "kudurru blocking enable" to clear it\n`,
+    );
+    return "Blocking is on\n";
+  }
+  const now = new Date();
+  const left = until - now.getTime();
+  if (left <= 0) return "Blocking is on\n";
+  // Whole seconds: "4m59s left", never "4m59s812ms left".
+  const leftText = formatDuration(Math.max(1, Math.ceil(left / 1000)) * 1000);
+  const by = stored.actor ? `, set by ${stored.actor}` : "";
+  return `Blocking is off until ${
+    formatLocalTime(new Date(until), now)
+  } (${leftText} left${by})\n`;
+}
+
+async function run(args: string[], io: CommandIO): Promise<number> {
+  const { values, positionals } = parseFlags("blocking", args, STORE_FLAGS);
+  const [word, ...rest] = positionals;
+  const sub = whichSubcommand(word);
+  const maxArgs = sub === "disable" ? 1 : 0;
+  if (rest.length > maxArgs) {
+    throw new UsageError(
+      `kudurru blocking ${sub}: unexpected argument "${rest[maxArgs]}"`,
+    );
+  }
+  // Check the duration before touching the data directory.
+  const forMs = sub === "disable" && rest[0] !== undefined
+    ? parseDisableDuration(rest[0])
+    : DEFAULT_DISABLE_MS;
+  const store = await openLocalStore(values);
+  try {
+    switch (sub) {
+      case "disable": {
+        const until = await disableBlocking(store, forMs, { actor: ACTOR });
+        io.stdout(
+          `Blocking is off until ${formatLocalTime(until)} (${
+            formatDuration(forMs)
+          })\n`,
+        );
+        return 0;
+      }
+      case "enable":
+        await enableBlocking(store, { actor: ACTOR });
+        io.stdout("Blocking is on\n");
+        return 0;
+      case "status":
+        io.stdout(await describeState(store, io));
+        return 0;
+    }
+  } finally {
+    await store.close();
+  }
+}
+
+export const blockingCommand: Command = {
+  name: "blocking",
+  summary: "Turn blocking off for a while (every node), back on, or show it",
+  usage: `  kudurru blocking disable [DURATION] ${FLAGS_USAGE}
+      Turn blocking off on every node until DURATION from now (default 5m;
+      30s, 5m, 1h30m …; at least 1s, at most 24h). It comes back on by itself.
+  kudurru blocking enable ${FLAGS_USAGE}
+      Turn blocking back on now.
+  kudurru blocking status ${FLAGS_USAGE}
+      Print "Blocking is on" or "Blocking is off until <time> (<left> left)".`,
+  run,
+};

@@ -1,0 +1,210 @@
+/**
+ * Fetching one list URL end to end: conditional GET with retries and
+ * exponential backoff, the "is this a list" check, counting, the atomic
+ * rename into `<listsDir>/<sha256(url)>` and the sidecar. On any failure the
+ * previous body stays where it is (stale-on-unreachable) and the outcome
+ * carries the error for the source's status.
+ */
+import { decodeListBody } from "../blocking/parse/mod.ts";
+import type { ListFormat } from "../blocking/types.ts";
+import type { Logger } from "../log/logger.ts";
+import { countRules } from "./list_fetch_counts.ts";
+import {
+  DownloadError,
+  downloadList,
+  type DownloadResult,
+} from "./list_fetch_download.ts";
+import { type Limiter, pause } from "./list_fetch_limit.ts";
+import {
+  type ListFileMeta,
+  readListMeta,
+  writeListMeta,
+} from "./list_fetch_meta.ts";
+import { listFilePath, listMetaPath } from "./list_files.ts";
+
+export interface ListFetchJob {
+  url: string;
+  /** Declared formats of the sources reading this URL; each gets counts. */
+  formats: readonly ListFormat[];
+  /**
+   * false: no request, only count the formats the copy on disk lacks (a
+   * source's format changed); with no copy on disk it fetches anyway.
+   */
+  network: boolean;
+  listsDir: string;
+  fetch: typeof fetch;
+  maxBytes: number;
+  timeoutMs: number;
+  /** Waits between attempts; its length + 1 is the number of attempts. */
+  retryDelaysMs: readonly number[];
+  limiter: Limiter;
+  signal: AbortSignal;
+  now: () => Date;
+  logger: Logger;
+}
+
+export type ListFetchOutcome =
+  | { ok: true; meta: ListFileMeta; attempts: number; notModified: boolean }
+  | {
+    ok: false;
+    error: string;
+    attempts: number;
+    /** The copy still on disk and still served, if any. */
+    meta?: ListFileMeta;
+  };
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** Runs one job; never throws (a stop shows as a failed outcome). */
+export async function runListFetch(
+  job: ListFetchJob,
+): Promise<ListFetchOutcome> {
+  let previous: ListFileMeta | undefined;
+  try {
+    previous = await readListMeta(job.listsDir, job.url);
+  } catch (err) {
+    job.logger.warn("Cannot read the cached list; downloading it again", {
+      url: job.url,
+      error: err,
+    });
+  }
+  const stale = previous ? { meta: previous } : {};
+  if (!job.network && previous) {
+    try {
+      return {
+        ok: true,
+        meta: await recount(job, previous),
+        attempts: 0,
+        notModified: true,
+      };
+    } catch (err) {
+      return { ok: false, error: messageOf(err), attempts: 0, ...stale };
+    }
+  }
+  let attempts = 0;
+  for (;;) {
+    attempts++;
+    try {
+      const meta = await attempt(job, previous);
+      return { ok: true, meta, attempts, notModified: meta === previous };
+    } catch (err) {
+      const retry = err instanceof DownloadError && err.retryable &&
+        attempts <= job.retryDelaysMs.length && !job.signal.aborted;
+      if (!retry) {
+        return { ok: false, error: messageOf(err), attempts, ...stale };
+      }
+      job.logger.debug("List download failed; trying again", {
+        url: job.url,
+        attempt: attempts,
+        error: err,
+      });
+      await pause(job.retryDelaysMs[attempts - 1] ?? 0, job.signal);
+    }
+  }
+}
+
+/**
+ * One attempt; returns `previous` itself (with a new fetchedAt) on 304. The
+ * slot is held through counting too, so at most `concurrency` bodies are in
+ * memory at once.
+ */
+async function attempt(
+  job: ListFetchJob,
+  previous: ListFileMeta | undefined,
+): Promise<ListFileMeta> {
+  const release = await job.limiter.acquire(job.signal).catch(() => {
+    throw new DownloadError("stopped before the list was fetched", false);
+  });
+  try {
+    const result = await downloadList({
+      url: job.url,
+      finalPath: listFilePath(job.listsDir, job.url),
+      fetch: job.fetch,
+      maxBytes: job.maxBytes,
+      timeoutMs: job.timeoutMs,
+      signal: job.signal,
+      ...(previous?.etag !== undefined ? { etag: previous.etag } : {}),
+      ...(previous?.lastModified !== undefined
+        ? { lastModified: previous.lastModified }
+        : {}),
+    });
+    if (result.kind === "body") return await accept(job, result);
+    if (!previous) {
+      throw new DownloadError("HTTP 304 but no copy on disk", false);
+    }
+    previous.fetchedAt = job.now().toISOString();
+    return await recount(job, previous);
+  } finally {
+    release();
+  }
+}
+
+/** Checks and counts a downloaded body, then moves it into place. */
+async function accept(
+  job: ListFetchJob,
+  result: Extract<DownloadResult, { kind: "body" }>,
+): Promise<ListFileMeta> {
+  let counts: ListFileMeta["counts"];
+  try {
+    counts = countAll(
+      decodeListBody(await Deno.readFile(result.tempPath)),
+      job.formats,
+    );
+  } catch (err) {
+    // Not a list (HTML, binary): never replaces the last good body.
+    await Deno.remove(result.tempPath).catch(() => {});
+    throw new DownloadError(messageOf(err), false);
+  }
+  // Without its sidecar a body is never trusted, so a crash between these
+  // steps costs one full download, never a 304 against the wrong body.
+  await Deno.remove(listMetaPath(job.listsDir, job.url)).catch(() => {});
+  try {
+    await Deno.rename(result.tempPath, listFilePath(job.listsDir, job.url));
+  } catch (err) {
+    await Deno.remove(result.tempPath).catch(() => {});
+    throw err;
+  }
+  const meta: ListFileMeta = {
+    url: job.url,
+    digest: result.digest,
+    size: result.size,
+    fetchedAt: job.now().toISOString(),
+    counts,
+    ...(result.etag !== undefined ? { etag: result.etag } : {}),
+    ...(result.lastModified !== undefined
+      ? { lastModified: result.lastModified }
+      : {}),
+  };
+  await writeListMeta(job.listsDir, meta);
+  return meta;
+}
+
+function countAll(
+  text: string,
+  formats: readonly ListFormat[],
+): ListFileMeta["counts"] {
+  const counts: ListFileMeta["counts"] = {};
+  for (const format of new Set(formats)) {
+    counts[format] = countRules(text, format);
+  }
+  return counts;
+}
+
+/** Adds counts for formats the sidecar lacks (reading the body on disk) and saves it. */
+async function recount(
+  job: ListFetchJob,
+  meta: ListFileMeta,
+): Promise<ListFileMeta> {
+  const missing = job.formats.filter((f) => meta.counts[f] === undefined);
+  if (missing.length > 0) {
+    const bytes = await Deno.readFile(listFilePath(job.listsDir, job.url));
+    meta.counts = {
+      ...meta.counts,
+      ...countAll(decodeListBody(bytes), missing),
+    };
+  }
+  await writeListMeta(job.listsDir, meta);
+  return meta;
+}

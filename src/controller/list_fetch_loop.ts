@@ -1,0 +1,310 @@
+/**
+ * The leader's list loop: it mirrors BlockList objects, downloads every
+ * enabled URL source when it is due (refreshInterval, a little jittered;
+ * sooner after a failure), and writes each BlockList's status whenever what
+ * it knows differs from the stored status. Level-triggered: a new leader
+ * reads the sidecars on its disk and fetches only what is due or missing.
+ */
+import type { BlockList } from "../api/v1alpha1/blocklist.ts";
+import { formatKey, keyOf } from "../api/v1alpha1/meta.ts";
+import type { ListFormat } from "../blocking/types.ts";
+import { parseDuration } from "../config/duration.ts";
+import type { Logger } from "../log/logger.ts";
+import { type Backoff, KindMirror } from "../snapshot/kind_mirror.ts";
+import { jsonEqual } from "../store/apply_rules.ts";
+import { NotFoundError, type Store } from "../store/store.ts";
+import { FirstRound, type FirstRoundReport } from "./list_fetch_first_round.ts";
+import { runListFetch } from "./list_fetch_job.ts";
+import type { Limiter } from "./list_fetch_limit.ts";
+import { readListMeta } from "./list_fetch_meta.ts";
+import { InlineCounts } from "./list_fetch_inline.ts";
+import { blockListStatus, type UrlKnowledge } from "./list_fetch_status.ts";
+import { WrittenStatuses } from "./list_fetch_written.ts";
+
+export interface ListFetchLoopOptions {
+  store: Store;
+  logger: Logger;
+  listsDir: string;
+  fetch: typeof fetch;
+  maxBytes: number;
+  timeoutMs: number;
+  retryDelaysMs: readonly number[];
+  /** Wait after a failed fetch (all attempts) before the next try, at most refreshInterval. */
+  failureRetryMs: number;
+  /** Longest timer; the clock is read again after it (wall-clock jumps, tests). */
+  maxSleepMs: number;
+  debounceMs: number;
+  limiter: Limiter;
+  now: () => Date;
+  backoff?: Backoff;
+  /** Told once, when every URL present at the first sync has been fetched (or found fresh) or failed. */
+  onFirstRound: FirstRoundReport;
+}
+
+export interface ListFetchLoop {
+  /** Aborts downloads in flight and resolves when everything has ended. */
+  stop(): Promise<void>;
+}
+
+/** Refreshes come up to this share of refreshInterval early, so lists spread out. */
+const JITTER = 0.05;
+const DAY_MS = 24 * 3600_000;
+const STATUS_RETRY_MS = 1000;
+
+interface UrlEntry {
+  /** Undefined until the sidecar on disk has been read. */
+  known?: UrlKnowledge;
+  busy: boolean;
+  failedAt: number | undefined;
+  jitter: number;
+  loggedError: string | undefined;
+}
+
+interface Wanted {
+  formats: Set<ListFormat>;
+  intervalMs: number;
+}
+
+export function startListFetchLoop(opts: ListFetchLoopOptions): ListFetchLoop {
+  const log = opts.logger;
+  const abort = new AbortController();
+  const urls = new Map<string, UrlEntry>();
+  const inline = new InlineCounts();
+  const written = new WrittenStatuses();
+  const tasks = new Set<Promise<void>>();
+  const firstRound = new FirstRound(opts.onFirstRound);
+  /** The last status-write error logged per BlockList: a repeating one is logged once. */
+  const writeFailures = new Map<string, string>();
+  let dirty = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let wake: ReturnType<typeof setTimeout> | undefined;
+  let running: Promise<void> | undefined;
+
+  const mirror = new KindMirror<BlockList>({
+    store: opts.store,
+    kind: "BlockList",
+    logger: log,
+    onChange: (change) => {
+      written.observe(change);
+      schedule(opts.debounceMs);
+    },
+    ...(opts.backoff ? { backoff: opts.backoff } : {}),
+  });
+
+  function schedule(delay: number): void {
+    if (abort.signal.aborted || !mirror.isSynced) return;
+    dirty = true;
+    if (timer !== undefined || running !== undefined) return;
+    timer = setTimeout(() => {
+      timer = undefined;
+      running = pass().catch((err) => {
+        log.error("The list loop failed a pass", { error: err });
+      }).finally(() => {
+        running = undefined;
+        if (dirty) schedule(opts.debounceMs);
+      });
+    }, Math.max(0, delay));
+  }
+
+  function track(task: Promise<void>): void {
+    tasks.add(task);
+    task.finally(() => {
+      tasks.delete(task);
+      schedule(0);
+    });
+  }
+
+  function collectWanted(): Map<string, Wanted> {
+    const wanted = new Map<string, Wanted>();
+    for (const m of mirror.values()) {
+      const spec = m.object.spec;
+      const intervalMs = parseDuration(spec?.refreshInterval ?? "") ?? DAY_MS;
+      for (const source of spec?.sources ?? []) {
+        if (source.url === undefined || !source.enabled) continue;
+        const w = wanted.get(source.url) ??
+          { formats: new Set<ListFormat>(), intervalMs };
+        w.formats.add(source.format);
+        w.intervalMs = Math.min(w.intervalMs, intervalMs);
+        wanted.set(source.url, w);
+      }
+    }
+    return wanted;
+  }
+
+  function dueAt(e: UrlEntry, intervalMs: number): number {
+    const meta = e.known?.meta;
+    if (e.failedAt !== undefined) {
+      return e.failedAt + Math.min(intervalMs, opts.failureRetryMs);
+    }
+    if (!meta) return 0;
+    return Date.parse(meta.fetchedAt) + intervalMs * (1 - e.jitter);
+  }
+
+  function load(url: string, e: UrlEntry): void {
+    e.busy = true;
+    track(
+      readListMeta(opts.listsDir, url).catch((err) => {
+        log.warn("Cannot read the cached list", { url, error: err });
+        return undefined;
+      }).then((meta) => {
+        e.known = meta ? { meta } : {};
+        e.busy = false;
+      }),
+    );
+  }
+
+  function fetchUrl(url: string, e: UrlEntry, w: Wanted, network: boolean) {
+    e.busy = true;
+    track(
+      runListFetch({
+        url,
+        formats: [...w.formats],
+        network,
+        listsDir: opts.listsDir,
+        fetch: opts.fetch,
+        maxBytes: opts.maxBytes,
+        timeoutMs: opts.timeoutMs,
+        retryDelaysMs: opts.retryDelaysMs,
+        limiter: opts.limiter,
+        signal: abort.signal,
+        now: opts.now,
+        logger: log,
+      }).then((outcome) => {
+        e.busy = false;
+        if (abort.signal.aborted) return;
+        if (outcome.ok) {
+          const changed = outcome.meta.digest !== e.known?.meta?.digest;
+          e.known = { meta: outcome.meta };
+          e.failedAt = undefined;
+          e.loggedError = undefined;
+          e.jitter = Math.random() * JITTER;
+          if (changed) {
+            log.info("Fetched list", {
+              url,
+              digest: outcome.meta.digest,
+              attempts: outcome.attempts,
+            });
+          }
+          firstRound.mark(url, null);
+          return;
+        }
+        e.known = {
+          ...(outcome.meta ? { meta: outcome.meta } : {}),
+          error: outcome.error,
+        };
+        e.failedAt = opts.now().getTime();
+        if (e.loggedError !== outcome.error) {
+          e.loggedError = outcome.error;
+          log.warn(
+            outcome.meta
+              ? "Cannot fetch list; serving the last good copy"
+              : "Cannot fetch list",
+            { url, error: outcome.error, attempts: outcome.attempts },
+          );
+        }
+        firstRound.mark(url, outcome.error);
+      }),
+    );
+  }
+
+  /** Starts loads and fetches; returns the earliest time something becomes due. */
+  function startDueWork(now: number): number {
+    const wanted = collectWanted();
+    firstRound.track(wanted);
+    for (const [url, e] of urls) {
+      if (!wanted.has(url) && !e.busy) urls.delete(url);
+    }
+    let next = Infinity;
+    for (const [url, w] of wanted) {
+      let e = urls.get(url);
+      if (!e) {
+        urls.set(
+          url,
+          e = {
+            busy: false,
+            jitter: Math.random() * JITTER,
+            failedAt: undefined,
+            loggedError: undefined,
+          },
+        );
+      }
+      if (e.busy) continue;
+      if (e.known === undefined) {
+        load(url, e);
+        continue;
+      }
+      const due = dueAt(e, w.intervalMs);
+      const meta = e.known.meta;
+      const uncounted = meta !== undefined && e.failedAt === undefined &&
+        [...w.formats].some((f) => meta.counts[f] === undefined);
+      if (due <= now || uncounted) {
+        fetchUrl(url, e, w, due <= now);
+      } else {
+        if (meta) firstRound.mark(url, null);
+        next = Math.min(next, due);
+      }
+    }
+    return next;
+  }
+
+  async function writeStatuses(now: Date): Promise<boolean> {
+    let failed = false;
+    inline.beginPass();
+    for (const m of [...mirror.values()]) {
+      if (abort.signal.aborted) return true;
+      const key = formatKey(keyOf(m.object));
+      const list = written.latest(key, m.object);
+      const status = blockListStatus(list, {
+        url: (url) => urls.get(url)?.known,
+        inline: (text, format) => inline.count(text, format),
+      }, now);
+      if (status === undefined || jsonEqual(list.status, status)) continue;
+      try {
+        written.set(key, await opts.store.updateStatus({ ...list, status }));
+        writeFailures.delete(key);
+      } catch (err) {
+        if (err instanceof NotFoundError) continue; // deleted meanwhile
+        failed = true;
+        const message = err instanceof Error ? err.message : String(err);
+        if (writeFailures.get(key) === message) continue;
+        writeFailures.set(key, message);
+        log.warn(`Cannot write the status of ${key}`, { error: err });
+      }
+    }
+    inline.endPass();
+    return failed;
+  }
+
+  async function pass(): Promise<void> {
+    dirty = false;
+    const now = opts.now();
+    const next = startDueWork(now.getTime());
+    // Judged before the writes: an answer that arrives while they run is not
+    // in this pass's statuses, and the round must end with them written.
+    const roundComplete = firstRound.complete();
+    const failed = await writeStatuses(now);
+    if (abort.signal.aborted) return;
+    if (roundComplete) firstRound.finish(false);
+    const sleep = failed ? STATUS_RETRY_MS : next - now.getTime();
+    if (wake !== undefined) clearTimeout(wake);
+    wake = Number.isFinite(sleep)
+      ? setTimeout(() => {
+        wake = undefined;
+        schedule(0);
+      }, Math.min(opts.maxSleepMs, Math.max(0, sleep)))
+      : undefined;
+  }
+
+  mirror.start();
+  return {
+    async stop() {
+      abort.abort();
+      for (const t of [timer, wake]) if (t !== undefined) clearTimeout(t);
+      timer = wake = undefined;
+      await mirror.stop();
+      await running;
+      while (tasks.size > 0) await Promise.allSettled([...tasks]);
+      firstRound.finish(true);
+    },
+  };
+}

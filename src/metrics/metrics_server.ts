@@ -1,0 +1,59 @@
+/**
+ * The metrics listener (`listeners.metrics.address`, default
+ * 0.0.0.0:9153): GET /metrics answers the registry in the Prometheus text
+ * format; every other path is 404. No auth, like CoreDNS's :9153: metric
+ * labels never carry client addresses or query names.
+ */
+import type { Logger } from "../log/logger.ts";
+import { type HttpListener, listenHttp } from "./http_listener.ts";
+import type { Registry } from "./registry.ts";
+
+export interface MetricsServerOptions {
+  /** Host without brackets ("0.0.0.0", "::1"). */
+  hostname: string;
+  /** 0 picks an ephemeral port (tests). */
+  port: number;
+  registry: Registry;
+  logger: Logger;
+}
+
+/** Starts the metrics listener; throws HttpListenerError when it cannot bind. */
+export function startMetricsServer(opts: MetricsServerOptions): HttpListener {
+  const { registry, logger } = opts;
+  const listener = listenHttp({
+    name: "metrics",
+    setting: "listeners.metrics.address",
+    hostname: opts.hostname,
+    port: opts.port,
+    logger,
+    async handler(request) {
+      const { pathname } = new URL(request.url);
+      if (pathname !== "/metrics") {
+        return new Response("not found; metrics are at /metrics\n", {
+          status: 404,
+        });
+      }
+      if (request.method !== "GET" && request.method !== "HEAD") {
+        return new Response("method not allowed\n", {
+          status: 405,
+          headers: { allow: "GET, HEAD" },
+        });
+      }
+      try {
+        const text = await registry.metrics();
+        return new Response(request.method === "HEAD" ? null : text, {
+          headers: { "content-type": registry.contentType },
+        });
+      } catch (error) {
+        // A collect callback that throws costs the scrape, not the server.
+        logger.error("Cannot collect metrics", { error });
+        return new Response("cannot collect metrics\n", { status: 500 });
+      }
+    },
+  });
+  logger.info("serving metrics", {
+    address: `${listener.addr.hostname}:${listener.addr.port}`,
+    path: "/metrics",
+  });
+  return listener;
+}

@@ -1,0 +1,201 @@
+/**
+ * The query-path metrics (kudurru_dns_*, kudurru_blocked_total,
+ * kudurru_ratelimit_*): the workers' counter batches added into prom-client
+ * metrics on the main thread. Every label is checked against a closed set
+ * or capped here too, so a bug in a worker cannot grow a label set.
+ */
+import client from "prom-client";
+import type { CounterDeltas } from "../listeners/worker_messages.ts";
+import { STAGE_ORDER } from "../pipeline/stage.ts";
+import {
+  DURATION_BUCKETS_US,
+  QTYPE_LABEL_NAMES,
+  RCODE_LABEL_NAMES,
+} from "../pipeline/stage_counters.ts";
+import { STATUSES } from "../pipeline/status.ts";
+import { BulkHistogram } from "./bulk_metrics.ts";
+import { CappedLabel, closedLabel, isCount } from "./bounded_labels.ts";
+import type { Registry } from "./registry.ts";
+
+/** Transports now and planned; anything else is "other". */
+const TRANSPORTS = new Set(["udp", "tcp", "dot", "doh", "doq", "doh3"]);
+const QTYPES = new Set<string>(QTYPE_LABEL_NAMES);
+const RCODES = new Set<string>(RCODE_LABEL_NAMES);
+const STATUS_SET = new Set<string>(STATUSES);
+const STAGES = new Set<string>([...STAGE_ORDER, "chain"]);
+
+/** Distinct block list names kept as labels over the process's life. */
+export const MAX_LIST_LABELS = 500;
+
+/** The request duration buckets, in seconds (the workers count in µs). */
+export const DURATION_BUCKETS_SECONDS: readonly number[] = DURATION_BUCKETS_US
+  .map((us) => us / 1e6);
+
+/** Socket counters by the `event` label of kudurru_dns_tcp_connections_total. */
+const TCP_EVENTS = {
+  tcpAccepted: "accepted",
+  tcpRejected: "rejected",
+  tcpMalformed: "malformed",
+  tcpIdleClosed: "idle_closed",
+} as const;
+
+/** Adds the counts of a `{label: count}` map to `counter`. */
+function addEach(
+  counts: Record<string, number | undefined> | undefined,
+  add: (key: string, n: number) => void,
+): void {
+  if (counts === undefined || counts === null) return;
+  for (const [key, n] of Object.entries(counts)) if (isCount(n)) add(key, n);
+}
+
+/** Where a batch came from: the worker's transport. */
+export interface BatchSource {
+  transport: string;
+}
+
+/** Creates the query-path metrics on `registry`. */
+export function createQueryMetrics(registry: Registry) {
+  const registers = [registry];
+  const queries = new client.Counter({
+    name: "kudurru_dns_queries_total",
+    help: "DNS queries received, by transport and query type.",
+    labelNames: ["transport", "qtype"] as const,
+    registers,
+  });
+  const responses = new client.Counter({
+    name: "kudurru_dns_responses_total",
+    help: "DNS answers sent, by why (status) and response code.",
+    labelNames: ["status", "rcode"] as const,
+    registers,
+  });
+  const dropped = new client.Counter({
+    name: "kudurru_dns_dropped_total",
+    help:
+      "DNS queries that got no answer, by reason (a status, or udp_overload: too many UDP queries in flight).",
+    labelNames: ["reason"] as const,
+    registers,
+  });
+  const duration = new BulkHistogram({
+    name: "kudurru_dns_request_duration_seconds",
+    help: "Time from a query's arrival to its answer, by transport.",
+    labelNames: ["transport"] as const,
+    bounds: DURATION_BUCKETS_SECONDS,
+    registers,
+  });
+  const stageErrors = new client.Counter({
+    name: "kudurru_dns_stage_errors_total",
+    help: "Stages that failed (the query was answered SERVFAIL), by stage.",
+    labelNames: ["stage"] as const,
+    registers,
+  });
+  const encodeErrors = new client.Counter({
+    name: "kudurru_dns_encode_errors_total",
+    help: "Answers that could not be encoded (answered SERVFAIL instead).",
+    registers,
+  });
+  const sendErrors = new client.Counter({
+    name: "kudurru_dns_send_errors_total",
+    help: "Answers that could not be sent (client gone, buffer full).",
+    labelNames: ["transport"] as const,
+    registers,
+  });
+  const tcpConnections = new client.Counter({
+    name: "kudurru_dns_tcp_connections_total",
+    help:
+      "DNS-over-TCP connection events: accepted, rejected (over the cap), malformed, idle_closed.",
+    labelNames: ["event"] as const,
+    registers,
+  });
+  const blocked = new client.Counter({
+    name: "kudurru_blocked_total",
+    help:
+      `Answers blocked by a block list, by list (at most ${MAX_LIST_LABELS} lists, then "other").`,
+    labelNames: ["list"] as const,
+    registers,
+  });
+  const rateLimited = new client.Counter({
+    name: "kudurru_ratelimit_limited_total",
+    help:
+      "UDP queries over the per-prefix rate limit, by action: drop (no answer) or truncate (TC=1).",
+    labelNames: ["action"] as const,
+    registers,
+  });
+  const lists = new CappedLabel(MAX_LIST_LABELS);
+
+  return {
+    record(deltas: CounterDeltas, from: BatchSource): void {
+      const transport = closedLabel(from.transport, TRANSPORTS);
+      const { socket, handler, detail } = deltas;
+      if (socket !== undefined) {
+        if (isCount(socket.sendErrors)) {
+          sendErrors.inc({ transport }, socket.sendErrors);
+        }
+        if (isCount(socket.udpDropped)) {
+          dropped.inc({ reason: "udp_overload" }, socket.udpDropped);
+        }
+        for (const [key, event] of Object.entries(TCP_EVENTS)) {
+          const n = socket[key as keyof typeof TCP_EVENTS];
+          if (isCount(n)) tcpConnections.inc({ event }, n);
+        }
+      }
+      if (handler !== undefined) {
+        addEach(
+          handler.stageErrors,
+          (stage, n) =>
+            stageErrors.inc({ stage: closedLabel(stage, STAGES) }, n),
+        );
+        if (isCount(handler.encodeErrors)) {
+          encodeErrors.inc(handler.encodeErrors);
+        }
+      }
+      if (detail === undefined) {
+        // A pipeline without detail counts: queries by transport only.
+        addEach(handler?.queries, (t, n) =>
+          queries.inc({
+            transport: closedLabel(t, TRANSPORTS),
+            qtype: "NONE",
+          }, n));
+        return;
+      }
+      for (const [t, byType] of Object.entries(detail.queriesByType ?? {})) {
+        addEach(byType, (qtype, n) =>
+          queries.inc({
+            transport: closedLabel(t, TRANSPORTS),
+            qtype: closedLabel(qtype, QTYPES, "OTHER"),
+          }, n));
+      }
+      for (const [status, byRcode] of Object.entries(detail.answers ?? {})) {
+        addEach(byRcode, (rcode, n) =>
+          responses.inc({
+            status: closedLabel(status, STATUS_SET),
+            rcode: closedLabel(rcode, RCODES, "OTHER"),
+          }, n));
+      }
+      addEach(
+        detail.drops,
+        (status, n) =>
+          dropped.inc({ reason: closedLabel(status, STATUS_SET) }, n),
+      );
+      if (detail.durations !== undefined) {
+        duration.add(
+          { transport },
+          detail.durations.counts,
+          detail.durations.sumUs / 1e6,
+        );
+      }
+      addEach(
+        detail.blockedByList,
+        (list, n) => blocked.inc({ list: lists.of(list) }, n),
+      );
+      const limited = detail.rateLimited;
+      if (limited !== undefined) {
+        if (isCount(limited.dropped)) {
+          rateLimited.inc({ action: "drop" }, limited.dropped);
+        }
+        if (isCount(limited.truncated)) {
+          rateLimited.inc({ action: "truncate" }, limited.truncated);
+        }
+      }
+    },
+  };
+}

@@ -1,0 +1,95 @@
+/**
+ * Metrics of state the main thread holds, read when scraped or set by
+ * their owners: the query log writer's queue and totals, and the age of
+ * the snapshot the workers answer from.
+ */
+import client from "prom-client";
+import { CallbackGauge } from "./bulk_metrics.ts";
+import type { Registry } from "./registry.ts";
+
+/** What the query log writer reports. */
+export interface QueryLogStats {
+  /** Events waiting to be written now. */
+  queued: number;
+  /** Events written since the writer started. */
+  written: number;
+  /** Events dropped (queue full, write failed) since the writer started. */
+  dropped: number;
+}
+
+/** Creates the query log and snapshot metrics. */
+export function createStateMetrics(registry: Registry) {
+  const registers = [registry];
+  let source: (() => QueryLogStats) | undefined;
+  /** Totals already added to the counters. */
+  const counted = { written: 0, dropped: 0 };
+
+  // Registered first: when the writer gave a source, this gauge's collect
+  // reads it at scrape time for all three metrics, before the registry
+  // reads the two counters.
+  const queueDepth = new client.Gauge({
+    name: "kudurru_querylog_queue_depth",
+    help: "Query log events waiting to be written.",
+    registers,
+    collect() {
+      if (source === undefined) return;
+      try {
+        set(source());
+      } catch {
+        // A failing source leaves the last values.
+      }
+    },
+  });
+  const written = new client.Counter({
+    name: "kudurru_querylog_written_total",
+    help: "Query log events written.",
+    registers,
+  });
+  const dropped = new client.Counter({
+    name: "kudurru_querylog_dropped_total",
+    help: "Query log events dropped (queue full or write failed).",
+    registers,
+  });
+
+  /** Advances a counter to a reported total; a smaller total means a new writer. */
+  function advance(
+    counter: client.Counter,
+    key: keyof typeof counted,
+    total: number,
+  ): void {
+    if (!Number.isFinite(total) || total < 0) return;
+    const added = total >= counted[key] ? total - counted[key] : total;
+    if (added > 0) counter.inc(added);
+    counted[key] = total;
+  }
+
+  function set(stats: QueryLogStats): void {
+    if (Number.isFinite(stats.queued) && stats.queued >= 0) {
+      queueDepth.set(stats.queued);
+    }
+    advance(written, "written", stats.written);
+    advance(dropped, "dropped", stats.dropped);
+  }
+
+  let snapshotTime: () => number | undefined = () => undefined;
+  new CallbackGauge({
+    name: "kudurru_snapshot_age_seconds",
+    help:
+      "Seconds since the snapshot the listeners answer from was taken (absent before the first).",
+    read: () => {
+      const at = snapshotTime();
+      return at === undefined ? undefined : Math.max(0, Date.now() - at) / 1000;
+    },
+    registers,
+  });
+
+  return {
+    setQueryLogStats: set,
+    readQueryLogStatsFrom(read: () => QueryLogStats): void {
+      source = read;
+    },
+    readSnapshotTimeFrom(read: () => number | undefined): void {
+      snapshotTime = read;
+    },
+  };
+}

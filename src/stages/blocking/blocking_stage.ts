@@ -1,0 +1,169 @@
+/**
+ * The blocking stage's logic (seed §7.1 step 7) with the list opener
+ * injected; blocking.ts wires in the real matcher. See README.md for the
+ * order of the decisions.
+ */
+import { CLASS, EDE } from "../../dns/wire/mod.ts";
+import type { Logger } from "../../log/logger.ts";
+import type {
+  Next,
+  Request,
+  Response,
+  Stage,
+  Status,
+} from "../../pipeline/mod.ts";
+import { inspectAnswerRRSets } from "./answer_message.ts";
+import { inspectAnswerWire } from "./answer_wire.ts";
+import { blockedAnswer } from "./blocked_answer.ts";
+import { firstBlock, isAllowed, type ListHit } from "./list_checks.ts";
+import {
+  type ListProblem,
+  type OpenList,
+  PolicyLists,
+  type ResolvedPolicy,
+} from "./policy_lists.ts";
+
+export interface BlockingStageOptions {
+  /** Milliseconds since the epoch, for `disabledUntil`. @default Date.now */
+  now?: () => number;
+  /** Opens a compiled list in this thread. @default openCompiledList */
+  openList?: OpenList;
+  /** Where a list that cannot be opened, or a failed check, is reported. @default nowhere */
+  logger?: Logger;
+}
+
+/** The blocking stage, with what it could not do counted. */
+export interface BlockingStage extends Stage {
+  /** Lists that failed to open and checks that threw (each then blocks nothing). */
+  errors(): number;
+}
+
+/** Statuses whose answers came from outside and are inspected. */
+const INSPECTED: ReadonlySet<Status> = new Set<Status>([
+  "forwarded",
+  "cached",
+  "cached_stale",
+]);
+
+/** The outcome of the question checks. */
+const PASS = 0;
+const ALLOWED = 1;
+
+/** Creates the stage with `openList` (required here; blocking.ts defaults it). */
+export function createBlockingStageWith(
+  openList: OpenList,
+  opts: Omit<BlockingStageOptions, "openList"> = {},
+): BlockingStage {
+  const now = opts.now ?? Date.now;
+  const logger = opts.logger;
+  let errors = 0;
+  function problem(what: string, fields: Record<string, unknown>): void {
+    errors++;
+    logger?.warn(what, fields);
+  }
+  const lists = new PolicyLists(
+    openList,
+    (p: ListProblem) =>
+      problem("block list cannot be opened; it blocks nothing", {
+        list: p.key,
+        error: p.error,
+      }),
+  );
+
+  /** The resolved policy for `req`, or undefined when blocking does not apply. */
+  function applicablePolicy(req: Request): ResolvedPolicy | undefined {
+    const blocking = req.snapshot?.blocking;
+    const decision = req.policy;
+    if (blocking === undefined || decision === undefined) return undefined;
+    if (blocking.enabled !== true) return undefined;
+    const until = blocking.disabledUntil;
+    if (until !== undefined && until > now()) return undefined;
+    if (req.query.question?.class !== CLASS.IN) return undefined;
+    return lists.resolve(blocking, decision);
+  }
+
+  /** Allowed, a block of the question, or PASS (look at the answer). */
+  function judgeQuestion(
+    req: Request,
+    policy: ResolvedPolicy,
+  ): typeof PASS | typeof ALLOWED | Response {
+    const name = req.qname;
+    if (isAllowed(policy, name)) return ALLOWED;
+    const { decision } = policy;
+    if (decision.allowOnly === true) {
+      const key = decision.policies?.[0] ?? "allowOnly";
+      return blockedAnswer(req, {
+        ...policy.response,
+        list: key,
+        rule: "allowOnly",
+        ede: EDE.FILTERED,
+        edeText: `not on an allow list of allow-only policy ${key}`,
+      });
+    }
+    const hit = firstBlock(policy, name);
+    return hit === undefined ? PASS : listBlock(req, policy, hit);
+  }
+
+  /** `res`, or the blocked answer when its answer section holds a blocked item. */
+  function inspect(
+    req: Request,
+    policy: ResolvedPolicy,
+    res: Response,
+  ): Response {
+    if (!INSPECTED.has(res.status)) return res;
+    try {
+      const hit = res.wire !== undefined
+        ? inspectAnswerWire(res.wire, policy)
+        : inspectAnswerRRSets(res.message?.answer, policy);
+      return hit === undefined ? res : listBlock(req, policy, hit);
+    } catch (error) {
+      problem("answer inspection failed; answer passed", { error });
+      return res;
+    }
+  }
+
+  return {
+    name: "blocking",
+    errors: () => errors,
+    serve(req: Request, next: Next) {
+      let policy: ResolvedPolicy | undefined;
+      let verdict: typeof PASS | typeof ALLOWED | Response;
+      try {
+        policy = applicablePolicy(req);
+        if (policy === undefined) return next(req);
+        verdict = judgeQuestion(req, policy);
+      } catch (error) {
+        // A bug or a broken matcher must not take the query down: not blocked.
+        problem("blocking check failed; query passed", { error });
+        return next(req);
+      }
+      if (verdict === ALLOWED) return next(req);
+      if (verdict !== PASS) return verdict;
+      // Nothing to hold an answer against: skip the inspection.
+      if (policy.block.length === 0) return next(req);
+      const checked = policy;
+      const result = next(req);
+      return result instanceof Promise
+        ? result.then((res) => inspect(req, checked, res))
+        : inspect(req, checked, result);
+    },
+  };
+}
+
+/** The blocked answer for a block list's hit. */
+function listBlock(
+  req: Request,
+  policy: ResolvedPolicy,
+  hit: ListHit,
+): Response {
+  const own = hit.list.response;
+  return blockedAnswer(req, {
+    mode: own?.mode ?? policy.response.mode,
+    customIPs: own !== undefined ? own.customIPs : policy.response.customIPs,
+    ttl: policy.response.ttl,
+    list: hit.list.name,
+    rule: hit.rule,
+    ede: EDE.BLOCKED,
+    edeText: `blocked by ${hit.list.name}`,
+  });
+}

@@ -1,0 +1,89 @@
+/**
+ * What the query log shows of an answer: its rcode, AD bit and a short text
+ * of the answer section ("A 192.0.2.1, CNAME www.example.", at most 256
+ * characters), read straight from the encoded message that was sent. The
+ * walk is bounded by the message and never throws: octets that do not parse
+ * end the summary early.
+ */
+import {
+  ipv4Text,
+  ipv6Text,
+  readName,
+  TYPE,
+  typeName,
+} from "../../dns/wire/mod.ts";
+
+/** Longest summary kept. */
+export const MAX_SUMMARY = 256;
+const HEADER_OCTETS = 12;
+/** Type, class, TTL and RDLENGTH after an owner name. */
+const RR_FIXED_OCTETS = 10;
+/** Records summarised at most; the rest are counted ("+3 more"). */
+const MAX_RECORDS = 8;
+
+export interface AnswerSummary {
+  /** RCODE from the header (extended bits of OPT are not added). */
+  rcode: number;
+  authenticData: boolean;
+  /** "" when the answer section is empty. */
+  text: string;
+}
+
+/** The summary of `message`, an encoded DNS response. */
+export function summarizeAnswer(message: Uint8Array): AnswerSummary {
+  if (message.length < HEADER_OCTETS) {
+    return { rcode: -1, authenticData: false, text: "" };
+  }
+  const rcode = message[3]! & 0x0f;
+  const authenticData = (message[3]! & 0x20) !== 0;
+  const ancount = (message[6]! << 8) | message[7]!;
+  if (ancount === 0) return { rcode, authenticData, text: "" };
+  return { rcode, authenticData, text: answerText(message, ancount) };
+}
+
+function answerText(message: Uint8Array, ancount: number): string {
+  const parts: string[] = [];
+  try {
+    const qdcount = (message[4]! << 8) | message[5]!;
+    let pos = HEADER_OCTETS;
+    for (let i = 0; i < qdcount; i++) pos = readName(message, pos).end + 4;
+    for (let i = 0; i < ancount && i < MAX_RECORDS; i++) {
+      pos = readName(message, pos).end;
+      if (pos + RR_FIXED_OCTETS > message.length) break;
+      const type = (message[pos]! << 8) | message[pos + 1]!;
+      const rdlength = (message[pos + 8]! << 8) | message[pos + 9]!;
+      const rdata = pos + RR_FIXED_OCTETS;
+      pos = rdata + rdlength;
+      if (pos > message.length) break;
+      parts.push(recordText(message, type, rdata, rdlength));
+    }
+  } catch {
+    // A name that does not parse: summarise what came before it.
+  }
+  if (ancount > parts.length && parts.length > 0) {
+    parts.push(`+${ancount - parts.length} more`);
+  }
+  const text = parts.join(", ");
+  return text.length > MAX_SUMMARY
+    ? text.slice(0, MAX_SUMMARY - 1) + "…"
+    : text;
+}
+
+function recordText(
+  message: Uint8Array,
+  type: number,
+  rdata: number,
+  rdlength: number,
+): string {
+  const name = typeName(type);
+  if (type === TYPE.A && rdlength === 4) {
+    return `A ${ipv4Text(message, rdata)}`;
+  }
+  if (type === TYPE.AAAA && rdlength === 16) {
+    return `AAAA ${ipv6Text(message, rdata)}`;
+  }
+  if (type === TYPE.CNAME || type === TYPE.PTR || type === TYPE.NS) {
+    return `${name} ${readName(message, rdata).name}`;
+  }
+  return name;
+}

@@ -1,0 +1,150 @@
+import assert from "node:assert/strict";
+import { encodeResponse, RCODE, TYPE } from "../../dns/wire/mod.ts";
+import type { Response } from "../../pipeline/mod.ts";
+import { requestFor } from "../../pipeline/testing/mod.ts";
+import { MAX_SUMMARY, summarizeAnswer } from "./answer_summary.ts";
+import { createQueryEventBuffer } from "./query_events.ts";
+
+const QUESTION = { name: "www.example.org.", type: TYPE.A, class: 1 };
+
+function answerWire(answer: Parameters<typeof encodeResponse>[0]["answer"]) {
+  return encodeResponse({
+    id: 7,
+    opcode: 0,
+    rcode: RCODE.NOERROR,
+    ad: true,
+    question: QUESTION,
+    ...(answer ? { answer } : {}),
+  }, 65535);
+}
+
+Deno.test("summarizeAnswer renders addresses and names of the answer section", () => {
+  const wire = answerWire([
+    {
+      name: "www.example.org.",
+      type: TYPE.CNAME,
+      ttl: 60,
+      rdata: [{ type: "CNAME", target: "edge.example.net." }],
+    },
+    {
+      name: "edge.example.net.",
+      type: TYPE.A,
+      ttl: 60,
+      rdata: [
+        { type: "A", address: "192.0.2.1" },
+        { type: "A", address: "192.0.2.2" },
+      ],
+    },
+    {
+      name: "edge.example.net.",
+      type: TYPE.AAAA,
+      ttl: 60,
+      rdata: [{ type: "AAAA", address: "2001:db8::1" }],
+    },
+    {
+      name: "edge.example.net.",
+      type: TYPE.TXT,
+      ttl: 60,
+      rdata: [{ type: "TXT", strings: [new TextEncoder().encode("hello")] }],
+    },
+  ]);
+  assert.deepEqual(summarizeAnswer(wire), {
+    rcode: 0,
+    authenticData: true,
+    text:
+      "CNAME edge.example.net., A 192.0.2.1, A 192.0.2.2, AAAA 2001:db8::1, TXT",
+  });
+});
+
+Deno.test("summarizeAnswer is short, bounded and never throws", () => {
+  const many = answerWire([{
+    name: "www.example.org.",
+    type: TYPE.A,
+    ttl: 60,
+    rdata: Array.from({ length: 20 }, (_, i) => ({
+      type: "A" as const,
+      address: `192.0.2.${i + 1}`,
+    })),
+  }]);
+  const summary = summarizeAnswer(many).text;
+  assert.match(summary, /^A 192\.0\.2\.1, .*, \+12 more$/);
+  assert.ok(summary.length <= MAX_SUMMARY);
+  assert.deepEqual(summarizeAnswer(new Uint8Array(3)), {
+    rcode: -1,
+    authenticData: false,
+    text: "",
+  });
+  // A header that promises records the message does not hold.
+  const broken = many.slice(0, 40);
+  assert.doesNotThrow(() => summarizeAnswer(broken));
+  for (let cut = 12; cut < many.length; cut += 7) {
+    assert.doesNotThrow(() => summarizeAnswer(many.slice(0, cut)));
+  }
+});
+
+Deno.test("the event buffer records who asked, what, the answer and why", () => {
+  const buffer = createQueryEventBuffer();
+  const req = requestFor("WWW.example.org. A", { edns: { do: true } });
+  req.groups = ["default/kids"];
+  const res: Response = {
+    status: "blocked_list",
+    stage: "blocking",
+    list: "ads",
+    rule: "||www.example.org^",
+  };
+  const bytes = answerWire([{
+    name: "www.example.org.",
+    type: TYPE.A,
+    ttl: 600,
+    rdata: [{ type: "A", address: "0.0.0.0" }],
+  }]);
+  buffer.record(req, res, bytes, 0.25);
+  assert.equal(buffer.pending, 1);
+  const { events, dropped } = buffer.drain();
+  assert.equal(dropped, 0);
+  assert.deepEqual(events, [{
+    time: 0,
+    node: "node-a",
+    clientAddress: "192.0.2.7",
+    clientPort: 40000,
+    transport: "udp",
+    groups: ["default/kids"],
+    qname: "www.example.org.",
+    qtype: TYPE.A,
+    qclass: 1,
+    rcode: 0,
+    status: "blocked_list",
+    stage: "blocking",
+    list: "ads",
+    rule: "||www.example.org^",
+    dnssecOk: true,
+    authenticData: true,
+    answer: "A 0.0.0.0",
+    responseSize: bytes.length,
+    durationUs: 250,
+  }]);
+  assert.deepEqual(buffer.drain(), { events: [], dropped: 0 });
+});
+
+Deno.test("the event buffer drops and counts beyond its bound, and skips unlogged answers", () => {
+  const buffer = createQueryEventBuffer({ maxPending: 2 });
+  const req = requestFor("www.example.org. A");
+  const res: Response = { status: "forwarded", stage: "upstream" };
+  for (let i = 0; i < 5; i++) buffer.record(req, res, null, 1);
+  buffer.record(req, { ...res, unlogged: true }, null, 1);
+  const quiet = requestFor("www.example.org. A");
+  quiet.policy = {
+    policies: ["default/private"],
+    blockLists: [],
+    allowLists: [],
+    allowOnly: false,
+    response: { mode: "zeroIP", customIPs: [], ttl: 600 },
+    queryLog: false,
+  };
+  buffer.record(quiet, res, null, 1);
+  const batch = buffer.drain();
+  assert.equal(batch.events.length, 2);
+  assert.equal(batch.dropped, 3);
+  assert.equal(batch.events[0]!.rcode, -1, "nothing sent");
+  assert.equal(batch.events[0]!.responseSize, 0);
+});
