@@ -11,6 +11,7 @@ import type { Store } from "../store/store.ts";
 import { startListFetcher } from "../controller/list_fetcher.ts";
 import { BlockingAssembler } from "../snapshot/blocking_assembler.ts";
 import { watchBlockingState } from "../blocking/blocking_state.ts";
+import { parseDuration } from "../config/duration.ts";
 
 /** How long `blocking` and `failOnError` wait for the first downloads. */
 const INITIAL_FETCH_WAIT_MS = 120_000;
@@ -61,7 +62,13 @@ export async function startBlocking(opts: {
     for (const stop of stops.reverse()) await stop();
   };
   try {
-    const fetcher = startListFetcher({ store, listsDir, logger });
+    const fetcher = startListFetcher({
+      store,
+      listsDir,
+      logger,
+      defaultRefreshMs: parseDuration(config.blocking.refreshInterval) ??
+        86_400_000,
+    });
     stops.push(() => fetcher.stop());
     const strategy = config.blocking.initStrategy;
     if (strategy !== "fast") {

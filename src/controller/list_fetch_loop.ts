@@ -34,6 +34,8 @@ export interface ListFetchLoopOptions {
   /** Longest timer; the clock is read again after it (wall-clock jumps, tests). */
   maxSleepMs: number;
   debounceMs: number;
+  /** For BlockLists without spec.refreshInterval. */
+  defaultRefreshMs: number;
   limiter: Limiter;
   now: () => Date;
   backoff?: Backoff;
@@ -48,7 +50,6 @@ export interface ListFetchLoop {
 
 /** Refreshes come up to this share of refreshInterval early, so lists spread out. */
 const JITTER = 0.05;
-const DAY_MS = 24 * 3600_000;
 const STATUS_RETRY_MS = 1000;
 
 interface UrlEntry {
@@ -118,7 +119,8 @@ export function startListFetchLoop(opts: ListFetchLoopOptions): ListFetchLoop {
     const wanted = new Map<string, Wanted>();
     for (const m of mirror.values()) {
       const spec = m.object.spec;
-      const intervalMs = parseDuration(spec?.refreshInterval ?? "") ?? DAY_MS;
+      const intervalMs = parseDuration(spec?.refreshInterval ?? "") ??
+        opts.defaultRefreshMs;
       for (const source of spec?.sources ?? []) {
         if (source.url === undefined || !source.enabled) continue;
         const w = wanted.get(source.url) ??

@@ -39,6 +39,8 @@ export interface ListFetcherOptions {
   debounceMs?: number;
   /** @default () => new Date() */
   now?: () => Date;
+  /** For BlockLists without spec.refreshInterval (`blocking.refreshInterval`). @default 24 h */
+  defaultRefreshMs?: number;
   /** Retry timing when the BlockList watch fails. */
   backoff?: Backoff;
 }
@@ -125,6 +127,7 @@ export function startListFetcher(opts: ListFetcherOptions): ListFetcher {
           failureRetryMs: opts.failureRetryMs ?? 15 * 60_000,
           maxSleepMs: opts.maxSleepMs ?? 10 * 60_000,
           debounceMs: opts.debounceMs ?? 100,
+          defaultRefreshMs: opts.defaultRefreshMs ?? 24 * 3600_000,
           limiter,
           now: opts.now ?? (() => new Date()),
           onFirstRound: (ok, failed) => {

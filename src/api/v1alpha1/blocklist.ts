@@ -77,7 +77,8 @@ export const blockResponseSchema = z.strictObject({
 export const blockListSpecSchema = z.strictObject({
   mode: z.enum(["block", "allow"]).default("block"),
   sources: z.array(listSourceSchema).min(1).max(100),
-  refreshInterval: durationSchema({ min: 60_000 }).default("24h"),
+  /** Unset: the server's `blocking.refreshInterval` (24h by default). */
+  refreshInterval: durationSchema({ min: 60_000 }).optional(),
   response: blockResponseSchema.optional(),
 });
 

@@ -35,7 +35,7 @@ Deno.test("BlockList accepts every source origin", async (t) => {
 Deno.test("BlockList applies defaults", () => {
   const spec = mustValidate(list).spec as BlockListSpec;
   assert.equal(spec.mode, "block");
-  assert.equal(spec.refreshInterval, "24h");
+  assert.equal(spec.refreshInterval, undefined, "the server default applies");
   assert.deepEqual(spec.sources, [
     { url: "https://big.oisd.nl/", format: "auto", enabled: true },
   ]);
