@@ -217,6 +217,9 @@ Deno.test("kudurru help lists every command and shows one command's usage", asyn
       "restore",
       "cache",
       "blocking",
+      "health",
+      "querylog",
+      "stats",
     ]
   ) {
     assert.match(all.stdout, new RegExp(`^  ${name} `, "m"));

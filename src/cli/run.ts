@@ -16,6 +16,8 @@ import { restoreCommand } from "./restore.ts";
 import { cacheCommand } from "./cache.ts";
 import { blockingCommand } from "./blocking.ts";
 import { healthCommand } from "./health.ts";
+import { querylogCommand } from "./querylog.ts";
+import { statsCommand } from "./stats.ts";
 
 export const COMMANDS: Command[] = [
   serveCommand,
@@ -30,6 +32,8 @@ export const COMMANDS: Command[] = [
   cacheCommand,
   blockingCommand,
   healthCommand,
+  querylogCommand,
+  statsCommand,
 ];
 
 export async function runCli(args: string[], io: CommandIO): Promise<number> {

@@ -33,6 +33,7 @@ import { startOpsServer } from "../health/ops_server.ts";
 import { createDnsMetrics } from "../metrics/dns_metrics.ts";
 import { startMetricsServer } from "../metrics/metrics_server.ts";
 import { parseListenAddress } from "../listeners/listen_address.ts";
+import { createQueryLogWriter, QUERYLOG_DB_FILE } from "../querylog/mod.ts";
 import { machineFacts } from "./machine.ts";
 import { VERSION } from "../version.ts";
 
@@ -86,12 +87,36 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     });
     stops.push(() => metricsServer.stop());
 
+    // The query log outlives the listeners: their last events get written.
+    const querylog = config.querylog.enabled
+      ? createQueryLogWriter({
+        path: join(config.node.dataDir, QUERYLOG_DB_FILE),
+        node: config.node.name,
+        settings: config.querylog,
+        logger,
+      })
+      : undefined;
+    let droppedInWorkers = 0;
+    if (querylog) {
+      stops.push(() => querylog.close());
+      metrics.readQueryLogStatsFrom(() => {
+        const stats = querylog.stats();
+        return { ...stats, dropped: stats.dropped + droppedInWorkers };
+      });
+    }
+
     const listeners = await startDnsListeners({
       listeners: config.listeners.dns,
       nodeName: config.node.name,
       version: VERSION,
       logger: logger.with({ component: "listeners" }),
       onCounters: (deltas, from) => metrics.record(deltas, from),
+      ...(querylog && {
+        onEvents: (events, dropped) => {
+          querylog.enqueue(events);
+          droppedInWorkers += dropped;
+        },
+      }),
     });
     health.register("listeners", () => ({ ready: true }));
     // The answer cache outlives a restart: restored from local.db now (the

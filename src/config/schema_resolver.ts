@@ -183,11 +183,16 @@ export const ratelimitSchema = z.strictObject({
 
 export const querylogSchema = z.strictObject({
   enabled: flag(true, { help: "Record every query in querylog.db" }),
-  privacy: oneOf(["full", "anonymized", "none"], "full", {
-    help:
-      "full keeps clients and names, anonymized truncates client addresses, " +
-      "none keeps only counters",
-  }),
+  privacy: oneOf(
+    ["full", "hideClient", "hideDomain", "anonymous", "anonymized", "none"],
+    "full",
+    {
+      help: "full keeps clients and names; hideClient and hideDomain store " +
+        '"hidden" instead of the client or the name (and answer); anonymous ' +
+        "hides both; anonymized truncates client addresses to /24 or /48; " +
+        "none keeps only counters",
+    },
+  ),
   retention: z.strictObject({
     raw: duration("720h", { help: "How long individual queries are kept" }),
     maxDBBytes: size("10GiB", {

@@ -107,12 +107,12 @@ export function createStandardQueryHandler(
   const counters = opts.counters ?? createStageCounters();
   const cache = createCacheStage();
   // Host names of clients come from PTR queries through this very handler.
-  let built: PipelineQueryHandler | undefined;
+  const built: { handler?: PipelineQueryHandler } = {};
   const stages = createStandardStages({
     counters,
     logger: opts.logger,
     cache,
-    resolvePtr: ptrLookupThrough(() => built),
+    resolvePtr: ptrLookupThrough(() => built.handler),
     ...(opts.authoritative && { authoritative: opts.authoritative }),
   });
   const events = createQueryEventBuffer();
@@ -124,7 +124,7 @@ export function createStandardQueryHandler(
     ...(opts.nodeName !== undefined && { nodeName: opts.nodeName }),
     ...(opts.version !== undefined && { version: opts.version }),
   });
-  built = handler;
+  built.handler = handler;
   return Object.assign(handler, {
     exportCache: () => cache.exportEntries(),
     importCache: (entries: readonly unknown[]) => cache.importEntries(entries),

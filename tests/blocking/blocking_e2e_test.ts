@@ -161,6 +161,56 @@ Deno.test("blocking answers two clients as their policies say, with lists inline
       "192.0.2.67",
     );
 
+    // The query log says who asked, what we answered and why.
+    const dataDir = kudurru.dataDir;
+    await eventually(
+      "the blocked query is in the query log",
+      async () => {
+        const page = JSON.parse(
+          await cli(
+            "querylog",
+            "--status",
+            "blocked",
+            "--client",
+            KIDS,
+            "-o",
+            "json",
+            "--data-dir",
+            dataDir,
+          ),
+        ) as { events: Record<string, unknown>[] };
+        const ads = page.events.find((e) => e.qname === "ads.lab.test.");
+        if (!ads) return false;
+        assert.equal(ads.status, "blocked_list");
+        assert.equal(ads.list, "kids-ads");
+        assert.equal(ads.rule, "ads.lab.test");
+        assert.equal(ads.stage, "blocking");
+        assert.deepEqual(ads.groups, ["default/kids"]);
+        return true;
+      },
+      () => kudurru.output(),
+    );
+    const forwarded = JSON.parse(
+      await cli(
+        "querylog",
+        "--domain",
+        "www.lab.test",
+        "-o",
+        "json",
+        "--data-dir",
+        dataDir,
+      ),
+    ) as { events: Record<string, unknown>[] };
+    assert.equal(forwarded.events[0]?.status, "forwarded");
+    assert.equal(forwarded.events[0]?.answer, "A 192.0.2.10");
+    const stats = JSON.parse(
+      await cli("stats", "--since", "1h", "-o", "json", "--data-dir", dataDir),
+    ) as { topBlockedDomains: { name?: string; domain?: string }[] };
+    assert.ok(
+      JSON.stringify(stats.topBlockedDomains).includes("ads.lab.test."),
+      JSON.stringify(stats),
+    );
+
     // Switched off from the CLI, cluster-wide through the Store; then on.
     assert.match(
       await cli("blocking", "disable", "5m", "--data-dir", kudurru.dataDir),

@@ -1,0 +1,193 @@
+/**
+ * The query-log benchmark (issue "Query log, statistics …", deliverable 7):
+ *
+ * 1. sustained insert rate through the writer (target ≥ 100k events/s) and
+ *    the database bytes per million events it leaves (target ≤ 60 MB);
+ * 2. topDomains and queriesOverTime over the last 24 h of a 30-day,
+ *    30-million-event database (target ≤ 200 ms each), plus the other
+ *    dashboard and search queries for reference.
+ *
+ * The 30M database is generated once by bulk inserts through BatchStore (the
+ * writer's own transaction code, minus QueryEvent encoding) and cached; its
+ * generation time is reported apart. See README.md for the command.
+ */
+import { join } from "node:path";
+import process from "node:process";
+import { parseArgs } from "node:util";
+import { DatabaseSync } from "node:sqlite";
+import { querylogSchema } from "../../src/config/schema_resolver.ts";
+import { createLogger } from "../../src/log/logger.ts";
+import type { QueryEvent } from "../../src/pipeline/query_event.ts";
+import { createQueryLogWriter } from "../../src/querylog/writer.ts";
+import { openQueryLogDb } from "../../src/querylog/db.ts";
+import { generateBigDb } from "./generate.ts";
+import { runQueries } from "./queries.ts";
+import { syntheticTraffic } from "./synthetic_traffic.ts";
+import { print } from "./print.ts";
+
+const { values } = parseArgs({
+  options: {
+    events: { type: "string", default: "1000000" },
+    big: { type: "string", default: "30000000" },
+    db: { type: "string", default: "/tmp/kudurru-querylog-bench-30m.db" },
+    "skip-big": { type: "boolean", default: false },
+    "skip-insert": { type: "boolean", default: false },
+    "dense-only": { type: "boolean", default: false },
+  },
+});
+
+const DAY = 86_400_000;
+const mb = (bytes: number) => (bytes / 1e6).toFixed(1);
+
+/**
+ * Writes `n` events through the writer, `gapMs` apart in event time, as
+ * fast as it takes them; reports wall-clock and CPU-time rates (the machine
+ * is shared: CPU time says what one dedicated core would do).
+ */
+async function insertRate(n: number, gapMs: number, label: string) {
+  const dir = await Deno.makeTempDir({ prefix: "kudurru-querylog-bench-" });
+  try {
+    const path = join(dir, "querylog.db");
+    const start = Date.now() - n * gapMs;
+    // Made up front and reused with a new time (the queue never holds more
+    // than 40k, so an event is written before it comes round again): the
+    // producer's own cost (the workers', in kudurru) stays out of the
+    // measurement.
+    const traffic = syntheticTraffic(7);
+    const pool = Array.from({ length: 100_000 }, () => toEvent(traffic, 0));
+    const writer = createQueryLogWriter({
+      path,
+      node: "bench",
+      settings: querylogSchema.parse({}),
+      logger: createLogger({ level: "warn" }),
+      now: () => start + n * gapMs,
+      retentionIntervalMs: 0,
+    });
+    const began = performance.now();
+    const cpuBefore = process.cpuUsage();
+    let produced = 0;
+    while (produced < n) {
+      if (writer.stats().queued > 40_000) {
+        await new Promise((r) => setTimeout(r, 0));
+        continue;
+      }
+      const chunk: QueryEvent[] = [];
+      for (let i = 0; i < 1000 && produced < n; i++, produced++) {
+        const event = pool[produced % pool.length]!;
+        event.time = start + produced * gapMs;
+        chunk.push(event);
+      }
+      writer.enqueue(chunk);
+    }
+    await writer.flush();
+    const seconds = (performance.now() - began) / 1000;
+    const cpu = process.cpuUsage(cpuBefore);
+    const cpuSeconds = (cpu.user + cpu.system) / 1e6;
+    const stats = writer.stats();
+    await writer.close();
+    const bytes = Deno.statSync(path).size;
+    print(
+      `insert (${label}): ${stats.written} events in ${
+        seconds.toFixed(2)
+      } s = ` +
+        `${Math.round(stats.written / seconds)} events/s wall clock, ` +
+        `${Math.round(stats.written / cpuSeconds)} events per CPU-second ` +
+        `(batches ${stats.batches}, dropped ${stats.dropped}, excluded ${stats.excluded})`,
+    );
+    print(
+      `size after insert: ${mb(bytes)} MB = ${
+        mb((bytes / stats.written) * 1e6)
+      } MB per million events`,
+    );
+    tableSizes(path, stats.written);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+function toEvent(traffic: ReturnType<typeof syntheticTraffic>, time: number) {
+  const d = traffic.draw();
+  const event: QueryEvent = {
+    time,
+    node: "bench",
+    clientAddress: traffic.clients[d.client]!,
+    clientPort: d.port,
+    transport: d.client % 7 === 0 ? "tcp" : "udp",
+    groups: ["default/default"],
+    qname: traffic.names[d.name]!,
+    qtype: d.qtype,
+    qclass: 1,
+    rcode: d.rcode,
+    status: d.status as QueryEvent["status"],
+    stage: d.stage as QueryEvent["stage"],
+    dnssecOk: d.client % 3 === 0,
+    authenticData: false,
+    answer: d.answer,
+    responseSize: d.size,
+    durationUs: d.durationUs,
+  };
+  if (d.upstream) event.upstream = d.upstream;
+  if (d.list) event.list = d.list;
+  if (d.rule) event.rule = d.rule;
+  return event;
+}
+
+/** Bytes per table and index (dbstat is not compiled in; pages by btree walk). */
+function tableSizes(path: string, events: number): void {
+  const db = new DatabaseSync(path);
+  try {
+    const pageSize = Number(db.prepare("PRAGMA page_size").get()!.page_size);
+    const pages = Number(db.prepare("PRAGMA page_count").get()!.page_count);
+    const free = Number(
+      db.prepare("PRAGMA freelist_count").get()!.freelist_count,
+    );
+    const rows = (t: string) =>
+      Number(db.prepare(`SELECT count(*) AS n FROM ${t}`).get()!.n);
+    print(
+      `  pages ${pages} × ${pageSize} B (${free} free); rows: events ${events}, ` +
+        [
+          "names",
+          "answers",
+          "clients",
+          "labels",
+          "event_minutes",
+          "status_minutes",
+          "client_minutes",
+          "domain_minutes",
+          "domain_hours",
+          "upstream_minutes",
+        ]
+          .map((t) => `${t} ${rows(t)}`).join(", "),
+    );
+  } finally {
+    db.close();
+  }
+}
+
+if (!values["skip-insert"]) {
+  const n = Number(values.events);
+  // A busy node: 100k queries per second of event time.
+  await insertRate(n, 0.01, "100k q/s of traffic");
+  // The density of the 30-day database (~11.6 q/s): most rollup rows per event.
+  if (!values["dense-only"]) {
+    await insertRate(n, (30 * DAY) / 30_000_000, "11.6 q/s of traffic");
+  }
+}
+if (!values["skip-big"]) {
+  const info = await generateBigDb(values.db, Number(values.big));
+  const bytes = Deno.statSync(values.db).size;
+  print(
+    `30-day database: ${info.events} events, ${mb(bytes)} MB = ${
+      mb((bytes / info.events) * 1e6)
+    } MB per million events; generated in ${
+      info.generatedSeconds.toFixed(0)
+    } s${info.cached ? " (cached from an earlier run)" : ""}`,
+  );
+  tableSizes(values.db, info.events);
+  const db = openQueryLogDb(values.db, { readOnly: true });
+  try {
+    runQueries(db);
+  } finally {
+    db.close();
+  }
+}

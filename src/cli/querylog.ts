@@ -1,0 +1,276 @@
+/**
+ * `kudurru querylog`: the newest answered queries from `<dataDir>/querylog.db`,
+ * filtered by client, domain and status, as a table or JSON; with -f, new
+ * queries as they are written until Ctrl-C. Reads the file directly (WAL lets
+ * it do so while the server writes), never changes it.
+ */
+import { join } from "node:path";
+import type { DatabaseSync } from "node:sqlite";
+import { parseDuration } from "../config/duration.ts";
+import { typeName } from "../dns/wire/constants.ts";
+import { openQueryLogDb, QUERYLOG_DB_FILE } from "../querylog/db.ts";
+import {
+  FilterError,
+  latestEventId,
+  type LoggedEvent,
+  searchEvents,
+  tail,
+} from "../querylog/queries.ts";
+import { type Command, parseFlags, UsageError } from "./command.ts";
+import { resolveDataDir, STORE_FLAGS } from "./local_store.ts";
+
+export interface QuerylogCommandOptions {
+  /** Ends -f (tests); without it, SIGINT does. */
+  signal?: AbortSignal;
+  /** How often -f looks for new queries. @default 500 */
+  pollMs?: number;
+  /** @default Date.now */
+  now?: () => number;
+}
+
+const FLAGS = {
+  ...STORE_FLAGS,
+  client: { type: "string" },
+  domain: { type: "string" },
+  status: { type: "string" },
+  since: { type: "string" },
+  until: { type: "string" },
+  limit: { type: "string" },
+  before: { type: "string" },
+  follow: { type: "boolean", short: "f" },
+  output: { type: "string", short: "o" },
+} as const;
+
+/** `querylog` with injectable stop signal, poll interval and clock. */
+export function makeQuerylogCommand(
+  opts: QuerylogCommandOptions = {},
+): Command {
+  const now = opts.now ?? Date.now;
+  return {
+    name: "querylog",
+    summary: "Show answered queries from the query log",
+    usage:
+      "  kudurru querylog [--client ADDR|CIDR] [--domain TEXT|*.SUFFIX] [--status S[,S]] [--since 1h|ISO] [--until 1h|ISO]\n" +
+      "                   [--limit N] [--before CURSOR] [-f|--follow] [-o table|json] [--data-dir DIR] [--config FILE]\n" +
+      "  Newest first. --status takes any status or 'blocked'; -f prints new queries until Ctrl-C (-o json: one per line).",
+    async run(args, io) {
+      const { values } = parseFlags("querylog", args, FLAGS, 0);
+      const format = values.output ?? "table";
+      if (format !== "table" && format !== "json") {
+        throw new UsageError(
+          `kudurru querylog: -o must be table or json, not "${format}"`,
+        );
+      }
+      const limit = values.limit === undefined
+        ? 100
+        : parseCount("querylog", "--limit", values.limit);
+      const filters = {
+        ...(values.client ? { client: values.client } : {}),
+        ...(values.domain ? { domain: values.domain } : {}),
+        ...(values.status ? { status: values.status } : {}),
+      };
+      const db = openQueryLogDb(
+        join(resolveDataDir(values), QUERYLOG_DB_FILE),
+        { readOnly: true },
+      );
+      try {
+        // Read before the search: a query written meanwhile is not lost.
+        const newest = latestEventId(db);
+        const page = usageErrors(() =>
+          searchEvents(db, {
+            ...filters,
+            limit,
+            ...timeFlag("since", values.since, now),
+            ...timeFlag("until", values.until, now),
+            ...(values.before ? { before: values.before } : {}),
+          })
+        );
+        if (!values.follow) {
+          if (format === "json") {
+            io.stdout(JSON.stringify(page, null, 2) + "\n");
+          } else {
+            io.stdout(renderEventTable(page.events));
+            if (page.nextCursor) {
+              io.stderr(`More: add --before ${page.nextCursor}\n`);
+            }
+          }
+          return 0;
+        }
+        const print = (events: LoggedEvent[], header: boolean) => {
+          if (format === "json") {
+            for (const e of events) io.stdout(JSON.stringify(e) + "\n");
+          } else if (events.length > 0 || header) {
+            io.stdout(renderEventTable(events, header));
+          }
+        };
+        print([...page.events].reverse(), true);
+        await follow(
+          db,
+          newest,
+          filters,
+          opts,
+          (events) => print(events, false),
+        );
+        return 0;
+      } finally {
+        db.close();
+      }
+    },
+  };
+}
+
+export const querylogCommand: Command = makeQuerylogCommand();
+
+/** Polls tail() until the signal (or SIGINT) ends it. */
+async function follow(
+  db: DatabaseSync,
+  afterId: number,
+  filters: { client?: string; domain?: string; status?: string },
+  opts: QuerylogCommandOptions,
+  print: (events: LoggedEvent[]) => void,
+): Promise<void> {
+  const stop = new AbortController();
+  opts.signal?.addEventListener("abort", () => stop.abort(), { once: true });
+  const onInterrupt = () => stop.abort();
+  if (!opts.signal) Deno.addSignalListener("SIGINT", onInterrupt);
+  try {
+    let lastId = afterId;
+    while (!stop.signal.aborted) {
+      const page = tail(db, lastId, filters);
+      lastId = page.lastId;
+      print(page.events);
+      if (page.events.length === 0) {
+        await sleep(opts.pollMs ?? 500, stop.signal);
+      }
+    }
+  } finally {
+    if (!opts.signal) Deno.removeSignalListener("SIGINT", onInterrupt);
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+  });
+}
+
+/** Filter errors (an unknown status, a bad cursor) are usage errors. */
+function usageErrors<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    if (err instanceof FilterError || err instanceof RangeError) {
+      throw new UsageError(`kudurru querylog: ${err.message}`);
+    }
+    throw err;
+  }
+}
+
+/** A positive integer flag, or a UsageError naming it. */
+export function parseCount(
+  command: string,
+  flag: string,
+  text: string,
+): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1) {
+    throw new UsageError(
+      `kudurru ${command}: ${flag} must be a positive whole number, not "${text}"`,
+    );
+  }
+  return n;
+}
+
+/**
+ * A --since/--until value in ms: a duration back from now ("90m", "24h",
+ * "7d") or a date ("2030-01-01", "2030-01-01T12:00:00Z").
+ */
+export function parseTimeFlag(
+  command: string,
+  flag: string,
+  text: string,
+  now: number,
+): number {
+  const back = parseDuration(text);
+  if (back !== undefined) return now - back;
+  if (/^\d{4}-\d{2}-\d{2}/.test(text)) {
+    const ms = Date.parse(text);
+    if (!Number.isNaN(ms)) return ms;
+  }
+  throw new UsageError(
+    `kudurru ${command}: --${flag} takes a duration such as "1h" or "7d", or a date such as "2030-01-01T12:00:00Z", not "${text}"`,
+  );
+}
+
+function timeFlag(
+  flag: "since" | "until",
+  text: string | undefined,
+  now: () => number,
+): { since?: number; until?: number } {
+  if (text === undefined) return {};
+  return { [flag]: parseTimeFlag("querylog", flag, text, now()) };
+}
+
+const pad = (n: number, width = 2) => String(n).padStart(width, "0");
+
+/** "2030-01-01 00:00:00.123" in the machine's time zone. */
+export function formatLogTime(ms: number): string {
+  const d = new Date(ms);
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ` +
+    `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}.${
+      pad(d.getMilliseconds(), 3)
+    }`;
+}
+
+/** "85µs", "12.3ms", "2.0s". */
+export function formatMicros(us: number): string {
+  if (us < 1000) return `${us}µs`;
+  if (us < 1_000_000) return `${(us / 1000).toFixed(1)}ms`;
+  return `${(us / 1_000_000).toFixed(1)}s`;
+}
+
+/** Who answered: the upstream, the list and rule of a block, else the stage. */
+function answeredBy(e: LoggedEvent): string {
+  if (e.list !== undefined) return e.rule ? `${e.list}: ${e.rule}` : e.list;
+  return e.upstream ?? e.stage;
+}
+
+const HEADER = [
+  "TIME",
+  "CLIENT",
+  "QNAME",
+  "TYPE",
+  "STATUS",
+  "ANSWERED BY",
+  "DURATION",
+];
+/** So that the chunks -f prints line up with each other, mostly. */
+const MIN_WIDTHS = [23, 15, 32, 5, 14, 24, 8];
+
+/** The events as an aligned table (with its header unless `header` is false). */
+export function renderEventTable(events: LoggedEvent[], header = true): string {
+  if (events.length === 0) return header ? "No queries found.\n" : "";
+  const rows = events.map((e) => [
+    formatLogTime(e.time),
+    e.clientAddress,
+    e.qname,
+    typeName(e.qtype),
+    e.status,
+    answeredBy(e),
+    formatMicros(e.durationUs),
+  ]);
+  const all = header ? [HEADER, ...rows] : rows;
+  const widths = MIN_WIDTHS.map((min, i) =>
+    Math.max(min, ...all.map((r) => r[i]!.length))
+  );
+  return all.map((cells) =>
+    cells.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd()
+  ).join("\n") + "\n";
+}

@@ -1,0 +1,226 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import type { QueryEvent } from "../pipeline/query_event.ts";
+import { QUERYLOG_DB_FILE } from "../querylog/db.ts";
+import type { LoggedEvent } from "../querylog/event_rows.ts";
+import { queryEvent, T0, testWriter } from "../querylog/test_support.ts";
+import { bufferIO, UsageError } from "./command.ts";
+import {
+  formatLogTime,
+  makeQuerylogCommand,
+  querylogCommand,
+} from "./querylog.ts";
+
+const SAMPLE: QueryEvent[] = [
+  queryEvent({
+    time: T0 + 1000,
+    qname: "www.example.com.",
+    durationUs: 12_000,
+  }),
+  (() => {
+    const e = queryEvent({
+      time: T0 + 2000,
+      qname: "ads.tracker.example.",
+      qtype: 28,
+      status: "blocked_list",
+      stage: "blocking",
+      list: "ads",
+      rule: "||tracker.example^",
+      clientAddress: "192.0.2.99",
+      durationUs: 85,
+    });
+    delete e.upstream;
+    return e;
+  })(),
+  (() => {
+    const e = queryEvent({
+      time: T0 + 3000,
+      qname: "cdn.example.net.",
+      status: "cached",
+      stage: "cache",
+      durationUs: 40,
+    });
+    delete e.upstream;
+    return e;
+  })(),
+];
+
+/** A data directory with SAMPLE in its query log, removed on dispose. */
+async function dataDir(events = SAMPLE) {
+  const dir = await Deno.makeTempDir({ prefix: "kudurru-cli-querylog-" });
+  const writer = testWriter(join(dir, QUERYLOG_DB_FILE));
+  writer.enqueue(events);
+  await writer.close();
+  return {
+    dir,
+    [Symbol.asyncDispose]: () => Deno.remove(dir, { recursive: true }),
+  };
+}
+
+async function run(args: string[], now = T0 + 60_000) {
+  const b = bufferIO();
+  const code = await makeQuerylogCommand({ now: () => now }).run(args, b.io);
+  return { code, stdout: b.stdout(), stderr: b.stderr() };
+}
+
+Deno.test("kudurru querylog prints the newest queries as a table", async () => {
+  await using data = await dataDir();
+  const got = await run(["--data-dir", data.dir]);
+  assert.equal(got.code, 0);
+  const lines = got.stdout.trimEnd().split("\n");
+  assert.match(
+    lines[0]!,
+    /^TIME\s+CLIENT\s+QNAME\s+TYPE\s+STATUS\s+ANSWERED BY\s+DURATION$/,
+  );
+  assert.equal(lines.length, 4);
+  assert.ok(lines[1]!.startsWith(formatLogTime(T0 + 3000)));
+  assert.match(lines[1]!, /cdn\.example\.net\.\s+A\s+cached\s+cache\s+40µs/);
+  assert.match(
+    lines[2]!,
+    /192\.0\.2\.99\s+ads\.tracker\.example\.\s+AAAA\s+blocked_list\s+ads: \|\|tracker\.example\^\s+85µs/,
+  );
+  assert.match(
+    lines[3]!,
+    /www\.example\.com\.\s+A\s+forwarded\s+default\/1\.1\.1\.1\s+12\.0ms/,
+  );
+  assert.equal(got.stderr, "");
+});
+
+Deno.test("kudurru querylog filters, pages and prints JSON", async () => {
+  await using data = await dataDir();
+  const blocked = await run([
+    "--data-dir",
+    data.dir,
+    "--status",
+    "blocked",
+    "-o",
+    "json",
+  ]);
+  const page = JSON.parse(blocked.stdout) as {
+    events: LoggedEvent[];
+    nextCursor: string | null;
+  };
+  assert.deepEqual(page.events.map((e) => e.qname), ["ads.tracker.example."]);
+  assert.equal(page.nextCursor, null);
+
+  const first = await run(["--data-dir", data.dir, "--limit", "2"]);
+  const more = /More: add --before (\S+)/.exec(first.stderr);
+  assert.ok(more, first.stderr);
+  const rest = await run(["--data-dir", data.dir, "--before", more[1]!]);
+  assert.match(rest.stdout, /www\.example\.com\./);
+  assert.doesNotMatch(rest.stdout, /cdn\.example\.net\./);
+
+  const recent = await run([
+    "--data-dir",
+    data.dir,
+    "--since",
+    "57s",
+    "-o",
+    "json",
+  ]);
+  assert.deepEqual(
+    (JSON.parse(recent.stdout).events as LoggedEvent[]).map((e) => e.time),
+    [T0 + 3000],
+  );
+  const byDomain = await run([
+    "--data-dir",
+    data.dir,
+    "--domain",
+    "*.example.com",
+  ]);
+  assert.match(byDomain.stdout, /www\.example\.com\./);
+  assert.doesNotMatch(byDomain.stdout, /tracker/);
+  const none = await run(["--data-dir", data.dir, "--client", "203.0.113.1"]);
+  assert.equal(none.stdout, "No queries found.\n");
+});
+
+Deno.test("kudurru querylog refuses bad flags with usage errors", async (t) => {
+  await using data = await dataDir();
+  const cases: [string, string[], RegExp][] = [
+    ["unknown status", ["--status", "nope"], /unknown status "nope"/],
+    ["limit", ["--limit", "0"], /--limit must be a positive whole number/],
+    ["output", ["-o", "yaml"], /-o must be table or json/],
+    ["since", ["--since", "yesterday"], /--since takes a duration/],
+    ["cursor", ["--before", "zzz"], /Invalid query-log cursor/],
+    ["positional", ["extra"], /unexpected argument "extra"/],
+  ];
+  for (const [name, args, message] of cases) {
+    await t.step(name, async () => {
+      await assert.rejects(
+        () => run(["--data-dir", data.dir, ...args]),
+        (err: unknown) =>
+          err instanceof UsageError && message.test(err.message),
+      );
+    });
+  }
+});
+
+Deno.test("kudurru querylog says when there is no query log yet", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await assert.rejects(
+      () => querylogCommand.run(["--data-dir", dir], bufferIO().io),
+      /No query log at ".*querylog\.db" yet/,
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("kudurru querylog -f prints queries as they are written until stopped", async (t) => {
+  for (const format of ["table", "json"]) {
+    await t.step(format, async () => {
+      await using data = await dataDir();
+      const stop = new AbortController();
+      const b = bufferIO();
+      const running = makeQuerylogCommand({ signal: stop.signal, pollMs: 10 })
+        .run([
+          "--data-dir",
+          data.dir,
+          "-f",
+          "-o",
+          format,
+          "--status",
+          "forwarded",
+        ], b.io);
+      const writer = testWriter(join(data.dir, QUERYLOG_DB_FILE));
+      try {
+        writer.enqueue([
+          queryEvent({ time: T0 + 9000, qname: "new.example.org." }),
+          queryEvent({
+            time: T0 + 9001,
+            qname: "hidden.example.org.",
+            status: "cached",
+          }),
+        ]);
+        await writer.flush();
+        const deadline = Date.now() + 5000;
+        while (
+          !b.stdout().includes("new.example.org.") && Date.now() < deadline
+        ) {
+          await new Promise((r) => setTimeout(r, 10));
+        }
+      } finally {
+        await writer.close();
+        stop.abort();
+      }
+      assert.equal(await running, 0);
+      const out = b.stdout();
+      // The existing forwarded query first, then the new one; never the cached one.
+      assert.ok(
+        out.indexOf("www.example.com.") < out.indexOf("new.example.org."),
+        out,
+      );
+      assert.doesNotMatch(out, /hidden\.example\.org/);
+      if (format === "json") {
+        const lines = out.trimEnd().split("\n").map((l) =>
+          JSON.parse(l) as LoggedEvent
+        );
+        assert.deepEqual(lines.map((e) => e.qname), [
+          "www.example.com.",
+          "new.example.org.",
+        ]);
+      }
+    });
+  }
+});

@@ -1,0 +1,168 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import type { QueryEvent } from "../pipeline/query_event.ts";
+import { QUERYLOG_DB_FILE } from "../querylog/db.ts";
+import { queryEvent, T0, testWriter } from "../querylog/test_support.ts";
+import { bufferIO, UsageError } from "./command.ts";
+import { makeStatsCommand, statsCommand } from "./stats.ts";
+
+function blocked(
+  qname: string,
+  time: number,
+  clientAddress: string,
+): QueryEvent {
+  const e = queryEvent({
+    time,
+    qname,
+    clientAddress,
+    status: "blocked_list",
+    stage: "blocking",
+    list: "ads",
+  });
+  delete e.upstream;
+  return e;
+}
+
+const EVENTS: QueryEvent[] = [
+  ...Array.from(
+    { length: 6 },
+    (_, i) =>
+      queryEvent({
+        time: T0 + i * 1000,
+        qname: "popular.example.",
+        durationUs: 2000,
+      }),
+  ),
+  ...Array.from(
+    { length: 3 },
+    (_, i) => blocked("ads.example.", T0 + i * 1000, "192.0.2.20"),
+  ),
+  queryEvent({
+    time: T0 + 5000,
+    qname: "once.example.",
+    upstream: "default/9.9.9.9",
+    durationUs: 5000,
+  }),
+];
+
+async function dataDir() {
+  const dir = await Deno.makeTempDir({ prefix: "kudurru-cli-stats-" });
+  const writer = testWriter(join(dir, QUERYLOG_DB_FILE));
+  writer.enqueue(EVENTS);
+  await writer.close();
+  return {
+    dir,
+    [Symbol.asyncDispose]: () => Deno.remove(dir, { recursive: true }),
+  };
+}
+
+async function run(args: string[]) {
+  const b = bufferIO();
+  const code = await makeStatsCommand({ now: () => T0 + 3_600_000 }).run(
+    args,
+    b.io,
+  );
+  return { code, stdout: b.stdout() };
+}
+
+Deno.test("kudurru stats prints totals, top lists and upstreams", async () => {
+  await using data = await dataDir();
+  const got = await run(["--data-dir", data.dir]);
+  assert.equal(got.code, 0);
+  const out = got.stdout;
+  assert.match(
+    out,
+    /total 10\s+blocked 3 \(30 %\)\s+cached 0\s+forwarded 7\s+clients 2/,
+  );
+  assert.match(out, /by status: forwarded 7, blocked_list 3/);
+  assert.match(
+    out,
+    /Top domains\n\s+QUERIES\s+BLOCKED\s+DOMAIN\n\s+6\s+0\s+popular\.example\.\n\s+3\s+3\s+ads\.example\.\n\s+1\s+0\s+once\.example\./,
+  );
+  assert.match(
+    out,
+    /Top blocked domains\n\s+BLOCKED\s+DOMAIN\n\s+3\s+ads\.example\.\n\nTop clients/,
+  );
+  assert.match(
+    out,
+    /Top clients\n\s+QUERIES\s+BLOCKED\s+CLIENT\n\s+7\s+0\s+192\.0\.2\.10\n\s+3\s+3\s+192\.0\.2\.20/,
+  );
+  assert.match(
+    out,
+    /Upstreams\n\s+QUERIES\s+ERRORS\s+AVERAGE\s+UPSTREAM\n\s+6\s+0\s+2\.0ms\s+default\/1\.1\.1\.1\n\s+1\s+0\s+5\.0ms\s+default\/9\.9\.9\.9/,
+  );
+});
+
+Deno.test("kudurru stats -o json gives the same report as data", async () => {
+  await using data = await dataDir();
+  const got = await run(["--data-dir", data.dir, "-o", "json", "--limit", "1"]);
+  const report = JSON.parse(got.stdout);
+  assert.equal(report.since, T0 + 3_600_000 - 86_400_000);
+  assert.equal(report.until, null);
+  assert.equal(report.totals.queries, 10);
+  assert.deepEqual(report.topDomains, [{
+    domain: "popular.example.",
+    queries: 6,
+    blocked: 0,
+  }]);
+  assert.deepEqual(report.topBlockedDomains, [{
+    domain: "ads.example.",
+    queries: 3,
+    blocked: 3,
+  }]);
+  assert.equal(report.topClients.length, 1);
+  assert.equal(report.upstreams.length, 2);
+});
+
+Deno.test("kudurru stats windows with --since and --until", async () => {
+  await using data = await dataDir();
+  const late = JSON.parse(
+    (await run([
+      "--data-dir",
+      data.dir,
+      "-o",
+      "json",
+      "--since",
+      "2030-01-01T00:01:00Z",
+    ])).stdout,
+  );
+  assert.equal(late.totals.queries, 0);
+  assert.deepEqual(late.topDomains, []);
+  const early = JSON.parse(
+    (await run([
+      "--data-dir",
+      data.dir,
+      "-o",
+      "json",
+      "--since",
+      "2h",
+      "--until",
+      "2030-01-01T00:01:00Z",
+    ])).stdout,
+  );
+  assert.equal(early.totals.queries, 10);
+});
+
+Deno.test("kudurru stats refuses bad flags and a missing query log", async () => {
+  await using data = await dataDir();
+  await assert.rejects(
+    () => run(["--data-dir", data.dir, "--since", "soon"]),
+    UsageError,
+  );
+  await assert.rejects(
+    () => run(["--data-dir", data.dir, "-o", "yaml"]),
+    UsageError,
+  );
+  await assert.rejects(
+    () => run(["--data-dir", data.dir, "--limit", "x"]),
+    UsageError,
+  );
+  await assert.rejects(
+    () =>
+      statsCommand.run(
+        ["--data-dir", join(data.dir, "nowhere")],
+        bufferIO().io,
+      ),
+    /No query log at/,
+  );
+});

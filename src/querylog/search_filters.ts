@@ -1,0 +1,222 @@
+/**
+ * The filters of a search (client, domain, status) turned into dictionary
+ * ids, an SQL condition on events, and the minutes worth reading: the
+ * rollups know in which minutes a client, a name or a status occurs, so a
+ * search for something rare reads those minutes only, with no index on the
+ * events table.
+ */
+import ipaddr from "ipaddr.js";
+import type { DatabaseSync } from "node:sqlite";
+import { BLOCKED_STATUSES } from "./encode.ts";
+
+export interface EventFilters {
+  /** An address as stored (exactly), or a CIDR prefix. */
+  client?: string;
+  /**
+   * A substring of the name ("doubleclick"), or, starting with "*." or ".",
+   * a domain and everything below it ("*.example.com").
+   */
+  domain?: string;
+  /** Status names, comma-separated; "blocked" means both blocked_* statuses. */
+  status?: string;
+}
+
+/** Filters as ids; undefined = no filter, [] = nothing can match. */
+export interface ResolvedFilters {
+  clients?: number[];
+  names?: number[];
+  statuses?: number[];
+}
+
+/** Thrown for a filter that cannot mean anything (an unknown status). */
+export class FilterError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "FilterError";
+  }
+}
+
+export function resolveFilters(
+  db: DatabaseSync,
+  filters: EventFilters,
+): ResolvedFilters {
+  const resolved: ResolvedFilters = {};
+  if (filters.client !== undefined && filters.client !== "") {
+    resolved.clients = clientIds(db, filters.client.trim());
+  }
+  if (filters.domain !== undefined && filters.domain !== "") {
+    resolved.names = nameIds(db, filters.domain.trim().toLowerCase());
+  }
+  if (filters.status !== undefined && filters.status !== "") {
+    resolved.statuses = statusIds(db, filters.status);
+  }
+  return resolved;
+}
+
+/** True when some filter can match nothing at all. */
+export function matchesNothing(f: ResolvedFilters): boolean {
+  return f.clients?.length === 0 || f.names?.length === 0 ||
+    f.statuses?.length === 0;
+}
+
+/** `AND …` conditions on events `e` and their parameters (JSON id lists). */
+export function filterSql(
+  f: ResolvedFilters,
+): { sql: string; params: string[] } {
+  let sql = "";
+  const params: string[] = [];
+  const add = (column: string, ids: number[] | undefined) => {
+    if (ids === undefined) return;
+    sql += ` AND e.${column} IN (SELECT value FROM json_each(?))`;
+    params.push(JSON.stringify(ids));
+  };
+  add("client", f.clients);
+  add("qname", f.names);
+  add("status", f.statuses);
+  return { sql, params };
+}
+
+/**
+ * The minutes in [from, to) in which every filter occurs, from the rollups;
+ * undefined without filters (every minute is a candidate).
+ */
+export function candidateMinutes(
+  db: DatabaseSync,
+  f: ResolvedFilters,
+  from: number,
+  to: number,
+): Set<number> | undefined {
+  const sets: Set<number>[] = [];
+  const minutes = (sql: string, ids: number[]) =>
+    new Set(
+      db.prepare(sql).all(JSON.stringify(ids), from, to).map((r) =>
+        Number(r.m)
+      ),
+    );
+  if (f.clients) {
+    sets.push(minutes(
+      `SELECT DISTINCT minute AS m FROM client_minutes WHERE client IN
+         (SELECT value FROM json_each(?)) AND minute >= ? AND minute < ?`,
+      f.clients,
+    ));
+  }
+  if (f.names) sets.push(domainMinutes(db, f.names, from, to));
+  if (f.statuses) {
+    sets.push(minutes(
+      `SELECT DISTINCT minute AS m FROM status_minutes WHERE status IN
+         (SELECT value FROM json_each(?)) AND minute >= ? AND minute < ?`,
+      f.statuses,
+    ));
+  }
+  if (sets.length === 0) return undefined;
+  sets.sort((a, b) => a.size - b.size);
+  const [smallest, ...rest] = sets as [Set<number>, ...Set<number>[]];
+  return new Set([...smallest].filter((m) => rest.every((s) => s.has(m))));
+}
+
+/** Above this many matching names, hours are not looked up one by one. */
+const MAX_GUIDED_NAMES = 50;
+
+/**
+ * Minutes of these names: exact from domain_minutes where it still has
+ * rows, and every minute of each matching hour before that.
+ */
+function domainMinutes(
+  db: DatabaseSync,
+  names: number[],
+  from: number,
+  to: number,
+): Set<number> {
+  const json = JSON.stringify(names);
+  const cover = db.prepare("SELECT min(minute) AS m FROM domain_minutes").get();
+  const coverStart = cover?.m === null || cover?.m === undefined
+    ? Infinity
+    : Number(cover.m);
+  const result = new Set<number>();
+  for (
+    const row of db.prepare(
+      `SELECT DISTINCT minute AS m FROM domain_minutes WHERE name IN
+         (SELECT value FROM json_each(?)) AND minute >= ? AND minute < ?`,
+    ).all(json, from, to)
+  ) result.add(Number(row.m));
+  // Hours before the minute rows: looked up by primary key, hour × name
+  // (domain_hours has no index by name); worth it for a few names only.
+  const lastHour = Math.min(Math.ceil(to / 60), Math.ceil(coverStart / 60));
+  const firstHour = Math.floor(from / 60);
+  if (lastHour <= firstHour) return result;
+  if (names.length > MAX_GUIDED_NAMES) {
+    for (let m = firstHour * 60; m < Math.min(to, coverStart); m++) {
+      if (m >= from) result.add(m);
+    }
+    return result;
+  }
+  const hours = db.prepare(
+    `WITH RECURSIVE span(hour) AS (
+       SELECT ? UNION ALL SELECT hour + 1 FROM span WHERE hour + 1 < ?)
+     SELECT DISTINCT d.hour AS h FROM span CROSS JOIN json_each(?) n
+     CROSS JOIN domain_hours d ON d.hour = span.hour AND d.name = n.value`,
+  );
+  for (const row of hours.all(firstHour, lastHour, json)) {
+    const first = Number(row.h) * 60;
+    for (let m = first; m < first + 60; m++) {
+      if (m >= from && m < to && m < coverStart) result.add(m);
+    }
+  }
+  return result;
+}
+
+function clientIds(db: DatabaseSync, client: string): number[] {
+  const exact = db.prepare("SELECT id FROM clients WHERE text = ?").get(client);
+  if (exact !== undefined) return [Number(exact.id)];
+  if (!ipaddr.isValidCIDR(client)) return [];
+  const [range, bits] = ipaddr.parseCIDR(client);
+  const ids: number[] = [];
+  for (const row of db.prepare("SELECT id, text FROM clients").iterate()) {
+    const text = String(row.text);
+    if (!ipaddr.isValid(text)) continue;
+    const addr = ipaddr.process(text);
+    if (addr.kind() === range.kind() && addr.match(range, bits)) {
+      ids.push(Number(row.id));
+    }
+  }
+  return ids;
+}
+
+function nameIds(db: DatabaseSync, domain: string): number[] {
+  const escape = (s: string) => s.replace(/[\\%_]/g, (c) => "\\" + c);
+  const suffix = /^\*?\./.exec(domain);
+  let rows;
+  if (suffix) {
+    const base = domain.slice(suffix[0].length).replace(/\.?$/, ".");
+    rows = db.prepare(
+      "SELECT id FROM names WHERE text = ? OR text LIKE ? ESCAPE '\\'",
+    ).all(base, "%." + escape(base));
+  } else {
+    rows = db.prepare("SELECT id FROM names WHERE text LIKE ? ESCAPE '\\'")
+      .all("%" + escape(domain) + "%");
+  }
+  return rows.map((r) => Number(r.id));
+}
+
+function statusIds(db: DatabaseSync, text: string): number[] {
+  const wanted = new Set<string>();
+  for (const word of text.split(",").map((s) => s.trim()).filter(Boolean)) {
+    if (word === "blocked") BLOCKED_STATUSES.forEach((s) => wanted.add(s));
+    else wanted.add(word);
+  }
+  const known = new Map(
+    db.prepare("SELECT id, text FROM labels WHERE kind = 'status'").all()
+      .map((r) => [String(r.text), Number(r.id)]),
+  );
+  return [...wanted].map((status) => {
+    const id = known.get(status);
+    if (id === undefined) {
+      throw new FilterError(
+        `unknown status "${status}"; use one of: blocked, ${
+          [...known.keys()].join(", ")
+        }`,
+      );
+    }
+    return id;
+  });
+}

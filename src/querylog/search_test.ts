@@ -1,0 +1,214 @@
+import assert from "node:assert/strict";
+import type { DatabaseSync } from "node:sqlite";
+import type { QueryEvent } from "../pipeline/query_event.ts";
+import type { LoggedEvent } from "./event_rows.ts";
+import {
+  latestEventId,
+  searchEvents,
+  type SearchOptions,
+  tail,
+} from "./search.ts";
+import { FilterError } from "./search_filters.ts";
+import { queryEvent, T0, tempQueryLog, testWriter } from "./test_support.ts";
+
+/** 1200 events over ~20 minutes, many sharing a millisecond, shuffled. */
+function traffic(): QueryEvent[] {
+  return Array.from({ length: 1200 }, (_, i) => {
+    const blocked = i % 5 === 0;
+    const e = queryEvent({
+      // Groups of three share a time; (i * 7919) % 1200 shuffles the order.
+      time: T0 + Math.floor(((i * 7919) % 1200) / 3) * 3000,
+      clientAddress: i % 4 === 0 ? "2001:db8::4" : `192.0.2.${i % 4}`,
+      qname: i % 100 === 0
+        ? "rare.tracker.example."
+        : `host${i % 9}.example.com.`,
+      status: blocked ? "blocked_list" : i % 7 === 0 ? "cached" : "forwarded",
+    });
+    if (blocked) delete e.upstream;
+    return e;
+  });
+}
+
+async function withLog(
+  fn: (db: DatabaseSync, all: LoggedEvent[]) => void | Promise<void>,
+) {
+  await using log = await tempQueryLog();
+  await using writer = testWriter(log.path, { batchSize: 50 });
+  const events = traffic();
+  // Several enqueues, so later batches hold events older than earlier ones.
+  for (let i = 0; i < events.length; i += 300) {
+    writer.enqueue(events.slice(i, i + 300));
+    await writer.flush();
+  }
+  const all = searchEvents(writer.db, { limit: 1000 }).events;
+  const rest = searchEvents(writer.db, {
+    limit: 1000,
+    before: `${all.at(-1)!.time}_${all.at(-1)!.id}`,
+  }).events;
+  await fn(writer.db, [...all, ...rest]);
+}
+
+/** Every page of a search, following nextCursor. */
+function allPages(db: DatabaseSync, opts: SearchOptions): LoggedEvent[][] {
+  const pages: LoggedEvent[][] = [];
+  let before: string | undefined;
+  for (let guard = 0; guard < 10_000; guard++) {
+    const page = searchEvents(db, { ...opts, ...(before ? { before } : {}) });
+    pages.push(page.events);
+    if (page.nextCursor === null) return pages;
+    before = page.nextCursor;
+  }
+  throw new Error("pagination did not end");
+}
+
+const byTimeThenId = (a: LoggedEvent, b: LoggedEvent) =>
+  b.time - a.time || b.id - a.id;
+
+Deno.test("search pages cover every event once, in (time desc, id desc) order", async () => {
+  await withLog((db, all) => {
+    assert.equal(all.length, 1200);
+    const expected = db.prepare(
+      "SELECT id FROM events ORDER BY time DESC, id DESC",
+    )
+      .all().map((r) => Number(r.id));
+    assert.deepEqual(all.map((e) => e.id), expected);
+    // Ids do not follow time everywhere: the order is really by time.
+    const byId = [...expected].sort((a, b) => b - a);
+    assert.notDeepEqual(expected, byId);
+    const pages = allPages(db, { limit: 37 });
+    assert.ok(pages.every((p) => p.length <= 37));
+    assert.deepEqual(pages.flat().map((e) => e.id), expected);
+  });
+});
+
+Deno.test("search filters by client, domain, status and time", async (t) => {
+  await withLog(async (db, all) => {
+    const cases: [string, SearchOptions, (e: LoggedEvent) => boolean][] = [
+      [
+        "client exact",
+        { client: "192.0.2.1" },
+        (e) => e.clientAddress === "192.0.2.1",
+      ],
+      [
+        "client IPv6",
+        { client: "2001:db8::4" },
+        (e) => e.clientAddress === "2001:db8::4",
+      ],
+      [
+        "client prefix",
+        { client: "192.0.2.0/30" },
+        (e) => /^192\.0\.2\.[0-3]$/.test(e.clientAddress),
+      ],
+      ["client unknown", { client: "203.0.113.1" }, () => false],
+      [
+        "domain substring",
+        { domain: "host3" },
+        (e) => e.qname.includes("host3"),
+      ],
+      [
+        "domain suffix",
+        { domain: "*.tracker.example" },
+        (e) => e.qname.endsWith(".tracker.example."),
+      ],
+      [
+        "domain itself and below",
+        { domain: ".example.com" },
+        (e) => e.qname.endsWith(".example.com."),
+      ],
+      ["status", { status: "cached" }, (e) => e.status === "cached"],
+      [
+        "status blocked alias",
+        { status: "blocked" },
+        (e) => e.status.startsWith("blocked"),
+      ],
+      [
+        "status list",
+        { status: "cached,blocked_list" },
+        (e) => e.status === "cached" || e.status === "blocked_list",
+      ],
+      [
+        "since/until",
+        { since: T0 + 60_000, until: T0 + 300_000 },
+        (e) => e.time >= T0 + 60_000 && e.time < T0 + 300_000,
+      ],
+      [
+        "combined",
+        { client: "2001:db8::4", domain: "rare", status: "blocked", since: T0 },
+        (e) =>
+          e.clientAddress === "2001:db8::4" && e.qname.includes("rare") &&
+          e.status.startsWith("blocked"),
+      ],
+    ];
+    for (const [name, opts, keep] of cases) {
+      await t.step(name, () => {
+        const got = allPages(db, { ...opts, limit: 29 }).flat();
+        const want = all.filter(keep).sort(byTimeThenId);
+        assert.deepEqual(got.map((e) => e.id), want.map((e) => e.id));
+      });
+    }
+  });
+});
+
+Deno.test("search refuses an unknown status and a bad cursor", async () => {
+  await withLog((db) => {
+    assert.throws(() => searchEvents(db, { status: "nope" }), FilterError);
+    assert.throws(() => searchEvents(db, { before: "x" }), RangeError);
+  });
+});
+
+Deno.test("search with a small scan budget returns short pages that still cover everything", async () => {
+  await withLog((db, all) => {
+    const pages = allPages(db, { domain: "rare", limit: 5, scanBudget: 100 });
+    assert.ok(
+      pages.some((p) => p.length < 5 && p !== pages.at(-1)),
+      "a short page",
+    );
+    const want = all.filter((e) => e.qname.includes("rare")).sort(byTimeThenId);
+    assert.deepEqual(pages.flat().map((e) => e.id), want.map((e) => e.id));
+  });
+});
+
+Deno.test("search finds a rare name in hours older than the minute rollups", async () => {
+  await using log = await tempQueryLog();
+  const now = T0 + 5 * 86_400_000;
+  await using writer = testWriter(log.path, { now: () => now });
+  writer.enqueue([
+    queryEvent({ time: T0 + 1000, qname: "old.rare.example." }),
+    ...Array.from(
+      { length: 50 },
+      (_, i) => queryEvent({ time: T0 + i * 60_000 }),
+    ),
+    queryEvent({ time: now - 1000, qname: "old.rare.example." }),
+  ]);
+  await writer.flush();
+  const page = searchEvents(writer.db, { domain: "old.rare" });
+  assert.deepEqual(page.events.map((e) => e.time), [now - 1000, T0 + 1000]);
+});
+
+Deno.test("tail returns events in write order after an id, with filters and a limit", async () => {
+  await using log = await tempQueryLog();
+  await using writer = testWriter(log.path);
+  assert.deepEqual(tail(writer.db, 0), { events: [], lastId: 0 });
+  writer.enqueue([
+    queryEvent({ time: T0 + 5 }),
+    queryEvent({ time: T0 + 6, status: "cached" }),
+  ]);
+  await writer.flush();
+  const first = tail(writer.db, 0);
+  assert.deepEqual(first.events.map((e) => e.time), [T0 + 5, T0 + 6]);
+  assert.equal(first.lastId, latestEventId(writer.db));
+  // A late event (older time) written now still shows up after lastId.
+  writer.enqueue([
+    queryEvent({ time: T0 + 1, status: "cached" }),
+    queryEvent({ time: T0 + 7 }),
+  ]);
+  await writer.flush();
+  const next = tail(writer.db, first.lastId, { status: "cached" });
+  assert.deepEqual(next.events.map((e) => e.time), [T0 + 1]);
+  assert.equal(next.lastId, latestEventId(writer.db));
+  const limited = tail(writer.db, 0, { limit: 3 });
+  assert.equal(limited.events.length, 3);
+  assert.deepEqual(tail(writer.db, limited.lastId).events.map((e) => e.time), [
+    T0 + 7,
+  ]);
+});

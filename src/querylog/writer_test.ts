@@ -1,0 +1,224 @@
+import assert from "node:assert/strict";
+import { DatabaseSync } from "node:sqlite";
+import type { QueryEvent } from "../pipeline/query_event.ts";
+import { searchEvents } from "./search.ts";
+import {
+  queryEvent,
+  querylogSettings,
+  T0,
+  tempQueryLog,
+  testWriter,
+} from "./test_support.ts";
+
+const count = (db: DatabaseSync, table: string) =>
+  Number(db.prepare(`SELECT count(*) AS n FROM ${table}`).get()!.n);
+
+function events(
+  n: number,
+  make: (i: number) => Partial<QueryEvent> = () => ({}),
+) {
+  return Array.from(
+    { length: n },
+    (_, i) => queryEvent({ time: T0 + i, ...make(i) }),
+  );
+}
+
+Deno.test("writer stores each repeated string once and reads events back whole", async () => {
+  await using log = await tempQueryLog();
+  await using writer = testWriter(log.path);
+  const written = events(90, (i) => {
+    const blocked = i % 3 === 0;
+    return {
+      qname: ["a.example.", "b.example.", "c.example."][i % 3]!,
+      clientAddress: i % 2 ? "192.0.2.1" : "2001:db8::1",
+      status: blocked ? "blocked_list" : "forwarded",
+      stage: blocked ? "blocking" : "upstream",
+      dnssecOk: i % 5 === 0,
+      authenticData: i % 7 === 0,
+      groups: i % 2 ? ["default/kids", "lab/iot"] : [],
+      answer: i % 4 === 0 ? "" : "A 192.0.2.1",
+    };
+  });
+  for (const [i, e] of written.entries()) {
+    if (i % 3 === 0) {
+      delete e.upstream;
+      Object.assign(e, { list: "ads", rule: "||a.example^" });
+    }
+  }
+  writer.enqueue(written);
+  await writer.flush();
+  const db = writer.db;
+  assert.equal(count(db, "events"), 90);
+  assert.equal(count(db, "names"), 3);
+  assert.equal(count(db, "clients"), 2);
+  assert.equal(count(db, "answers"), 1);
+  const page = searchEvents(db, { limit: 1000 });
+  const back = page.events.map(({ id: _id, ...e }) => e).reverse();
+  assert.deepEqual(back, written);
+});
+
+Deno.test("writer writes one transaction per batch, all or nothing", async () => {
+  await using log = await tempQueryLog();
+  await using writer = testWriter(log.path, { batchSize: 1000 });
+  writer.db.exec(`CREATE TRIGGER fail BEFORE INSERT ON events
+    WHEN NEW.port = 666 BEGIN SELECT RAISE(ABORT, 'boom'); END`);
+  writer.enqueue(
+    events(2500, (i) => ({ clientPort: i === 1500 ? 666 : 53000 })),
+  );
+  await writer.flush();
+  let stats = writer.stats();
+  assert.equal(stats.written, 1000);
+  assert.equal(stats.batches, 1);
+  assert.equal(stats.failedBatches, 1);
+  assert.match(stats.lastError ?? "", /boom/);
+  assert.equal(stats.queued, 1500);
+  // The failed batch left nothing behind: no events, no rollups.
+  assert.equal(count(writer.db, "events"), 1000);
+  const rolled = writer.db.prepare(
+    "SELECT sum(queries) AS q FROM status_minutes",
+  ).get()!;
+  assert.equal(Number(rolled.q), 1000);
+
+  writer.db.exec("DROP TRIGGER fail");
+  await writer.flush();
+  stats = writer.stats();
+  assert.equal(stats.written, 2500);
+  assert.equal(stats.batches, 3);
+  assert.equal(count(writer.db, "events"), 2500);
+});
+
+Deno.test("writer drops a batch that keeps failing, and goes on", async () => {
+  await using log = await tempQueryLog();
+  await using writer = testWriter(log.path, { batchSize: 10 });
+  writer.db.exec(`CREATE TRIGGER fail BEFORE INSERT ON events
+    WHEN NEW.port = 666 BEGIN SELECT RAISE(ABORT, 'boom'); END`);
+  writer.enqueue(events(20, (i) => ({ clientPort: i === 3 ? 666 : 1 })));
+  for (let attempt = 0; attempt < 3; attempt++) await writer.flush();
+  await writer.flush();
+  const stats = writer.stats();
+  assert.equal(stats.dropped, 10);
+  assert.equal(stats.written, 10);
+  assert.equal(stats.queued, 0);
+});
+
+Deno.test("writer enqueue stays fast and counts drops while writes are locked out", async () => {
+  await using log = await tempQueryLog();
+  await using writer = testWriter(log.path, {
+    maxQueue: 10_000,
+    batchSize: 1000,
+  });
+  const other = new DatabaseSync(log.path);
+  try {
+    other.exec("BEGIN EXCLUSIVE");
+    const chunk = events(1000);
+    const started = performance.now();
+    for (let i = 0; i < 60; i++) writer.enqueue(chunk);
+    const elapsed = performance.now() - started;
+    assert.ok(elapsed < 250, `60 enqueues took ${elapsed} ms`);
+    let stats = writer.stats();
+    assert.equal(stats.queued, 10_000);
+    assert.equal(stats.dropped, 50_000);
+
+    await writer.flush();
+    stats = writer.stats();
+    assert.equal(stats.written, 0);
+    assert.match(stats.lastError ?? "", /locked|busy/i);
+    assert.equal(stats.queued, 10_000, "a locked-out batch stays queued");
+    other.exec("COMMIT");
+  } finally {
+    other.close();
+  }
+  await writer.flush();
+  assert.equal(writer.stats().written, 10_000);
+  assert.equal(writer.stats().dropped, 50_000);
+});
+
+Deno.test("writer counts invalid events and stores the rest", async () => {
+  await using log = await tempQueryLog();
+  await using writer = testWriter(log.path);
+  const bad = [
+    { ...queryEvent(), time: Number.NaN },
+    { ...queryEvent(), qname: 5 },
+    null,
+    { ...queryEvent(), status: undefined },
+  ] as unknown as QueryEvent[];
+  writer.enqueue([queryEvent(), ...bad]);
+  writer.enqueue("not a list" as unknown as QueryEvent[]);
+  await writer.flush();
+  const stats = writer.stats();
+  assert.equal(stats.written, 1);
+  // Four bad events, then every character of the string.
+  assert.equal(stats.invalid, 4 + "not a list".length);
+  assert.equal(stats.failedBatches, 0);
+});
+
+Deno.test("writer flushes on its own once a batch is ready", async () => {
+  await using log = await tempQueryLog();
+  await using writer = testWriter(log.path, { batchSize: 10 });
+  writer.enqueue(events(10));
+  const deadline = Date.now() + 5000;
+  while (writer.stats().written < 10 && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  assert.equal(writer.stats().written, 10);
+});
+
+Deno.test("writer close writes what is queued; a new writer continues the ids", async () => {
+  await using log = await tempQueryLog();
+  const first = testWriter(log.path);
+  first.enqueue(events(5));
+  await first.close();
+  await using second = testWriter(log.path);
+  second.enqueue(events(5, () => ({ time: T0 + 100 })));
+  await second.flush();
+  const ids = second.db.prepare("SELECT id FROM events ORDER BY id").all()
+    .map((r) => Number(r.id));
+  assert.deepEqual(ids, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+});
+
+Deno.test("writer with enabled: false stores nothing", async () => {
+  await using log = await tempQueryLog();
+  await using writer = testWriter(log.path, {
+    settings: querylogSettings({ enabled: false }),
+  });
+  writer.enqueue(events(3));
+  await writer.flush();
+  assert.equal(writer.stats().excluded, 3);
+  assert.equal(count(writer.db, "events"), 0);
+});
+
+Deno.test("writer hides clients, names or both by privacy mode, in events and rollups", async (t) => {
+  const cases = [
+    ["hideClient", "hidden", "www.example.", "A 192.0.2.1"],
+    ["hideDomain", "192.0.2.9", "hidden.", ""],
+    ["anonymous", "hidden", "hidden.", ""],
+  ] as const;
+  for (const [privacy, client, qname, answer] of cases) {
+    await t.step(privacy, async () => {
+      await using log = await tempQueryLog();
+      await using writer = testWriter(log.path, {
+        settings: querylogSettings({ privacy }),
+      });
+      writer.enqueue(events(2, () => ({
+        clientAddress: "192.0.2.9",
+        clientPort: 5353,
+        qname: "www.example.",
+        answer: "A 192.0.2.1",
+      })));
+      await writer.flush();
+      const stored = searchEvents(writer.db, { limit: 10 }).events;
+      assert.equal(stored.length, 2);
+      for (const e of stored) {
+        assert.equal(e.clientAddress, client);
+        assert.equal(e.qname, qname);
+        assert.equal(e.answer, answer);
+        assert.equal(e.clientPort, client === "hidden" ? 0 : 5353);
+      }
+      const texts = (table: string) =>
+        writer.db.prepare(`SELECT text FROM ${table}`).all()
+          .map((r) => String(r.text));
+      assert.deepEqual(texts("names"), [qname], "nothing else is stored");
+      assert.deepEqual(texts("clients"), [client]);
+    });
+  }
+});
