@@ -7,7 +7,7 @@
 import type { QueryHandler } from "../pipeline/handler.ts";
 import type { StageCounters } from "../pipeline/stage_counters.ts";
 import type { Snapshot } from "../pipeline/snapshot.ts";
-import type { QueryEvent } from "../pipeline/query_event.ts";
+import type { PackedQueryEvents } from "../pipeline/query_event_pack.ts";
 import type { SerializedEntry } from "../stages/cache/cache_dump.ts";
 import {
   type CacheStats,
@@ -44,7 +44,7 @@ export type CountingQueryHandler = QueryHandler & {
   importCache?(entries: readonly unknown[]): number;
   flushCache?(name?: string): number;
   /** The query events since the previous call (`QueryEventHooks`). */
-  drainEvents?(): { events: QueryEvent[]; dropped: number };
+  drainEvents?(): { events: PackedQueryEvents; dropped: number };
 };
 
 /** Builds the worker's handler (one pipeline instance per worker). */

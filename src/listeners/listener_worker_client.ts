@@ -3,6 +3,7 @@
  * or `bind-error`, post snapshots, stop it gracefully and terminate it.
  */
 import type { QueryEvent } from "../pipeline/query_event.ts";
+import { unpackQueryEvents } from "../pipeline/query_event_pack.ts";
 import type { Transport } from "../pipeline/handler.ts";
 import type { Snapshot } from "../pipeline/snapshot.ts";
 import type { Logger } from "../log/logger.ts";
@@ -161,7 +162,7 @@ export function startListenerWorker(
         if (bound) opts.onCounters?.(msg.deltas, bound);
         return;
       case "events":
-        opts.onEvents?.(msg.events, msg.dropped);
+        opts.onEvents?.(unpackQueryEvents(msg.events), msg.dropped);
         return;
       case "cache-flushed":
         flushes.get(msg.id)?.(msg.removed);

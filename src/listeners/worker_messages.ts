@@ -6,7 +6,7 @@ import type { Transport } from "../pipeline/handler.ts";
 import type { Snapshot } from "../pipeline/snapshot.ts";
 import type { CounterBatch, DetailBatch } from "../pipeline/stage_counters.ts";
 import type { SerializedEntry } from "../stages/cache/cache_dump.ts";
-import type { QueryEvent } from "../pipeline/query_event.ts";
+import type { PackedQueryEvents } from "../pipeline/query_event_pack.ts";
 import type { CacheStats } from "../stages/cache/cache_stats.ts";
 import type { UpstreamCounts } from "../upstream/upstream_counters.ts";
 
@@ -95,7 +95,7 @@ export type WorkerReply =
    * Query events since the previous post (about every 250 ms), and how many
    * were dropped because the worker's buffer was full.
    */
-  | { type: "events"; events: QueryEvent[]; dropped: number }
+  | { type: "events"; events: PackedQueryEvents; dropped: number }
   /** The answer to `flush-cache` `id`: how many entries went. */
   | { type: "cache-flushed"; id: number; removed: number }
   | {

@@ -9,6 +9,7 @@ import {
   ipv4Text,
   ipv6Text,
   readName,
+  skipName,
   TYPE,
   typeName,
 } from "../../dns/wire/mod.ts";
@@ -46,9 +47,10 @@ function answerText(message: Uint8Array, ancount: number): string {
   try {
     const qdcount = (message[4]! << 8) | message[5]!;
     let pos = HEADER_OCTETS;
-    for (let i = 0; i < qdcount; i++) pos = readName(message, pos).end + 4;
+    // skipName checks a name without rendering it: no string per owner.
+    for (let i = 0; i < qdcount; i++) pos = skipName(message, pos) + 4;
     for (let i = 0; i < ancount && i < MAX_RECORDS; i++) {
-      pos = readName(message, pos).end;
+      pos = skipName(message, pos);
       if (pos + RR_FIXED_OCTETS > message.length) break;
       const type = (message[pos]! << 8) | message[pos + 1]!;
       const rdlength = (message[pos + 8]! << 8) | message[pos + 9]!;

@@ -6,6 +6,11 @@
  */
 import type { Request, Response } from "../../pipeline/mod.ts";
 import type { QueryEvent } from "../../pipeline/query_event.ts";
+import {
+  EVENT_FIELDS,
+  type PackedQueryEvents,
+  packQueryEvent,
+} from "../../pipeline/query_event_pack.ts";
 import { summarizeAnswer } from "./answer_summary.ts";
 
 /** Events held between drains, at most. */
@@ -13,7 +18,8 @@ export const DEFAULT_MAX_PENDING = 20_000;
 
 /** What a drain hands over. */
 export interface QueryEventBatch {
-  events: QueryEvent[];
+  /** Packed for the trip to the main thread (`unpackQueryEvents`). */
+  events: PackedQueryEvents;
   /** Events dropped since the previous drain because the buffer was full. */
   dropped: number;
 }
@@ -45,17 +51,18 @@ export function createQueryEventBuffer(
   opts: QueryEventBufferOptions = {},
 ): QueryEventBuffer {
   const maxPending = opts.maxPending ?? DEFAULT_MAX_PENDING;
-  let events: QueryEvent[] = [];
+  let events: PackedQueryEvents = [];
   let dropped = 0;
+  const maxValues = maxPending * EVENT_FIELDS;
   return {
     record(req, res, bytes, durationMs) {
       if (res.unlogged || req.policy?.queryLog === false) return;
-      if (events.length >= maxPending) {
+      if (events.length >= maxValues) {
         dropped++;
         return;
       }
       try {
-        events.push(eventOf(req, res, bytes, durationMs));
+        packQueryEvent(events, eventOf(req, res, bytes, durationMs));
       } catch {
         dropped++; // a malformed request cannot become an event
       }
@@ -67,7 +74,7 @@ export function createQueryEventBuffer(
       return batch;
     },
     get pending() {
-      return events.length;
+      return events.length / EVENT_FIELDS;
     },
   };
 }

@@ -4,6 +4,7 @@ import type { Response } from "../../pipeline/mod.ts";
 import { requestFor } from "../../pipeline/testing/mod.ts";
 import { MAX_SUMMARY, summarizeAnswer } from "./answer_summary.ts";
 import { createQueryEventBuffer } from "./query_events.ts";
+import { unpackQueryEvents } from "../../pipeline/query_event_pack.ts";
 
 const QUESTION = { name: "www.example.org.", type: TYPE.A, class: 1 };
 
@@ -100,9 +101,9 @@ Deno.test("the event buffer records who asked, what, the answer and why", () => 
   }]);
   buffer.record(req, res, bytes, 0.25);
   assert.equal(buffer.pending, 1);
-  const { events, dropped } = buffer.drain();
-  assert.equal(dropped, 0);
-  assert.deepEqual(events, [{
+  const batch = buffer.drain();
+  assert.equal(batch.dropped, 0);
+  assert.deepEqual(unpackQueryEvents(structuredClone(batch.events)), [{
     time: 0,
     node: "node-a",
     clientAddress: "192.0.2.7",
@@ -143,8 +144,11 @@ Deno.test("the event buffer drops and counts beyond its bound, and skips unlogge
   };
   buffer.record(quiet, res, null, 1);
   const batch = buffer.drain();
-  assert.equal(batch.events.length, 2);
+  const events = unpackQueryEvents(batch.events);
+  assert.equal(events.length, 2);
   assert.equal(batch.dropped, 3);
-  assert.equal(batch.events[0]!.rcode, -1, "nothing sent");
-  assert.equal(batch.events[0]!.responseSize, 0);
+  assert.equal(events[0]!.rcode, -1, "nothing sent");
+  assert.equal(events[0]!.responseSize, 0);
+  assert.equal(events[0]!.upstream, undefined);
+  assert.deepEqual(unpackQueryEvents([1, 2, 3]), [], "a malformed batch");
 });
