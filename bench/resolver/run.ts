@@ -57,6 +57,8 @@ const { values } = parseArgs({
     clients: { type: "string", default: "4" },
     qps: { type: "string", default: "200000" },
     servers: { type: "string", default: RESOLVERS.join(",") },
+    /** "off" runs kudurru with querylog.enabled false (the peers log nothing). */
+    querylog: { type: "string", default: "on" },
   },
 });
 const seconds = Math.min(Math.max(Number(values.duration) || 10, 1), 300);
@@ -113,6 +115,8 @@ async function start(
         }],
         readyZone: KUDURRU_READY_ZONE,
         upstreamPort: nsdPort,
+        ...(values.querylog === "off" &&
+          { extraConfig: { querylog: { enabled: false } } }),
       });
   }
 }
