@@ -15,6 +15,7 @@ import {
   startListFetcher,
 } from "./list_fetcher.ts";
 import { TEMP_MARKER } from "./list_files.ts";
+import { pause } from "./list_fetch_limit.ts";
 
 export interface Route {
   body?: string | Uint8Array<ArrayBuffer>;
@@ -38,19 +39,6 @@ export interface SeenRequest {
   ifNoneMatch: string | null;
   ifModifiedSince: string | null;
   userAgent: string | null;
-}
-
-function abortable(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done, { once: true });
-  });
 }
 
 /** A list server; `await using` or close() it. */
@@ -98,8 +86,8 @@ export class ListServer {
     info.completed.catch(() => {}).finally(() => ended.abort());
     const gone = AbortSignal.any([ended.signal, this.#closing.signal]);
     try {
-      if (route.hang) await abortable(2 ** 30, gone);
-      if (route.delayMs) await abortable(route.delayMs, gone);
+      if (route.hang) await pause(2 ** 30, gone);
+      if (route.delayMs) await pause(route.delayMs, gone);
     } finally {
       this.active--;
     }
@@ -129,7 +117,7 @@ export class ListServer {
     const stallAfter = route.stallAfter ?? Infinity;
     const body = new ReadableStream<Uint8Array>({
       async pull(controller) {
-        if (at >= stallAfter) await abortable(2 ** 30, gone);
+        if (at >= stallAfter) await pause(2 ** 30, gone);
         if (at >= bytes.length || gone.aborted) return controller.close();
         controller.enqueue(bytes.slice(at, at += size));
       },

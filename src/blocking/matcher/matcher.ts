@@ -59,30 +59,48 @@ const BIT_IMPORTANT_EXCEPTION = 1 << ROLE_EXCEPTION_IMPORTANT;
  * check() is synchronous, so no two lookups share them at once.
  */
 const found = new Int32Array(4);
+/** The node slot of each candidate in `found` (the key of its cached verdict). */
+const foundSlot = new Int32Array(4);
 
-/** Notes the rules of one kind on the node whose name starts at `start`. */
-function note(fields: number, start: number): void {
+/** Notes the rules of one kind on the node (`slot`) whose name starts at `start`. */
+function note(fields: number, start: number, slot: number): void {
   let syntax = fields & 7;
-  if (syntax !== 0) found[0] = start | (syntax << 16) | (ROLE_BLOCK << 19);
+  if (syntax !== 0) {
+    found[0] = start | (syntax << 16) | (ROLE_BLOCK << 19);
+    foundSlot[0] = slot;
+  }
   syntax = (fields >>> 3) & 7;
-  if (syntax !== 0) found[1] = start | (syntax << 16) | (ROLE_IMPORTANT << 19);
+  if (syntax !== 0) {
+    found[1] = start | (syntax << 16) | (ROLE_IMPORTANT << 19);
+    foundSlot[1] = slot;
+  }
   syntax = (fields >>> 9) & 7;
   if (syntax !== 0) {
     found[3] = found[2] = start | (syntax << 16) |
       (ROLE_EXCEPTION_IMPORTANT << 19);
+    foundSlot[3] = foundSlot[2] = slot;
   } else {
     syntax = (fields >>> 6) & 7;
     if (syntax !== 0) {
       found[2] = start | (syntax << 16) | (ROLE_EXCEPTION << 19);
+      foundSlot[2] = slot;
     }
   }
 }
+
+/**
+ * Verdicts kept per matcher so repeated hits allocate nothing: a verdict
+ * depends only on the node, the rule's syntax and role, and the outcome.
+ * Bounded; cleared when full (hot names come back at once).
+ */
+const VERDICT_CACHE_ENTRIES = 65_536;
 
 export class CompiledMatcher implements ListMatcher {
   private readonly slots: Int32Array;
   private readonly labels: Uint8Array;
   private readonly capacity: number;
   private readonly seed: number;
+  private readonly verdicts = new Map<number, ListVerdict>();
 
   constructor(
     readonly key: string,
@@ -132,8 +150,8 @@ export class CompiledMatcher implements ListMatcher {
         );
       }
       return exception !== NONE
-        ? this.verdict("excepted", exception, name, end)
-        : this.verdict("matched", important, name, end);
+        ? this.verdict("excepted", exception, name, end, foundSlot[3]!)
+        : this.verdict("matched", important, name, end, foundSlot[1]!);
     }
     let block = found[0]!;
     if (
@@ -152,8 +170,8 @@ export class CompiledMatcher implements ListMatcher {
       );
     }
     return exception !== NONE
-      ? this.verdict("excepted", exception, name, end)
-      : this.verdict("matched", block, name, end);
+      ? this.verdict("excepted", exception, name, end, foundSlot[2]!)
+      : this.verdict("matched", block, name, end, foundSlot[0]!);
   }
 
   /** Walks name[0, end) right to left through the node table, noting rules. */
@@ -189,8 +207,10 @@ export class CompiledMatcher implements ListMatcher {
       }
       const fields = word >>> LEN_BITS;
       if (fields !== 0) {
-        if ((fields >>> 12) !== 0) note(fields >>> 12, start); // suffix rules
-        if (start === 0 && (fields & 0xfff) !== 0) note(fields & 0xfff, start); // exact
+        if ((fields >>> 12) !== 0) note(fields >>> 12, start, slot); // suffix rules
+        if (start === 0 && (fields & 0xfff) !== 0) {
+          note(fields & 0xfff, start, slot); // exact
+        }
       }
       parent = slot;
       labelEnd = start - 1;
@@ -220,29 +240,38 @@ export class CompiledMatcher implements ListMatcher {
     return true;
   }
 
+  /**
+   * The verdict for a candidate, from the cache when this node (or regex),
+   * rule and outcome answered before. Cached verdicts are frozen and shared.
+   */
   private verdict(
     outcome: "matched" | "excepted",
     candidate: number,
     name: string,
     end: number,
+    slot: number,
   ): ListVerdict {
-    if ((candidate & REGEX_TAG) !== 0) {
+    const isRegex = (candidate & REGEX_TAG) !== 0;
+    // Node keys are >= 0, regex keys < 0; the low 6 bits hold the syntax,
+    // the role and the outcome.
+    const rule = isRegex ? 0 : candidate >>> 16;
+    const key = (isRegex ? -1 - (candidate & (REGEX_TAG - 1)) : slot) * 64 +
+      ((rule & 31) << 1) + (outcome === "matched" ? 1 : 0);
+    const known = this.verdicts.get(key);
+    if (known !== undefined) return known;
+    let text: string;
+    if (isRegex) {
       const id = candidate & (REGEX_TAG - 1);
       const regex = this.regex!;
-      return {
-        outcome,
-        rule: ruleText(SYNTAX_REGEX, regex.roles[id]!, regex.sources[id]!),
-      };
+      text = ruleText(SYNTAX_REGEX, regex.roles[id]!, regex.sources[id]!);
+    } else {
+      const start = candidate & 0xffff;
+      text = ruleText(rule & 7, (rule >>> 3) & 3, name.slice(start, end));
     }
-    const start = candidate & 0xffff;
-    return {
-      outcome,
-      rule: ruleText(
-        (candidate >>> 16) & 7,
-        (candidate >>> 19) & 3,
-        name.slice(start, end),
-      ),
-    };
+    const verdict = Object.freeze({ outcome, rule: text });
+    if (this.verdicts.size >= VERDICT_CACHE_ENTRIES) this.verdicts.clear();
+    this.verdicts.set(key, verdict);
+    return verdict;
   }
 }
 

@@ -188,3 +188,28 @@ Deno.test("check: a list of mode allow says 'matched' and carries its mode", () 
   assert.equal(matcher.name, "ok");
   assert.deepEqual(matcher.check("x.ok.example."), verdictOf("||ok.example^"));
 });
+
+Deno.test("check: a repeated hit returns the same frozen verdict, per rule and outcome", () => {
+  const matcher = openCompiledList(
+    compileRules(
+      BLOCK,
+      rulesFrom(["||ads.example^", "@@||ok.ads.example^", "/^track[0-9]+\\./"]),
+    ),
+  );
+  const first = matcher.check("a.ads.example.");
+  assert.deepEqual(first, verdictOf("||ads.example^"));
+  assert.ok(Object.isFrozen(first), "shared, so nobody may change it");
+  assert.equal(matcher.check("b.ads.example."), first, "same rule and outcome");
+  assert.deepEqual(
+    matcher.check("ok.ads.example."),
+    verdictOf("@@||ok.ads.example^"),
+  );
+  assert.deepEqual(
+    matcher.check("ads.example"),
+    first,
+    "trailing dot optional",
+  );
+  const regex = matcher.check("track7.example.");
+  assert.deepEqual(regex, verdictOf("/^track[0-9]+\\./"));
+  assert.equal(matcher.check("track8.example."), regex);
+});
