@@ -2,9 +2,11 @@
  * Blocking end to end, through the DNS listener of a real `kudurru serve`:
  * NSD is the upstream for lab.test., the starter list and the default
  * Policy come from first boot, and a "kids" ClientGroup (127.0.0.2) gets a
- * Policy with an inline list and a list fetched over HTTP. Two client
- * addresses must get the answers their policies say; the temporary disable
- * from the CLI must reach the running server and end again.
+ * Policy with an inline list and a list fetched over HTTP; a "tablets"
+ * group matches by host name, learned from the PTR record of 127.0.0.3 in a
+ * local reverse zone. The client addresses must get the answers their
+ * policies say; the temporary disable from the CLI must reach the running
+ * server and end again.
  */
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
@@ -27,6 +29,7 @@ tracker  300 IN A   192.0.2.77
 
 const MAIN = fileURLToPath(new URL("../../main.ts", import.meta.url));
 const KIDS = "127.0.0.2";
+const TABLET = "127.0.0.3";
 const GROWN_UP = "127.0.0.1";
 
 function object(kind: string, name: string, spec: unknown): KObject {
@@ -86,7 +89,7 @@ async function cli(...args: string[]) {
   return text;
 }
 
-Deno.test("blocking answers two clients as their policies say, with lists inline, fetched and embedded", async () => {
+Deno.test("blocking answers each client as its policies say: by address, by host name, with lists inline, fetched and embedded", async () => {
   await using nsd = await startNsd([{ name: "lab.test.", text: ZONE }]);
   const lists = Deno.serve(
     { hostname: "127.0.0.1", port: 0, onListen: () => {} },
@@ -109,6 +112,28 @@ Deno.test("blocking answers two clients as their policies say, with lists inline
           sources: [{ url: `http://127.0.0.1:${lists.addr.port}/games.txt` }],
         }),
         object("ClientGroup", "kids", { clients: [{ ip: KIDS }] }),
+        {
+          apiVersion: API_VERSION,
+          kind: "DNSZone",
+          metadata: { name: "loopback-reverse" },
+          spec: { zoneName: "0.0.127.in-addr.arpa.", type: "primary" },
+        } as KObject,
+        object("DNSRecordSet", "loopback-names", {
+          zoneRef: { name: "loopback-reverse" },
+          endpoints: [{
+            dnsName: "3.0.0.127.in-addr.arpa",
+            recordType: "PTR",
+            targets: ["tablet-7.lan."],
+          }],
+        }),
+        object("ClientGroup", "tablets", {
+          clients: [{ hostname: "tablet-*.lan" }],
+        }),
+        object("Policy", "tablets", {
+          clientGroupRefs: ["tablets"],
+          blockListRefs: ["games"],
+          blockMode: "refused",
+        }),
         object("Policy", "kids", {
           clientGroupRefs: ["kids"],
           blockListRefs: ["kids-ads", "games", "starter"],
@@ -209,6 +234,20 @@ Deno.test("blocking answers two clients as their policies say, with lists inline
     assert.ok(
       JSON.stringify(stats.topBlockedDomains).includes("ads.lab.test."),
       JSON.stringify(stats),
+    );
+
+    // The tablet's host name comes from its PTR record, looked up in the
+    // background after its first query; then the tablets policy applies.
+    await eventually(
+      "the tablet is known by its host name",
+      async () =>
+        (await ask(port, "games.lab.test.", TABLET)).rcode === "REFUSED",
+      () => kudurru.output(),
+    );
+    assert.equal(
+      (await ask(port, "games.lab.test.", GROWN_UP)).rcode,
+      "NOERROR",
+      "only the tablet",
     );
 
     // Switched off from the CLI, cluster-wide through the Store; then on.

@@ -58,7 +58,7 @@ export interface QueryOptions {
   timeoutMs?: number;
   /**
    * The UDP source address, to query as another client: any of 127.0.0.0/8
-   * the test may bind (deno.json's test task allows 127.0.0.2).
+   * the test may bind (deno.json's test task allows 127.0.0.2 and .3).
    * @default the target address
    */
   from?: string;
