@@ -89,12 +89,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
 
     // The query log outlives the listeners: their last events get written.
     const querylog = config.querylog.enabled
-      ? createQueryLogWriter({
-        path: join(config.node.dataDir, QUERYLOG_DB_FILE),
-        node: config.node.name,
-        settings: config.querylog,
-        logger,
-      })
+      ? openQueryLog(config, logger)
       : undefined;
     let droppedInWorkers = 0;
     if (querylog) {
@@ -228,6 +223,28 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   } catch (err) {
     await stopAll();
     throw err;
+  }
+}
+
+/**
+ * The query-log writer, or none when querylog.db cannot be opened (a newer
+ * schema, a corrupt file): DNS must not stop over its log. Logged loudly.
+ */
+function openQueryLog(config: Config, logger: Logger) {
+  const path = join(config.node.dataDir, QUERYLOG_DB_FILE);
+  try {
+    return createQueryLogWriter({
+      path,
+      node: config.node.name,
+      settings: config.querylog,
+      logger,
+    });
+  } catch (err) {
+    logger.error("Cannot open the query log; serving without it", {
+      path,
+      error: err,
+    });
+    return undefined;
   }
 }
 
