@@ -21,5 +21,8 @@ export function countRules(text: string, format: ListFormat): SourceCounts {
     invalid: stats.invalid,
     unsupported: stats.unsupported,
     ...(stats.title ? { title: stats.title } : {}),
+    ...(stats.examples.length > 0
+      ? { examples: stats.examples.slice(0, 5).map((e) => e.slice(0, 512)) }
+      : {}),
   };
 }

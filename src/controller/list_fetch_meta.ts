@@ -16,6 +16,8 @@ export interface SourceCounts {
   invalid: number;
   unsupported: number;
   title?: string;
+  /** Up to 5 invalid or unsupported lines, as the parser describes them. */
+  examples?: string[];
 }
 
 export interface ListFileMeta {

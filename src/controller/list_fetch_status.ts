@@ -53,6 +53,7 @@ function withCounts(
     invalid: counts.invalid,
     unsupported: counts.unsupported,
     ...(counts.title !== undefined ? { title: counts.title } : {}),
+    ...(counts.examples !== undefined ? { examples: counts.examples } : {}),
   };
 }
 

@@ -32,6 +32,7 @@ const COUNTS: SourceCounts = {
   invalid: 1,
   unsupported: 2,
   title: "T",
+  examples: ["line 3: ex@mple: not a domain name"],
 };
 
 function facts(urls: Record<string, UrlKnowledge>): SourceFacts {
@@ -128,6 +129,7 @@ Deno.test("URL entries carry the copy's facts and the last error", () => {
     invalid: 1,
     unsupported: 2,
     title: "T",
+    examples: ["line 3: ex@mple: not a domain name"],
     error: "HTTP 503",
   }]);
 });

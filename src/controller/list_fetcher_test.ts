@@ -70,6 +70,10 @@ Deno.test("every source gets a status entry; bodies land atomically", async () =
       invalid: 1,
       unsupported: 1,
       title: "test list",
+      examples: [
+        "line 4: ||x.example^$third-party: the $third-party modifier is not supported",
+        "line 5: bad..name: not a valid domain name or IP address",
+      ],
       lastFetched: h.now().toISOString(),
     };
     // initialFetchDone resolves after the statuses are written.

@@ -93,6 +93,8 @@ export const listSourceStatusSchema = z.strictObject({
   invalid: z.number().int().min(0).optional(),
   /** Rules that parse but this version does not apply (ignored). */
   unsupported: z.number().int().min(0).optional(),
+  /** Up to 5 invalid or unsupported lines: "line 12: <text>: <why>". */
+  examples: z.array(z.string().max(512)).max(5).optional(),
   /** The list's "! Title:" line, when it has one. */
   title: z.string().optional(),
   /** The Last-Modified header of the fetched body, sent back as If-Modified-Since. */
