@@ -8,7 +8,10 @@ import { join } from "node:path";
 import type { Config } from "../config/schema.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Store } from "../store/store.ts";
-import { startListFetcher } from "../controller/list_fetcher.ts";
+import {
+  type ListFetcherOptions,
+  startListFetcher,
+} from "../controller/list_fetcher.ts";
 import { BlockingAssembler } from "../snapshot/blocking_assembler.ts";
 import { watchBlockingState } from "../blocking/blocking_state.ts";
 import { parseDuration } from "../config/duration.ts";
@@ -52,6 +55,8 @@ export async function startBlocking(opts: {
   config: Config;
   logger: Logger;
   onChange: () => void;
+  /** Overrides for the fetcher's timing (tests). */
+  fetcher?: Pick<ListFetcherOptions, "retryDelaysMs" | "timeoutMs">;
 }): Promise<BlockingWiring> {
   const { store, config } = opts;
   const logger = opts.logger.with({ component: "blocking" });
@@ -63,6 +68,7 @@ export async function startBlocking(opts: {
   };
   try {
     const fetcher = startListFetcher({
+      ...opts.fetcher,
       store,
       listsDir,
       logger,

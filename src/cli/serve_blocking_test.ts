@@ -1,0 +1,89 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { API_VERSION, type KObject } from "../api/v1alpha1/meta.ts";
+import { loadConfig } from "../config/load.ts";
+import { memoryLogger } from "../log/logger.ts";
+import { createMemoryStore } from "../store/memory/memory_store.ts";
+import { startBlocking } from "./serve_blocking.ts";
+
+/** A TCP port on loopback that nobody listens on (just closed). */
+function closedPort(): number {
+  const probe = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  probe.close();
+  return (probe.addr as Deno.NetAddr).port;
+}
+
+/** A BlockList whose only source is a loopback port nobody listens on. */
+function unreachableList(): KObject {
+  return {
+    apiVersion: API_VERSION,
+    kind: "BlockList",
+    metadata: { name: "remote", namespace: "home" },
+    spec: { sources: [{ url: `http://127.0.0.1:${closedPort()}/list.txt` }] },
+  } as KObject;
+}
+
+async function setup(initStrategy: string) {
+  const dir = await Deno.makeTempDir({ prefix: "kudurru-blocking-" });
+  const { config } = loadConfig({
+    env: {
+      KUDURRU_NODE__DATADIR: dir,
+      KUDURRU_BLOCKING__INITSTRATEGY: initStrategy,
+    },
+    isRoot: false,
+    hostname: "test",
+    cwd: dir,
+  });
+  const store = createMemoryStore();
+  await store.apply(unreachableList(), { manager: "api" });
+  return {
+    config,
+    store,
+    dir,
+    async [Symbol.asyncDispose]() {
+      await store.close();
+      await Deno.remove(dir, { recursive: true });
+    },
+  };
+}
+
+const quick = { retryDelaysMs: [], timeoutMs: 2_000 };
+
+Deno.test("blocking.initStrategy failOnError refuses to start when a list cannot load", async () => {
+  await using env = await setup("failOnError");
+  await assert.rejects(
+    startBlocking({
+      store: env.store,
+      config: env.config,
+      logger: memoryLogger(),
+      onChange: () => {},
+      fetcher: quick,
+    }),
+    /block lists failed to load \(blocking.initStrategy is failOnError\): http:\/\/127\.0\.0\.1/,
+  );
+});
+
+Deno.test("blocking.initStrategy blocking waits, then serves without the failed list", async () => {
+  await using env = await setup("blocking");
+  const logger = memoryLogger();
+  const wiring = await startBlocking({
+    store: env.store,
+    config: env.config,
+    logger,
+    onChange: () => {},
+    fetcher: quick,
+  });
+  try {
+    assert.ok(
+      logger.lines.some((l) => /failed to load; serving without/.test(l)),
+    );
+    const lists = wiring.assembler.current()?.lists ?? [];
+    assert.deepEqual(lists.map((l) => [l.key, l.ruleCount]), [[
+      "home/remote",
+      0,
+    ]]);
+    await Deno.stat(join(env.dir, "lists"));
+  } finally {
+    await wiring.stop();
+  }
+});
