@@ -7,6 +7,7 @@
  */
 
 import type { ParseContext } from "./context.ts";
+import { backtrackingRisk } from "./regex_safety.ts";
 
 /** Pi-hole's regex extensions: they change what a match does, which we cannot honour. */
 const PIHOLE_EXTENSION = /;(querytype|invert|reply)=?/;
@@ -56,6 +57,11 @@ export function regexRule(
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     ctx.invalid(`not a valid regular expression (${message.slice(0, 80)})`);
+    return;
+  }
+  const risk = backtrackingRisk(source);
+  if (risk !== null) {
+    ctx.invalid(risk);
     return;
   }
   ctx.regexes++;

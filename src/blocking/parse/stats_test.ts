@@ -109,3 +109,19 @@ Deno.test("the sink gets a fresh object per rule, safe to keep", () => {
     },
   ]);
 });
+
+Deno.test("a regex that could backtrack catastrophically is refused, the rest kept", () => {
+  const { rules, stats } = collect(
+    "^ads?[0-9]*\\.\n(a+)+$\n^([a-z0-9-]+\\.)+tracker\\.\n/(x*)*y/\n",
+    "regex",
+  );
+  assert.deepEqual(rules, [
+    "regex regex ^ads?[0-9]*\\.",
+    "regex regex ^([a-z0-9-]+\\.)+tracker\\.",
+  ]);
+  assert.equal(stats.invalid, 2);
+  assert.match(
+    stats.examples[0]!,
+    /^line 2: \(a\+\)\+\$: .*backtrack catastrophically/,
+  );
+});
