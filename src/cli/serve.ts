@@ -181,7 +181,18 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       onChange: () => refreshSnapshot(),
     });
     stops.push(() => blocking.stop());
-    health.register("lists", () => ({ ready: true }));
+    // blocking.allowDegraded: false makes a failed list cost readiness.
+    health.register("lists", () => {
+      if (config.blocking.allowDegraded) return { ready: true };
+      const failed = blocking.assembler.failedLists();
+      return failed.length === 0 ? { ready: true } : {
+        ready: false,
+        reason:
+          `block lists failed to load (blocking.allowDegraded is false): ${
+            failed.join("; ")
+          }`,
+      };
+    });
     let snapshotAt: number | undefined;
     metrics.readSnapshotTimeFrom(() => snapshotAt);
     health.register(

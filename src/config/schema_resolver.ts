@@ -142,7 +142,8 @@ export const blockingSchema = z.strictObject({
     help: "How often block lists are downloaded again",
   }),
   allowDegraded: flag(true, {
-    help: "Keep serving when some lists fail to load",
+    help:
+      "Stay ready when some lists fail to load (false: /healthz/ready fails until they load)",
   }),
   listsDir: text("", {
     help: "Cache of downloaded list bodies; <dataDir>/lists when empty",

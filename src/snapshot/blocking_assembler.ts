@@ -106,6 +106,22 @@ export class BlockingAssembler {
     return this.#current;
   }
 
+  /**
+   * BlockLists whose sources failed to load ("namespace/name: message"),
+   * from the Ready condition the list fetcher writes. They still serve
+   * their last good rules, if any.
+   */
+  failedLists(): string[] {
+    const failed: string[] = [];
+    for (const { object } of this.#lists.values()) {
+      const ready = object.status?.conditions?.find((c) => c.type === "Ready");
+      if (ready?.status === "False") {
+        failed.push(`${objectKey(object)}: ${ready.message ?? ready.reason}`);
+      }
+    }
+    return failed.sort();
+  }
+
   /** The temporary disable (`kudurru blocking disable`), epoch ms or none. */
   setDisabledUntil(until: number | undefined): void {
     if (until === this.#disabledUntil) return;

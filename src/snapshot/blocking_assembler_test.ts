@@ -91,3 +91,54 @@ Deno.test("BlockingAssembler builds lists, groups and policies and follows chang
     await store.close();
   }
 });
+
+Deno.test("BlockingAssembler names the lists whose Ready condition is False", async () => {
+  const store = createMemoryStore();
+  const applied = await store.apply(
+    object("BlockList", "remote", {
+      sources: [{ url: "https://lists.example/x.txt" }],
+    }),
+    API,
+  );
+  await store.apply(
+    object("BlockList", "fine", { sources: [{ inline: "a.example" }] }),
+    API,
+  );
+  const listsDir = await Deno.makeTempDir();
+  const assembler = new BlockingAssembler({
+    store,
+    listsDir,
+    settings: blockingSchema.parse({}),
+    logger: memoryLogger(),
+    onChange: () => {},
+    debounceMs: 5,
+  });
+  assembler.start();
+  try {
+    await finishWithin("the first build", assembler.synced);
+    assert.deepEqual(assembler.failedLists(), []);
+    await store.updateStatus({
+      ...applied,
+      status: {
+        conditions: [{
+          type: "Ready",
+          status: "False",
+          reason: "SourcesFailed",
+          message: "https://lists.example/x.txt: HTTP 503",
+          lastTransitionTime: "2030-01-01T00:00:00Z",
+        }],
+      },
+    });
+    await waitFor(
+      "the failure is seen",
+      () => assembler.failedLists().length === 1,
+    );
+    assert.deepEqual(assembler.failedLists(), [
+      "home/remote: https://lists.example/x.txt: HTTP 503",
+    ]);
+  } finally {
+    await finishWithin("the assembler's stop", assembler.stop());
+    await Deno.remove(listsDir, { recursive: true });
+    await store.close();
+  }
+});
