@@ -59,6 +59,12 @@ export class BlockingAssembler {
   #stopped = false;
   /** Warnings already logged, so a dangling reference is logged once. */
   #warned = new Set<string>();
+  /** The build in progress (compiles run in a worker). */
+  #building: Promise<void> | undefined;
+  /** A change arrived during the build in progress: build once more. */
+  #again = false;
+  /** The first build has begun; changes from now on schedule builds. */
+  #listed = false;
 
   constructor(opts: BlockingAssemblerOptions) {
     this.#opts = opts;
@@ -81,7 +87,9 @@ export class BlockingAssembler {
       this.#groups.synced,
       this.#policies.synced,
     ]).then(() => {
-      if (!this.#stopped) this.#rebuild();
+      if (this.#stopped) return;
+      this.#listed = true;
+      return this.#rebuild();
     });
   }
 
@@ -94,10 +102,12 @@ export class BlockingAssembler {
   async stop(): Promise<void> {
     this.#stopped = true;
     if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#cache.close(); // compiles in flight end at once
     await Promise.all([
       this.#lists.stop(),
       this.#groups.stop(),
       this.#policies.stop(),
+      this.#building,
     ]);
   }
 
@@ -133,22 +143,32 @@ export class BlockingAssembler {
     );
   }
 
-  /** Builds again now, e.g. after the fetcher wrote new bodies. */
-  rebuildNow(): void {
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
-    this.#timer = undefined;
-    this.#rebuild();
-  }
-
   #schedule(): void {
-    if (this.#stopped || this.#current === undefined) return;
+    if (this.#stopped || !this.#listed) return;
     this.#timer ??= setTimeout(() => {
       this.#timer = undefined;
       this.#rebuild();
     }, this.#opts.debounceMs ?? 100);
   }
 
-  #rebuild(): void {
+  /** Builds now, or once more right after the build in progress. */
+  #rebuild(): Promise<void> {
+    if (this.#building !== undefined) {
+      this.#again = true;
+      return this.#building;
+    }
+    this.#building = (async () => {
+      do {
+        this.#again = false;
+        await this.#build();
+      } while (this.#again && !this.#stopped);
+    })().catch((err) => {
+      this.#log.error("Building the blocking data failed", { error: err });
+    }).finally(() => this.#building = undefined);
+    return this.#building;
+  }
+
+  async #build(): Promise<void> {
     if (this.#stopped) return;
     const settings = this.#opts.settings;
     const lists = [];
@@ -157,12 +177,13 @@ export class BlockingAssembler {
     for (const { object, contentVersion } of this.#lists.values()) {
       const key = objectKey(object);
       live.add(key);
-      const compiled = this.#cache.compile(
+      const compiled = await this.#cache.compile(
         key,
         object,
         contentVersion,
         (source) => this.#bodyOf(source),
       );
+      if (compiled === undefined) continue; // stopping
       const response = object.spec?.response;
       lists.push(
         response
@@ -177,6 +198,7 @@ export class BlockingAssembler {
       );
       modes.set(key, object.spec?.mode ?? "block");
     }
+    if (this.#stopped) return;
     this.#cache.retain(live);
     const groups: ClientGroupData[] = [...this.#groups.values()].map((m) => ({
       key: objectKey(m.object),
@@ -211,7 +233,7 @@ export class BlockingAssembler {
   #bodyOf(source: ListSource): SourceBody | undefined {
     if (source.inline !== undefined) {
       const text = source.inline;
-      return { label: "inline", version: "inline", read: () => text };
+      return { label: "inline", version: "inline", text };
     }
     if (source.url === undefined) return undefined; // configMapRef: a seam
     const path = listFilePath(this.#opts.listsDir, source.url);
@@ -224,7 +246,7 @@ export class BlockingAssembler {
     return {
       label: source.url,
       version: `${info.mtime?.getTime() ?? 0}:${info.size}`,
-      read: () => Deno.readFileSync(path),
+      path,
     };
   }
 

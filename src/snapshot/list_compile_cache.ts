@@ -1,30 +1,31 @@
 /**
  * Compiles BlockList objects into CompiledListData, once per change that
- * matters. A list is looked at again only when its spec or one of its
+ * matters, in a Worker (compile_worker.ts) so the main thread stays
+ * responsive. A list is looked at again only when its spec or one of its
  * source bodies changed; then its rules are digested first, and compiled
  * only when the normalised rules differ from what is compiled (list bodies
  * change their header timestamps daily while their rules stay the same).
+ * The compiled tables are SharedArrayBuffers: the main thread and the
+ * listener workers share the worker's copy.
  */
 import type { BlockList, ListSource } from "../api/v1alpha1/blocklist.ts";
 import type { Logger } from "../log/logger.ts";
-import { decodeListBody, parseList } from "../blocking/parse/mod.ts";
-import {
-  createListCompiler,
-  createRuleDigest,
-} from "../blocking/matcher/mod.ts";
-import {
-  type CompiledListData,
-  NotAListError,
-  type RuleSink,
-} from "../blocking/types.ts";
+import type { CompiledListData } from "../blocking/types.ts";
+import type {
+  CompileJob,
+  CompileResult,
+  JobSource,
+} from "./list_compile_job.ts";
 
-/** A source body as read from the spec or the lists directory. */
+/** A source body as found in the spec or the lists directory. */
 export interface SourceBody {
   /** For log lines: the URL or "inline". */
   label: string;
   /** Changes whenever the body does (a digest, or mtime and size). */
   version: string;
-  read(): Uint8Array | string;
+  /** The text itself (inline sources) or the file holding it. */
+  text?: string;
+  path?: string;
 }
 
 /** Where the bodies of a list's sources come from. */
@@ -36,10 +37,16 @@ interface Compiled {
   data: CompiledListData;
 }
 
+const WORKER_URL = new URL("./compile_worker.ts", import.meta.url);
+
 /** Per-list memory of what was compiled, so unchanged lists cost nothing. */
 export class ListCompileCache {
   #byKey = new Map<string, Compiled>();
   #log: Logger;
+  #worker: Worker | undefined;
+  #pending = new Map<number, (result: CompileResult | undefined) => void>();
+  #nextId = 1;
+  #closed = false;
 
   constructor(logger: Logger) {
     this.#log = logger;
@@ -47,45 +54,57 @@ export class ListCompileCache {
 
   /**
    * The compiled form of `list` ("namespace/name" `key`), reusing the last
-   * compile when its inputs or its rules did not change.
+   * compile when its inputs or its rules did not change. Resolves to the
+   * last compile (or nothing) when the cache is closed meanwhile.
    */
-  compile(
+  async compile(
     key: string,
     list: BlockList,
     contentVersion: string,
     readBody: BodyReader,
-  ): CompiledListData {
+  ): Promise<CompiledListData | undefined> {
     const mode = list.spec?.mode ?? "block";
     const sources = (list.spec?.sources ?? []).filter((s) => s.enabled);
-    const bodies = sources.map((s) => ({ source: s, body: readBody(s) }));
-    const inputKey = [
-      contentVersion,
-      ...bodies.map((b) => b.body?.version ?? "-"),
-    ].join("|");
+    const bodies: JobSource[] = [];
+    const versions = [contentVersion];
+    for (const source of sources) {
+      const body = readBody(source);
+      versions.push(body?.version ?? "-");
+      if (body === undefined) continue;
+      bodies.push({
+        label: body.label,
+        format: source.format,
+        ...(body.text !== undefined && { text: body.text }),
+        ...(body.path !== undefined && { path: body.path }),
+      });
+    }
+    const inputKey = versions.join("|");
     const previous = this.#byKey.get(key);
     if (previous?.inputKey === inputKey) return previous.data;
 
     const meta = { key, name: list.metadata.name, mode };
-    if (previous !== undefined) {
-      // The digest covers the mode too.
-      const digest = createRuleDigest({ mode });
-      this.#feed(key, bodies, digest);
-      if (digest.digest() === previous.data.digest) {
-        const data = { ...previous.data, name: meta.name };
-        this.#byKey.set(key, { inputKey, data });
-        return data;
-      }
+    const result = await this.#run({
+      id: this.#nextId++,
+      meta,
+      sources: bodies,
+      ...(previous && { previousDigest: previous.data.digest }),
+    });
+    if (result === undefined) return previous?.data;
+    for (const warning of result.warnings) {
+      this.#log.warn(warning, { list: key });
     }
-    const compiler = createListCompiler(meta, {
-      warn: (message) => this.#log.warn(message, { list: key }),
-    });
-    this.#feed(key, bodies, compiler);
-    const data = compiler.finish();
+    let data: CompiledListData;
+    if ("unchanged" in result) {
+      // Same rules (the digest covers the mode): keep the shared tables.
+      data = { ...previous!.data, name: meta.name };
+    } else {
+      data = result.data;
+      this.#log.info("Compiled a block list", {
+        list: key,
+        rules: data.ruleCount,
+      });
+    }
     this.#byKey.set(key, { inputKey, data });
-    this.#log.info("Compiled a block list", {
-      list: key,
-      rules: data.ruleCount,
-    });
     return data;
   }
 
@@ -96,29 +115,43 @@ export class ListCompileCache {
     }
   }
 
-  #feed(
-    key: string,
-    bodies: { source: ListSource; body: SourceBody | undefined }[],
-    sink: RuleSink,
-  ): void {
-    for (const { source, body } of bodies) {
-      if (body === undefined) continue;
-      try {
-        const raw = body.read();
-        const text = typeof raw === "string" ? raw : decodeListBody(raw);
-        parseList(text, source.format, sink);
-      } catch (err) {
-        // A source that cannot be read or is not a list costs that source
-        // only; the fetcher keeps the last good body on disk.
-        const why = err instanceof NotAListError || err instanceof Error
-          ? err.message
-          : String(err);
-        this.#log.warn("Cannot use a block list source", {
-          list: key,
-          source: body.label,
-          error: why,
-        });
-      }
-    }
+  /** Ends the worker; compiles in flight resolve to their last result. */
+  close(): void {
+    this.#closed = true;
+    this.#worker?.terminate();
+    this.#worker = undefined;
+    for (const resolve of this.#pending.values()) resolve(undefined);
+    this.#pending.clear();
+  }
+
+  #run(job: CompileJob): Promise<CompileResult | undefined> {
+    if (this.#closed) return Promise.resolve(undefined);
+    const worker = this.#worker ??= this.#startWorker();
+    return new Promise((resolve) => {
+      this.#pending.set(job.id, resolve);
+      worker.postMessage(job);
+    });
+  }
+
+  #startWorker(): Worker {
+    const worker = new Worker(WORKER_URL, { type: "module" });
+    worker.onmessage = (event: MessageEvent<CompileResult>) => {
+      const resolve = this.#pending.get(event.data.id);
+      this.#pending.delete(event.data.id);
+      resolve?.(event.data);
+    };
+    worker.onerror = (event: ErrorEvent) => {
+      // A crashed compile must not take the server down: the lists keep
+      // their last compile, and the next change starts a new worker.
+      event.preventDefault();
+      this.#log.error("The block-list compiler failed", {
+        error: event.message,
+      });
+      worker.terminate();
+      if (this.#worker === worker) this.#worker = undefined;
+      for (const resolve of this.#pending.values()) resolve(undefined);
+      this.#pending.clear();
+    };
+    return worker;
   }
 }

@@ -20,34 +20,60 @@ function list(mode: "block" | "allow" = "block"): BlockList {
   } as BlockList;
 }
 
-/** Bodies by URL, with a version that changes whenever the text does. */
-function bodies(texts: Record<string, string>): BodyReader {
+/**
+ * Bodies by URL, written to files as the list fetcher would, with a version
+ * that changes whenever the text does.
+ */
+function bodies(dir: string, texts: Record<string, string>): BodyReader {
   return (source: ListSource) => {
     if (source.inline !== undefined) {
-      const text = source.inline;
-      return { label: "inline", version: "inline", read: () => text };
+      return { label: "inline", version: "inline", text: source.inline };
     }
     const text = texts[source.url ?? ""];
     if (text === undefined) return undefined;
-    return {
-      label: source.url!,
-      version: String(text.length) + text.slice(0, 20),
-      read: () => new TextEncoder().encode(text),
-    };
+    const path = `${dir}/${encodeURIComponent(source.url!)}`;
+    Deno.writeTextFileSync(path, text);
+    return { label: source.url!, version: text, path };
+  };
+}
+
+/** A compile cache and a directory for bodies; closed and removed after. */
+async function setup(logger = memoryLogger()) {
+  const dir = await Deno.makeTempDir({ prefix: "kudurru-compile-" });
+  const cache = new ListCompileCache(logger);
+  return {
+    dir,
+    cache,
+    logger,
+    async compile(
+      list: BlockList,
+      version: string,
+      texts: Record<string, string>,
+    ) {
+      const data = await cache.compile(
+        "home/ads",
+        list,
+        version,
+        bodies(dir, texts),
+      );
+      assert.ok(data, "compiled");
+      return data;
+    },
+    async [Symbol.asyncDispose]() {
+      cache.close();
+      await Deno.remove(dir, { recursive: true });
+    },
   };
 }
 
 const blocks = (data: Parameters<typeof openCompiledList>[0], name: string) =>
   openCompiledList(data).check(name)?.outcome === "matched";
 
-Deno.test("ListCompileCache compiles every enabled source of a list", () => {
-  const cache = new ListCompileCache(memoryLogger());
-  const data = cache.compile(
-    "home/ads",
-    list(),
-    "v1",
-    bodies({ "https://lists.example/ads.txt": "||ads.example^\n" }),
-  );
+Deno.test("ListCompileCache compiles every enabled source of a list, in its worker", async () => {
+  await using env = await setup();
+  const data = await env.compile(list(), "v1", {
+    "https://lists.example/ads.txt": "||ads.example^\n",
+  });
   assert.equal(data.key, "home/ads");
   assert.equal(data.ruleCount, 2);
   assert.ok(blocks(data, "x.ads.example."));
@@ -55,59 +81,51 @@ Deno.test("ListCompileCache compiles every enabled source of a list", () => {
   assert.ok(!blocks(data, "disabled.example."), "a disabled source counts not");
 });
 
-Deno.test("ListCompileCache reuses the compile when only comments changed, not when a rule did", () => {
-  const cache = new ListCompileCache(memoryLogger());
+Deno.test("ListCompileCache reuses the compile when only comments changed, not when a rule did", async () => {
+  await using env = await setup();
   const url = "https://lists.example/ads.txt";
-  const first = cache.compile(
-    "home/ads",
-    list(),
-    "v1",
-    bodies({ [url]: "! Last modified: Monday\n||ads.example^\n" }),
-  );
-  const unchanged = cache.compile(
-    "home/ads",
-    list(),
-    "v1",
-    bodies({ [url]: "! Last modified: Tuesday\n||ads.example^\n" }),
-  );
+  const first = await env.compile(list(), "v1", {
+    [url]: "! Last modified: Monday\n||ads.example^\n",
+  });
+  const unchanged = await env.compile(list(), "v1", {
+    [url]: "! Last modified: Tuesday\n||ads.example^\n",
+  });
   assert.equal(unchanged.data, first.data, "the same shared tables");
   assert.equal(unchanged.digest, first.digest);
-  const changed = cache.compile(
-    "home/ads",
-    list(),
-    "v1",
-    bodies({
-      [url]: "! Last modified: Wednesday\n||ads.example^\n||more.example^\n",
-    }),
-  );
+  const changed = await env.compile(list(), "v1", {
+    [url]: "! Last modified: Wednesday\n||ads.example^\n||more.example^\n",
+  });
   assert.notEqual(changed.digest, first.digest);
   assert.ok(blocks(changed, "more.example."));
-  const allow = cache.compile(
-    "home/ads",
-    list("allow"),
-    "v2",
-    bodies({
-      [url]: "! Last modified: Wednesday\n||ads.example^\n||more.example^\n",
-    }),
-  );
+  const allow = await env.compile(list("allow"), "v2", {
+    [url]: "! Last modified: Wednesday\n||ads.example^\n||more.example^\n",
+  });
   assert.equal(allow.mode, "allow", "the mode is part of the digest");
 });
 
-Deno.test("ListCompileCache skips a source that is not a list and keeps the rest", () => {
-  const logger = memoryLogger();
-  const cache = new ListCompileCache(logger);
-  const data = cache.compile(
-    "home/ads",
-    list(),
-    "v1",
-    bodies({
-      "https://lists.example/ads.txt": "<!doctype html><html>oops</html>",
-    }),
-  );
+Deno.test("ListCompileCache skips a source that is not a list and keeps the rest", async () => {
+  await using env = await setup();
+  const logger = env.logger;
+  const data = await env.compile(list(), "v1", {
+    "https://lists.example/ads.txt": "<!doctype html><html>oops</html>",
+  });
   assert.equal(data.ruleCount, 1, "the inline source only");
   assert.ok(blocks(data, "inline.example."));
   assert.ok(
-    logger.lines.some((l) => /Cannot use a block list source.*HTML/i.test(l)),
+    logger.lines.some((l) => /Cannot use block list source.*HTML/i.test(l)),
     logger.lines.join("\n"),
   );
+});
+
+Deno.test("ListCompileCache after close answers with the last compile and starts nothing", async () => {
+  await using env = await setup();
+  const first = await env.compile(list(), "v1", {});
+  env.cache.close();
+  const again = await env.cache.compile(
+    "home/ads",
+    list(),
+    "v2",
+    bodies(env.dir, {}),
+  );
+  assert.equal(again, first);
 });
