@@ -29,7 +29,7 @@ export interface FlushCacheRequest {
 }
 
 /** A name the flush accepts: 1-253 characters of a domain name. */
-const NAME_RE = /^[A-Za-z0-9_*.-]{1,253}$|^\.$/;
+const NAME_RE = /^[A-Za-z0-9_.-]{1,253}$/;
 
 /**
  * Listens on `<dataDir>/kudurru.sock`. A socket file left by a server that
