@@ -9,6 +9,7 @@
  */
 import type { Logger } from "../log/logger.ts";
 import type { Store } from "../store/store.ts";
+import { pause } from "../controller/pause.ts";
 
 /** The runtime key (Store.getRuntime/setRuntime) holding an ISO 8601 time. */
 export const BLOCKING_DISABLED_KEY = "blocking.disabledUntil";
@@ -110,20 +111,6 @@ export interface WatchBlockingStateOptions {
   logger: Logger;
   /** @default () => new Date() */
   now?: () => Date;
-}
-
-/** Resolves after ms, or at once when the signal aborts; leaves no timer behind. */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done);
-  });
 }
 
 /** Log a run of read failures on its first failure and then every this many. */

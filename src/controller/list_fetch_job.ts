@@ -14,7 +14,8 @@ import {
   downloadList,
   type DownloadResult,
 } from "./list_fetch_download.ts";
-import { type Limiter, pause } from "./list_fetch_limit.ts";
+import type { Limiter } from "./list_fetch_limit.ts";
+import { pause } from "./pause.ts";
 import {
   type ListFileMeta,
   readListMeta,

@@ -15,7 +15,7 @@ import {
   startListFetcher,
 } from "./list_fetcher.ts";
 import { TEMP_MARKER } from "./list_files.ts";
-import { pause } from "./list_fetch_limit.ts";
+import { pause } from "./pause.ts";
 
 export interface Route {
   body?: string | Uint8Array<ArrayBuffer>;

@@ -8,6 +8,7 @@
  */
 import { formatKey, keyOf, type KObject } from "../api/v1alpha1/meta.ts";
 import type { Logger } from "../log/logger.ts";
+import { pause } from "../controller/pause.ts";
 import { sameContent, type Store, type Watcher } from "../store/mod.ts";
 
 /** One mirrored object and the version of its content. */
@@ -47,20 +48,6 @@ export interface KindMirrorOptions<T extends KObject> {
   /** Called after the mirror has applied a change. */
   onChange: (change: MirrorChange<T>) => void;
   backoff?: Backoff;
-}
-
-/** Waits `ms` or until the signal aborts, whichever comes first. */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done, { once: true });
-  });
 }
 
 function sameObjectContent(a: KObject, b: KObject): boolean {
