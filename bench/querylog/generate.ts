@@ -1,19 +1,21 @@
 /**
  * Builds (once) the benchmark's 30-day database: `count` events of
- * synthetic traffic ending now, written by BatchStore.writeEncoded in
- * batches of 50,000, so the rows and rollups are exactly what the writer
- * would store. A sidecar `<path>.json` records what is in the file; a file
+ * synthetic traffic ending now, packed as a worker packs them and written
+ * by BatchStore.writeEvents in batches of 50,000, so the chunks and rollups
+ * are exactly what the writer would store. A sidecar `<path>.json` records what is in the file; a file
  * that matches is reused.
  */
 import { BatchStore } from "../../src/querylog/batch_store.ts";
 import { openQueryLogDb } from "../../src/querylog/db.ts";
 import { foldDomainMinutes } from "../../src/querylog/domain_hours.ts";
-import type { EncodedEvent } from "../../src/querylog/encode.ts";
+import { createEventFilter } from "../../src/querylog/event_filter.ts";
+import { querylogSchema } from "../../src/config/schema_resolver.ts";
+import { QueryEventPacker } from "../../src/pipeline/query_event_pack.ts";
 import {
-  BLOCKED_STATUSES,
-  UPSTREAM_ERROR_STATUSES,
-} from "../../src/querylog/encode.ts";
-import { seededRandom, syntheticTraffic } from "./synthetic_traffic.ts";
+  seededRandom,
+  syntheticEvent,
+  syntheticTraffic,
+} from "./synthetic_traffic.ts";
 import { print } from "./print.ts";
 
 const DAYS = 30;
@@ -72,51 +74,20 @@ export async function generateBigDb(
   const db = openQueryLogDb(path, { cacheKiB: 262_144 });
   try {
     const store = new BatchStore(db);
-    const enc = store.encoder;
+    const filter = createEventFilter(querylogSchema.parse({}));
     const traffic = syntheticTraffic(42);
-    const minute = Math.floor(end / 60_000);
-    const label = (kind: keyof typeof enc.labels, text: string) =>
-      enc.labels[kind].idOf(text, minute);
-    db.exec("BEGIN");
-    const nameIds = traffic.names.map((n) => enc.names.idOf(n, minute));
-    const clientIds = traffic.clients.map((c) => enc.clients.idOf(c, minute));
-    for (const d of enc.all()) d.writeBumps();
-    db.exec("COMMIT");
-    const node = label("node", "bench");
-    const groups = label("groups", "default/default");
     const random = seededRandom(99);
     let time = start;
-    let rows: EncodedEvent[] = [];
+    const packer = new QueryEventPacker(BATCH);
+    const write = () => {
+      const batch = packer.take();
+      store.writeEvents([{ batch, from: 0, to: batch.count }], filter, end);
+    };
     for (let i = 0; i < count; i++) {
       time += -Math.log(1 - random()) * meanGap;
-      const d = traffic.draw();
-      const m = Math.floor(time / 60_000);
-      rows.push({
-        time: Math.min(Math.floor(time), end - 1),
-        node,
-        client: clientIds[d.client]!,
-        port: d.port,
-        transport: label("transport", d.client % 7 === 0 ? "tcp" : "udp"),
-        qname: nameIds[d.name]!,
-        qtype: d.qtype,
-        qclass: 1,
-        rcode: d.rcode,
-        status: label("status", d.status),
-        stage: label("stage", d.stage),
-        upstream: d.upstream ? label("upstream", d.upstream) : null,
-        list: d.list ? label("list", d.list) : null,
-        rule: d.rule ? enc.labels.rule.idOf(d.rule, m) : null,
-        flags: d.client % 3 === 0 ? 1 : 0,
-        answer: d.answer === "" ? null : enc.answers.idOf(d.answer, m),
-        size: d.size,
-        durationUs: d.durationUs,
-        groups,
-        blocked: BLOCKED_STATUSES.has(d.status),
-        upstreamError: UPSTREAM_ERROR_STATUSES.has(d.status),
-      });
-      if (rows.length === BATCH) {
-        store.writeEncoded(rows, true, end);
-        rows = [];
+      packer.add(syntheticEvent(traffic, Math.min(Math.floor(time), end - 1)));
+      if (packer.count === BATCH) {
+        write();
         if ((i + 1) % 1_000_000 === 0) {
           print(
             `  generated ${(i + 1) / 1e6}M events in ${
@@ -126,8 +97,7 @@ export async function generateBigDb(
         }
       }
     }
-    if (rows.length > 0) store.writeEncoded(rows, true, end);
-    // What the writer's minute timer would have done by now.
+    if (packer.count > 0) write();
     while (await foldDomainMinutes(db, end) < Math.floor(end / 60_000) - 2) {
       // Up to 240 minutes per call.
     }

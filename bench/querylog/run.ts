@@ -17,12 +17,15 @@ import { parseArgs } from "node:util";
 import { DatabaseSync } from "node:sqlite";
 import { querylogSchema } from "../../src/config/schema_resolver.ts";
 import { createLogger } from "../../src/log/logger.ts";
-import type { QueryEvent } from "../../src/pipeline/query_event.ts";
+import {
+  EVENT_INTS,
+  packQueryEvents,
+} from "../../src/pipeline/query_event_pack.ts";
 import { createQueryLogWriter } from "../../src/querylog/writer.ts";
 import { openQueryLogDb } from "../../src/querylog/db.ts";
 import { generateBigDb } from "./generate.ts";
 import { runQueries } from "./queries.ts";
-import { syntheticTraffic } from "./synthetic_traffic.ts";
+import { syntheticEvent, syntheticTraffic } from "./synthetic_traffic.ts";
 import { print } from "./print.ts";
 
 const { values } = parseArgs({
@@ -37,6 +40,8 @@ const { values } = parseArgs({
 });
 
 const DAY = 86_400_000;
+/** Events per worker batch (a worker posts every 250 ms: 25k q/s). */
+const BATCH_EVENTS = 6_000;
 const mb = (bytes: number) => (bytes / 1e6).toFixed(1);
 
 /**
@@ -49,12 +54,25 @@ async function insertRate(n: number, gapMs: number, label: string) {
   try {
     const path = join(dir, "querylog.db");
     const start = Date.now() - n * gapMs;
-    // Made up front and reused with a new time (the queue never holds more
-    // than 40k, so an event is written before it comes round again): the
-    // producer's own cost (the workers', in kudurru) stays out of the
-    // measurement.
+    // Packed up front, as the workers hand them over: the producer's own
+    // cost (the workers', in kudurru) stays out of the measurement.
+    // Each batch is cloned the way a worker's message is, so its strings
+    // arrive as new strings the writer has to hash, as they do in kudurru.
     const traffic = syntheticTraffic(7);
-    const pool = Array.from({ length: 100_000 }, () => toEvent(traffic, 0));
+    const pool = Array.from(
+      { length: Math.ceil(n / BATCH_EVENTS) },
+      () => {
+        const batch = packQueryEvents(
+          Array.from(
+            { length: BATCH_EVENTS },
+            () => syntheticEvent(traffic, 0),
+          ),
+        );
+        return structuredClone(batch, {
+          transfer: [batch.times.buffer, batch.ints.buffer],
+        });
+      },
+    );
     const writer = createQueryLogWriter({
       path,
       node: "bench",
@@ -66,18 +84,23 @@ async function insertRate(n: number, gapMs: number, label: string) {
     const began = performance.now();
     const cpuBefore = process.cpuUsage();
     let produced = 0;
+    let b = 0;
     while (produced < n) {
       if (writer.stats().queued > 40_000) {
         await new Promise((r) => setTimeout(r, 0));
         continue;
       }
-      const chunk: QueryEvent[] = [];
-      for (let i = 0; i < 1000 && produced < n; i++, produced++) {
-        const event = pool[produced % pool.length]!;
-        event.time = start + produced * gapMs;
-        chunk.push(event);
-      }
-      writer.enqueue(chunk);
+      const batch = pool[b++ % pool.length]!;
+      const count = Math.min(batch.count, n - produced);
+      const times = new Float64Array(count);
+      for (let i = 0; i < count; i++) times[i] = start + (produced + i) * gapMs;
+      produced += count;
+      writer.enqueuePacked({
+        ...batch,
+        count,
+        times,
+        ints: batch.ints.subarray(0, count * EVENT_INTS),
+      });
     }
     await writer.flush();
     const seconds = (performance.now() - began) / 1000;
@@ -105,33 +128,6 @@ async function insertRate(n: number, gapMs: number, label: string) {
   }
 }
 
-function toEvent(traffic: ReturnType<typeof syntheticTraffic>, time: number) {
-  const d = traffic.draw();
-  const event: QueryEvent = {
-    time,
-    node: "bench",
-    clientAddress: traffic.clients[d.client]!,
-    clientPort: d.port,
-    transport: d.client % 7 === 0 ? "tcp" : "udp",
-    groups: ["default/default"],
-    qname: traffic.names[d.name]!,
-    qtype: d.qtype,
-    qclass: 1,
-    rcode: d.rcode,
-    status: d.status as QueryEvent["status"],
-    stage: d.stage as QueryEvent["stage"],
-    dnssecOk: d.client % 3 === 0,
-    authenticData: false,
-    answer: d.answer,
-    responseSize: d.size,
-    durationUs: d.durationUs,
-  };
-  if (d.upstream) event.upstream = d.upstream;
-  if (d.list) event.list = d.list;
-  if (d.rule) event.rule = d.rule;
-  return event;
-}
-
 /** Bytes per table and index (dbstat is not compiled in; pages by btree walk). */
 function tableSizes(path: string, events: number): void {
   const db = new DatabaseSync(path);
@@ -144,8 +140,9 @@ function tableSizes(path: string, events: number): void {
     const rows = (t: string) =>
       Number(db.prepare(`SELECT count(*) AS n FROM ${t}`).get()!.n);
     print(
-      `  pages ${pages} × ${pageSize} B (${free} free); rows: events ${events}, ` +
+      `  pages ${pages} × ${pageSize} B (${free} free); events ${events}, ` +
         [
+          "event_chunks",
           "names",
           "answers",
           "clients",

@@ -5,6 +5,7 @@
  * One `draw()` describes one query; the benchmark turns it into a
  * QueryEvent (through the writer) or directly into an events row.
  */
+import type { QueryEvent } from "../../src/pipeline/query_event.ts";
 
 /** mulberry32: small, fast, good enough for traffic shapes. */
 export function seededRandom(seed: number): () => number {
@@ -176,4 +177,32 @@ export function syntheticTraffic(
     };
   };
   return { names, clients, draw };
+}
+
+/** One draw of `traffic` as the QueryEvent a worker would record at `time`. */
+export function syntheticEvent(traffic: Traffic, time: number): QueryEvent {
+  const d = traffic.draw();
+  const event: QueryEvent = {
+    time,
+    node: "bench",
+    clientAddress: traffic.clients[d.client]!,
+    clientPort: d.port,
+    transport: d.client % 7 === 0 ? "tcp" : "udp",
+    groups: ["default/default"],
+    qname: traffic.names[d.name]!,
+    qtype: d.qtype,
+    qclass: 1,
+    rcode: d.rcode,
+    status: d.status as QueryEvent["status"],
+    stage: d.stage as QueryEvent["stage"],
+    dnssecOk: d.client % 3 === 0,
+    authenticData: false,
+    answer: d.answer,
+    responseSize: d.size,
+    durationUs: d.durationUs,
+  };
+  if (d.upstream) event.upstream = d.upstream;
+  if (d.list) event.list = d.list;
+  if (d.rule) event.rule = d.rule;
+  return event;
 }

@@ -107,8 +107,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       logger: logger.with({ component: "listeners" }),
       onCounters: (deltas, from) => metrics.record(deltas, from),
       ...(querylog && {
-        onEvents: (events, dropped) => {
-          querylog.enqueue(events);
+        onEvents: (batch, dropped) => {
+          querylog.enqueuePacked(batch);
           droppedInWorkers += dropped;
         },
       }),

@@ -61,7 +61,7 @@ export type HandlerFactory = (
 /** The worker global scope, typed narrowly (Deno types `self` as a window). */
 interface WorkerScope {
   onmessage: ((event: MessageEvent<WorkerRequest>) => void) | null;
-  postMessage(message: WorkerReply): void;
+  postMessage(message: WorkerReply, transfer?: Transferable[]): void;
 }
 
 type Server = { stop(): Promise<void>; readonly addr: Deno.NetAddr };
@@ -69,7 +69,11 @@ type Server = { stop(): Promise<void>; readonly addr: Deno.NetAddr };
 /** Installs the message handler of a listener worker. */
 export function runListenerWorker(createHandler: HandlerFactory): void {
   const scope = globalThis as unknown as WorkerScope;
-  const post = (reply: WorkerReply) => scope.postMessage(reply);
+  /** Posts `reply`; the buffers in `transfer` move to the main thread (no copy). */
+  const post = (reply: WorkerReply, transfer?: Transferable[]) =>
+    transfer === undefined
+      ? scope.postMessage(reply)
+      : scope.postMessage(reply, transfer);
   const counters = emptySocketCounters();
   let handler: CountingQueryHandler | null = null;
   let server: Server | null = null;
@@ -100,16 +104,23 @@ export function runListenerWorker(createHandler: HandlerFactory): void {
     if (!quiet) post({ type: "counters", deltas });
   }
 
-  /** Hands the query events over; a batch that fails to drain is lost, not fatal. */
+  /**
+   * Hands the query events over, their typed arrays transferred rather
+   * than cloned (a clone cost ~0.8 µs per event on this thread). A batch
+   * that fails to drain or post is lost, not fatal.
+   */
   function postEvents() {
-    let batch;
     try {
-      batch = handler?.drainEvents?.();
+      const batch = handler?.drainEvents?.();
+      if (!batch || (batch.events.count === 0 && batch.dropped === 0)) return;
+      const { events, dropped } = batch;
+      // Plain ArrayBuffers of their own (QueryEventPacker.take slices).
+      post({ type: "events", events, dropped }, [
+        events.times.buffer as ArrayBuffer,
+        events.ints.buffer as ArrayBuffer,
+      ]);
     } catch {
-      return;
-    }
-    if (batch && (batch.events.length > 0 || batch.dropped > 0)) {
-      post({ type: "events", events: batch.events, dropped: batch.dropped });
+      // Nothing to do: the events are gone, the worker keeps answering.
     }
   }
 

@@ -2,8 +2,10 @@
  * The main thread's side of one listener Worker: start it, wait for `ready`
  * or `bind-error`, post snapshots, stop it gracefully and terminate it.
  */
-import type { QueryEvent } from "../pipeline/query_event.ts";
-import { unpackQueryEvents } from "../pipeline/query_event_pack.ts";
+import {
+  isPackedQueryEvents,
+  type PackedQueryEvents,
+} from "../pipeline/query_event_pack.ts";
 import type { Transport } from "../pipeline/handler.ts";
 import type { Snapshot } from "../pipeline/snapshot.ts";
 import type { Logger } from "../log/logger.ts";
@@ -50,7 +52,12 @@ export interface ListenerWorkerOptions {
   logger: Logger;
   stopTimeoutMs: number;
   onCounters?: (deltas: CounterDeltas, from: BoundAddress) => void;
-  onEvents?: (events: QueryEvent[], dropped: number) => void;
+  /**
+   * The worker's query events as they came (packed; see
+   * query_event_pack.ts), and how many it dropped. Batches of the wrong
+   * shape are ignored (logged once), never passed on.
+   */
+  onEvents?: (events: PackedQueryEvents, dropped: number) => void;
 }
 
 /** Starts one Worker and resolves once its socket is bound. */
@@ -78,6 +85,7 @@ export function startListenerWorker(
   /** Flushes waiting for the worker's answer, by request id. */
   const flushes = new Map<number, (removed: number) => void>();
   let nextFlushId = 1;
+  let malformedEventBatches = 0;
 
   const terminate = (cache: SerializedEntry[] = []) => {
     if (terminated) return;
@@ -162,7 +170,18 @@ export function startListenerWorker(
         if (bound) opts.onCounters?.(msg.deltas, bound);
         return;
       case "events":
-        opts.onEvents?.(unpackQueryEvents(msg.events), msg.dropped);
+        if (isPackedQueryEvents(msg.events)) {
+          const dropped = Number.isSafeInteger(msg.dropped) && msg.dropped > 0
+            ? msg.dropped
+            : 0;
+          opts.onEvents?.(msg.events, dropped);
+        } else if (malformedEventBatches++ === 0) {
+          // A bug in the worker, not bad input: worth one line, not one a batch.
+          opts.logger.warn("listener worker posted malformed query events", {
+            address: opts.configured,
+            transport,
+          });
+        }
         return;
       case "cache-flushed":
         flushes.get(msg.id)?.(msg.removed);

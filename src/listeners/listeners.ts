@@ -3,7 +3,7 @@
  * its own socket and its own pipeline (ARCHITECTURE.md §3). The main thread
  * only starts, feeds snapshots to, and stops them.
  */
-import type { QueryEvent } from "../pipeline/query_event.ts";
+import type { PackedQueryEvents } from "../pipeline/query_event_pack.ts";
 import type { Transport } from "../pipeline/handler.ts";
 import type { Snapshot } from "../pipeline/snapshot.ts";
 import type { Logger } from "../log/logger.ts";
@@ -44,10 +44,11 @@ export interface DnsListenersOptions {
   /** Called about once a second per worker with what it counted. */
   onCounters?: (deltas: CounterDeltas, from: BoundAddress) => void;
   /**
-   * Called about every 250 ms per worker with its query events (and how
-   * many it dropped). Without it workers record no events.
+   * Called about every 250 ms per worker with its query events, packed
+   * (`unpackQueryEvents` gives them as objects), and how many it dropped.
+   * Without it workers record no events.
    */
-  onEvents?: (events: QueryEvent[], dropped: number) => void;
+  onEvents?: (events: PackedQueryEvents, dropped: number) => void;
   /** Most UDP queries in flight per socket. @default 1000 */
   udpMaxInFlight?: number;
   /** How long a graceful stop may take before the worker is terminated. @default 10000 */

@@ -1,6 +1,7 @@
 /**
  * The messages between the main thread (listeners.ts) and a listener Worker
- * (worker_entry.ts). Plain data: they cross by structured clone.
+ * (worker_entry.ts). Plain data: they cross by structured clone, except
+ * the typed arrays of an `events` batch, which are transferred.
  */
 import type { Transport } from "../pipeline/handler.ts";
 import type { Snapshot } from "../pipeline/snapshot.ts";
@@ -93,7 +94,8 @@ export type WorkerReply =
   | { type: "counters"; deltas: CounterDeltas }
   /**
    * Query events since the previous post (about every 250 ms), and how many
-   * were dropped because the worker's buffer was full.
+   * were dropped because the worker's buffer was full. `events.times` and
+   * `events.ints` are transferred (the worker keeps no view of them).
    */
   | { type: "events"; events: PackedQueryEvents; dropped: number }
   /** The answer to `flush-cache` `id`: how many entries went. */

@@ -4,14 +4,15 @@
  * whole batch is in the file or none of it is.
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import type { QueryEvent } from "../pipeline/query_event.ts";
+import type { PackedQueryEvents } from "../pipeline/query_event_pack.ts";
 import { rollback } from "../store/sqlite/sqlite_schema.ts";
+import { COLUMNS } from "./chunk_codec.ts";
 import {
   type DictionaryCacheSizes,
-  type EncodedEvent,
+  EncodedRows,
   EventEncoder,
-  InvalidEventError,
 } from "./encode.ts";
+import { EventChunks } from "./event_chunks.ts";
 import type { EventFilter } from "./event_filter.ts";
 import { readDomainHoursThrough } from "./domain_hours.ts";
 import {
@@ -20,7 +21,6 @@ import {
   prepareRollupStatements,
   type RollupStatements,
 } from "./rollups.ts";
-import { MultiRowInsert } from "./multi_row_insert.ts";
 import { DOMAIN_MINUTES_RETENTION_MS } from "./settings.ts";
 
 /** What one batch did. */
@@ -35,10 +35,17 @@ export interface BatchResult {
   lastInvalid?: string;
 }
 
+/** Events [from, to) of a packed batch. */
+export interface BatchSlice {
+  batch: PackedQueryEvents;
+  from: number;
+  to: number;
+}
+
 export class BatchStore {
   readonly encoder: EventEncoder;
+  readonly chunks: EventChunks;
   readonly #db: DatabaseSync;
-  readonly #insert: MultiRowInsert;
   readonly #saveNextId: StatementSync;
   readonly #rollups: RollupStatements;
   #nextId: number;
@@ -46,13 +53,7 @@ export class BatchStore {
   constructor(db: DatabaseSync, cacheSizes?: DictionaryCacheSizes) {
     this.#db = db;
     this.encoder = new EventEncoder(db, cacheSizes);
-    this.#insert = new MultiRowInsert(
-      db,
-      `INSERT INTO events (id, time, node, client, port, transport, qname,
-         qtype, qclass, rcode, status, stage, upstream, list, rule, flags,
-         answer, size, duration_us, groups) VALUES`,
-      20,
-    );
+    this.chunks = new EventChunks(db);
     this.#saveNextId = db.prepare(
       "UPDATE meta SET value = ? WHERE key = 'next_event_id'",
     );
@@ -61,88 +62,58 @@ export class BatchStore {
   }
 
   /**
-   * Filters, encodes and stores `events` (in time order) with their
-   * rollups, in one transaction. Bad events are counted, not thrown.
+   * Filters, encodes and stores the events of `slices` with their rollups,
+   * in one transaction. Bad events are counted, not thrown.
    *
    * @throws the SQLite error that rolled the batch back (nothing written)
    */
   writeEvents(
-    events: readonly QueryEvent[],
+    slices: readonly BatchSlice[],
     filter: EventFilter,
     now: number,
   ): BatchResult {
     const result: BatchResult = { written: 0, excluded: 0, invalid: 0 };
+    const total = slices.reduce((n, s) => n + s.to - s.from, 0);
     this.#transaction(() => {
-      const rows: EncodedEvent[] = [];
-      for (const event of events) {
-        try {
-          if (filter.excludes(event)) {
-            result.excluded++;
-            continue;
-          }
-          rows.push(this.encoder.encode(event, filter));
-        } catch (err) {
-          if (!(err instanceof InvalidEventError || err instanceof TypeError)) {
-            throw err;
-          }
-          result.invalid++;
-          result.lastInvalid = err.message;
+      const rows = new EncodedRows(total);
+      for (const { batch, from, to } of slices) {
+        const counts = this.encoder.encode(batch, from, to, filter, rows);
+        result.excluded += counts.excluded;
+        result.invalid += counts.invalid;
+        if (counts.lastInvalid !== undefined) {
+          result.lastInvalid = counts.lastInvalid;
         }
       }
       this.#store(rows, filter.privacy !== "none", now);
-      result.written = rows.length;
+      result.written = rows.count;
     });
     return result;
   }
 
-  /**
-   * Stores rows encoded elsewhere (the benchmark's generator) exactly as
-   * writeEvents would, in one transaction.
-   */
-  writeEncoded(rows: EncodedEvent[], storeEvents: boolean, now: number): void {
-    this.#transaction(() => this.#store(rows, storeEvents, now));
-  }
-
-  #store(rows: EncodedEvent[], storeEvents: boolean, now: number): void {
+  #store(encoded: EncodedRows, storeEvents: boolean, now: number): void {
     // Time order makes ids follow time almost everywhere, which keeps the
     // id range of each minute tight.
-    rows.sort((a, b) => a.time - b.time);
+    encoded.sortByTime();
     const rollups = new BatchRollups({
       perClientAndDomain: storeEvents,
       oldestDomainMinute: oldestDomainMinute(now, DOMAIN_MINUTES_RETENTION_MS),
       // Read in this transaction: the fold may have moved since the last batch.
       domainHoursThrough: readDomainHoursThrough(this.#db),
     });
-    for (const e of rows) {
-      let id: number | undefined;
-      if (storeEvents) {
-        id = this.#nextId++;
-        this.#insert.add(
-          id,
-          e.time,
-          e.node,
-          e.client,
-          e.port,
-          e.transport,
-          e.qname,
-          e.qtype,
-          e.qclass,
-          e.rcode,
-          e.status,
-          e.stage,
-          e.upstream,
-          e.list,
-          e.rule,
-          e.flags,
-          e.answer,
-          e.size,
-          e.durationUs,
-          e.groups,
-        );
-      }
-      rollups.add(e, id);
+    const { rows, kinds, count } = encoded;
+    const firstId = this.#nextId;
+    for (let i = 0; i < count; i++) {
+      rollups.add(
+        rows,
+        i * COLUMNS,
+        kinds[i]!,
+        storeEvents ? firstId + i : undefined,
+      );
     }
-    this.#insert.flush();
+    if (storeEvents && count > 0) {
+      this.chunks.append(firstId, rows, count);
+      this.#nextId += count;
+    }
     rollups.write(this.#rollups);
     for (const dictionary of this.encoder.all()) dictionary.writeBumps();
     this.#saveNextId.run(String(this.#nextId));
@@ -156,7 +127,6 @@ export class BatchStore {
       this.#db.exec("COMMIT");
     } catch (err) {
       rollback(this.#db);
-      this.#insert.clear();
       for (const insert of Object.values(this.#rollups)) insert.clear();
       // Ids cached during the batch may name rows that were rolled back.
       for (const dictionary of this.encoder.all()) dictionary.reset();
@@ -169,7 +139,7 @@ export class BatchStore {
     const saved = this.#db.prepare(
       "SELECT value FROM meta WHERE key = 'next_event_id'",
     ).get();
-    const max = this.#db.prepare("SELECT max(id) AS id FROM events").get();
-    return Math.max(Number(saved?.value ?? 1), Number(max?.id ?? 0) + 1);
+    const newest = this.chunks.newestId() ?? 0;
+    return Math.max(Number(saved?.value ?? 1), newest + 1);
   }
 }

@@ -1,18 +1,25 @@
 /**
- * QueryEvent → the integers of one events row: every string goes through a
- * dictionary, enums through the labels table, the DO/AD bits into `flags`.
- * Runs inside the writer's batch transaction (new dictionary rows belong to
- * the batch that needed them).
+ * Packed events (a worker's batch) → stored rows (chunk_codec.ts columns):
+ * every string through its dictionary, enums through the labels table.
+ * A batch carries each distinct string once, so each is filtered and
+ * looked up once per batch; per event only integers move. Runs inside the
+ * writer's batch transaction (new dictionary rows belong to the batch that
+ * needed them).
  */
 import type { DatabaseSync } from "node:sqlite";
-import type { QueryEvent } from "../pipeline/query_event.ts";
+import {
+  EV,
+  EVENT_INTS,
+  FLAG_AD,
+  FLAG_DO,
+  type PackedQueryEvents,
+} from "../pipeline/query_event_pack.ts";
+import { C, COLUMNS } from "./chunk_codec.ts";
 import { Dictionary, type DictionaryTable } from "./dictionary.ts";
 import type { EventFilter } from "./event_filter.ts";
 import { minuteOf } from "./settings.ts";
 
-/** `flags` bits. */
-export const FLAG_DO = 1;
-export const FLAG_AD = 2;
+export { FLAG_AD, FLAG_DO };
 
 /** Statuses the rollups count as blocked. */
 export const BLOCKED_STATUSES: ReadonlySet<string> = new Set([
@@ -25,38 +32,9 @@ export const UPSTREAM_ERROR_STATUSES: ReadonlySet<string> = new Set([
   "timeout_upstream",
 ]);
 
-/** One event as integers (dictionary ids), plus what the rollups need. */
-export interface EncodedEvent {
-  time: number;
-  node: number;
-  client: number;
-  port: number;
-  transport: number;
-  qname: number;
-  qtype: number;
-  qclass: number;
-  rcode: number;
-  status: number;
-  stage: number;
-  upstream: number | null;
-  list: number | null;
-  rule: number | null;
-  flags: number;
-  answer: number | null;
-  size: number;
-  durationUs: number;
-  groups: number | null;
-  blocked: boolean;
-  upstreamError: boolean;
-}
-
-/** An event the writer cannot store (counted, never thrown out of enqueue). */
-export class InvalidEventError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "InvalidEventError";
-  }
-}
+/** `EncodedRows.kinds` bits. */
+export const KIND_BLOCKED = 1;
+export const KIND_UPSTREAM_ERROR = 2;
 
 /** How many strings each dictionary keeps in memory. */
 export interface DictionaryCacheSizes {
@@ -85,6 +63,100 @@ const LABEL_KINDS = [
 ] as const;
 export type LabelKind = typeof LABEL_KINDS[number];
 
+/** Rows encoded so far (row-major, chunk_codec columns) and their kinds. */
+export class EncodedRows {
+  rows: Float64Array;
+  /** KIND_* bits per row, for the rollups. */
+  kinds: Uint8Array;
+  count = 0;
+
+  constructor(capacity = 1024) {
+    this.rows = new Float64Array(Math.max(1, capacity) * COLUMNS);
+    this.kinds = new Uint8Array(Math.max(1, capacity));
+  }
+
+  /** Drops the row pushed last. */
+  pop(): void {
+    this.count--;
+  }
+
+  /** Room for one more row; returns its offset in `rows`. */
+  push(kinds: number): number {
+    if (this.count === this.kinds.length) {
+      const rows = new Float64Array(this.rows.length * 2);
+      rows.set(this.rows);
+      const k = new Uint8Array(this.kinds.length * 2);
+      k.set(this.kinds);
+      this.rows = rows;
+      this.kinds = k;
+    }
+    this.kinds[this.count] = kinds;
+    return this.count++ * COLUMNS;
+  }
+
+  /** Reorders the rows by time (stable); a no-op when they already are. */
+  sortByTime(): void {
+    const { rows, count } = this;
+    let sorted = true;
+    for (let i = 1; i < count && sorted; i++) {
+      sorted = rows[(i - 1) * COLUMNS + C.time]! <= rows[i * COLUMNS + C.time]!;
+    }
+    if (sorted) return;
+    const order = Array.from({ length: count }, (_, i) => i);
+    order.sort((a, b) =>
+      rows[a * COLUMNS + C.time]! - rows[b * COLUMNS + C.time]! || a - b
+    );
+    const nextRows = new Float64Array(rows.length);
+    const nextKinds = new Uint8Array(this.kinds.length);
+    order.forEach((from, to) => {
+      nextRows.set(
+        rows.subarray(from * COLUMNS, (from + 1) * COLUMNS),
+        to * COLUMNS,
+      );
+      nextKinds[to] = this.kinds[from]!;
+    });
+    this.rows = nextRows;
+    this.kinds = nextKinds;
+  }
+}
+
+/** What encoding a stretch of a batch left out. */
+export interface EncodeCounts {
+  excluded: number;
+  invalid: number;
+  /** Why the last invalid event was refused. */
+  lastInvalid?: string;
+}
+
+/** Each string field of a packed event and the column its id goes to. */
+const STRING_FIELDS = [
+  [EV.node, C.node],
+  [EV.client, C.client],
+  [EV.transport, C.transport],
+  [EV.groups, C.groups],
+  [EV.qname, C.qname],
+  [EV.status, C.status],
+  [EV.stage, C.stage],
+  [EV.upstream, C.upstream],
+  [EV.list, C.list],
+  [EV.rule, C.rule],
+  [EV.answer, C.answer],
+] as const;
+type Role = typeof STRING_FIELDS[number][0];
+/** What privacy "none" still needs (per-status and per-upstream counters). */
+const STRING_FIELDS_WITHOUT_EVENTS = STRING_FIELDS.filter(([role]) =>
+  role === EV.status || role === EV.stage || role === EV.upstream
+);
+const OPTIONAL: ReadonlySet<number> = new Set([EV.upstream, EV.list, EV.rule]);
+const UNRESOLVED = -1;
+/** A string index that names no string: the event is invalid. */
+const INVALID = -2;
+
+function kindsOf(status: string): number {
+  return (BLOCKED_STATUSES.has(status) ? KIND_BLOCKED : 0) |
+    (UPSTREAM_ERROR_STATUSES.has(status) ? KIND_UPSTREAM_ERROR : 0);
+}
+
 /** The dictionaries of one connection, and the encoding that uses them. */
 export class EventEncoder {
   readonly names: Dictionary;
@@ -104,71 +176,106 @@ export class EventEncoder {
   }
 
   /**
-   * The row for `event` under `filter`'s privacy mode; with privacy "none"
-   * only status, stage and upstream are looked up (no row is written).
-   *
-   * @throws {InvalidEventError} when a required field is missing or not the type QueryEvent says
+   * Appends events [from, to) of `batch` that `filter` keeps to `out`.
+   * Under privacy "none" only time, status, stage, upstream and duration
+   * are filled in (no row is stored; the rollups still count them).
    */
-  encode(event: QueryEvent, filter: EventFilter): EncodedEvent {
-    const time = event.time;
-    if (typeof time !== "number" || !Number.isFinite(time)) {
-      throw new InvalidEventError("time is not a finite number");
+  encode(
+    batch: PackedQueryEvents,
+    from: number,
+    to: number,
+    filter: EventFilter,
+    out: EncodedRows,
+  ): EncodeCounts {
+    const counts: EncodeCounts = { excluded: 0, invalid: 0 };
+    const { times, ints, strings } = batch;
+    let newest = -Infinity;
+    for (let i = from; i < to; i++) {
+      if (times[i]! > newest) newest = times[i]!;
     }
-    const minute = minuteOf(time);
-    const status = text(event.status, "status");
-    const label = (kind: LabelKind, value: string) =>
-      this.labels[kind].idOf(value, minute);
-    const optional = (kind: LabelKind, value: string | undefined) =>
-      typeof value === "string" && value !== "" ? label(kind, value) : null;
-    const upstream = optional("upstream", event.upstream);
-    const statusId = label("status", status);
-    const stage = label("stage", text(event.stage, "stage"));
-    const blocked = BLOCKED_STATUSES.has(status);
-    const upstreamError = UPSTREAM_ERROR_STATUSES.has(status);
-    const durationUs = int(event.durationUs);
-    if (filter.privacy === "none") {
-      return {
-        ...EMPTY_ROW,
-        time,
-        status: statusId,
-        stage,
-        upstream,
-        durationUs,
-        blocked,
-        upstreamError,
-      };
+    // Every lookup of the batch is stamped with its newest minute: the
+    // dictionaries' last_used may run ahead of real use, never behind.
+    const minute = minuteOf(Number.isFinite(newest) ? newest : 0);
+    const storeAll = filter.privacy !== "none";
+    const fields = storeAll ? STRING_FIELDS : STRING_FIELDS_WITHOUT_EVENTS;
+    // Per role, string index → stored id, resolved on first use.
+    const ids: Int32Array[] = [];
+    for (const [role] of fields) {
+      ids[role] = new Int32Array(strings.length).fill(UNRESOLVED);
     }
-    const qname = text(event.qname, "qname");
-    const address = text(event.clientAddress, "clientAddress");
-    return {
-      time,
-      node: label("node", text(event.node, "node")),
-      client: this.clients.idOf(filter.clientText(address), minute),
-      port: filter.port(int(event.clientPort)),
-      transport: label("transport", text(event.transport, "transport")),
-      qname: this.names.idOf(filter.qnameText(qname), minute),
-      qtype: int(event.qtype),
-      qclass: int(event.qclass),
-      rcode: int(event.rcode),
-      status: statusId,
-      stage,
-      upstream,
-      list: optional("list", event.list),
-      rule: optional("rule", event.rule),
-      flags: (event.dnssecOk === true ? FLAG_DO : 0) |
-        (event.authenticData === true ? FLAG_AD : 0),
-      answer: typeof event.answer === "string" &&
-          filter.answerText(event.answer) !== ""
-        ? this.answers.idOf(filter.answerText(event.answer), minute)
-        : null,
-      size: int(event.responseSize),
-      durationUs,
-      groups: Array.isArray(event.groups) && event.groups.length > 0
-        ? label("groups", event.groups.join(","))
-        : null,
-      blocked,
-      upstreamError,
+    const statusKinds = new Uint8Array(strings.length);
+    const idOf = (role: Role, index: number): number => {
+      if (index === -1 && OPTIONAL.has(role)) return 0;
+      const table = ids[role]!;
+      if (index < 0 || index >= table.length) return INVALID;
+      let id = table[index]!;
+      if (id === UNRESOLVED) {
+        const text = strings[index];
+        if (typeof text !== "string") return INVALID;
+        id = this.#resolve(role, text, filter, minute);
+        if (role === EV.status) statusKinds[index] = kindsOf(text);
+        table[index] = id;
+      }
+      return id;
     };
+    const nameExcluded = filter.excludesNames
+      ? new Int8Array(strings.length)
+      : undefined;
+    const clientExcluded = filter.excludesClients
+      ? new Map<number, boolean>()
+      : undefined;
+
+    for (let i = from; i < to; i++) {
+      const at = i * EVENT_INTS;
+      const time = times[i]!;
+      if (!Number.isFinite(time)) {
+        counts.invalid++;
+        counts.lastInvalid = "time is not a finite number";
+        continue;
+      }
+      if (
+        (nameExcluded !== undefined &&
+          this.#nameExcluded(
+            batch,
+            ints[at + EV.qname]!,
+            filter,
+            nameExcluded,
+          )) ||
+        (clientExcluded !== undefined &&
+          this.#clientExcluded(batch, at, filter, clientExcluded))
+      ) {
+        counts.excluded++;
+        continue;
+      }
+      const row = out.push(0);
+      const r = out.rows;
+      let invalid = false;
+      for (const [role, column] of fields) {
+        const id = idOf(role, ints[at + role]!);
+        if (id === INVALID) invalid = true;
+        r[row + column] = id;
+      }
+      if (invalid) {
+        out.pop();
+        counts.invalid++;
+        counts.lastInvalid = "a string field names no string of its batch";
+        continue;
+      }
+      out.kinds[out.count - 1] = statusKinds[ints[at + EV.status]!]!;
+      r[row + C.time] = Math.floor(time);
+      r[row + C.durationUs] = Math.max(0, ints[at + EV.durationUs]!);
+      if (!storeAll) {
+        for (const c of ZEROED_WITHOUT_EVENTS) r[row + c] = 0;
+        continue;
+      }
+      r[row + C.port] = filter.port(ints[at + EV.port]!);
+      r[row + C.qtype] = ints[at + EV.qtype]!;
+      r[row + C.qclass] = ints[at + EV.qclass]!;
+      r[row + C.rcode] = ints[at + EV.rcode]!;
+      r[row + C.flags] = ints[at + EV.flags]! & (FLAG_DO | FLAG_AD);
+      r[row + C.size] = ints[at + EV.size]!;
+    }
+    return counts;
   }
 
   /** Every dictionary, for bumps and resets. */
@@ -180,42 +287,96 @@ export class EventEncoder {
       ...Object.values(this.labels),
     ];
   }
+
+  /** The stored id of `text` in `role` (0: absent). */
+  #resolve(
+    role: Role,
+    text: string,
+    filter: EventFilter,
+    minute: number,
+  ): number {
+    const label = (kind: LabelKind) => this.labels[kind].idOf(text, minute);
+    switch (role) {
+      case EV.client:
+        return this.clients.idOf(filter.clientText(text), minute);
+      case EV.qname:
+        return this.names.idOf(filter.qnameText(text), minute);
+      case EV.answer: {
+        const answer = filter.answerText(text);
+        return answer === "" ? 0 : this.answers.idOf(answer, minute);
+      }
+      case EV.node:
+        return label("node");
+      case EV.transport:
+        return label("transport");
+      case EV.status:
+        return label("status");
+      case EV.stage:
+        return label("stage");
+      default:
+        // Optional labels: "" is as good as absent.
+        return text === "" ? 0 : label(OPTIONAL_KINDS[role]!);
+    }
+  }
+
+  #nameExcluded(
+    batch: PackedQueryEvents,
+    index: number,
+    filter: EventFilter,
+    memo: Int8Array,
+  ): boolean {
+    if (index < 0 || index >= memo.length) return false; // invalid: counted later
+    if (memo[index] === 0) {
+      const qname = batch.strings[index];
+      memo[index] = typeof qname === "string" && filter.nameExcluded(qname)
+        ? 1
+        : -1;
+    }
+    return memo[index] === 1;
+  }
+
+  #clientExcluded(
+    batch: PackedQueryEvents,
+    at: number,
+    filter: EventFilter,
+    memo: Map<number, boolean>,
+  ): boolean {
+    const client = batch.ints[at + EV.client]!;
+    const groups = batch.ints[at + EV.groups]!;
+    const key = client * batch.strings.length + groups;
+    let hit = memo.get(key);
+    if (hit === undefined) {
+      const address = batch.strings[client];
+      const joined = batch.strings[groups];
+      hit = typeof address === "string" && typeof joined === "string" &&
+        filter.clientExcluded(address, joined === "" ? [] : joined.split(","));
+      memo.set(key, hit);
+    }
+    return hit;
+  }
 }
 
-const EMPTY_ROW: EncodedEvent = {
-  time: 0,
-  node: 0,
-  client: 0,
-  port: 0,
-  transport: 0,
-  qname: 0,
-  qtype: 0,
-  qclass: 0,
-  rcode: 0,
-  status: 0,
-  stage: 0,
-  upstream: null,
-  list: null,
-  rule: null,
-  flags: 0,
-  answer: null,
-  size: 0,
-  durationUs: 0,
-  groups: null,
-  blocked: false,
-  upstreamError: false,
+const OPTIONAL_KINDS: Partial<Record<Role, LabelKind>> = {
+  [EV.groups]: "groups",
+  [EV.upstream]: "upstream",
+  [EV.list]: "list",
+  [EV.rule]: "rule",
 };
 
-function text(value: unknown, field: string): string {
-  if (typeof value !== "string") {
-    throw new InvalidEventError(`${field} is not a string`);
-  }
-  return value;
-}
-
-/** Numbers the schema stores as integers; anything else counts as 0. */
-function int(value: unknown): number {
-  return typeof value === "number" && Number.isFinite(value)
-    ? Math.round(value)
-    : 0;
-}
+/** Columns left 0 under privacy "none". */
+const ZEROED_WITHOUT_EVENTS = [
+  C.node,
+  C.client,
+  C.port,
+  C.transport,
+  C.qname,
+  C.qtype,
+  C.qclass,
+  C.rcode,
+  C.list,
+  C.rule,
+  C.flags,
+  C.answer,
+  C.size,
+  C.groups,
+];

@@ -28,6 +28,14 @@ export interface EventFilter {
   readonly privacy: QueryLogSettings["privacy"];
   /** True when `event` must not be logged at all. */
   excludes(event: QueryEvent): boolean;
+  /** True when some names are excluded (nameExcluded can be true). */
+  readonly excludesNames: boolean;
+  /** True when the question name `qname` excludes an event. */
+  nameExcluded(qname: string): boolean;
+  /** True when some clients are excluded (clientExcluded can be true). */
+  readonly excludesClients: boolean;
+  /** True when a client with this address and these groups is excluded. */
+  clientExcluded(address: string, groups: readonly string[]): boolean;
   /** The client address as stored under the privacy mode. */
   clientText(address: string): string;
   /** The source port as stored under the privacy mode. */
@@ -71,8 +79,14 @@ export function createEventFilter(settings: QueryLogSettings): EventFilter {
     privacy: settings.privacy,
     excludes(event) {
       if (suffixes.size > 0 && nameExcluded(event.qname)) return true;
-      return clients !== undefined && clients(event);
+      return clients !== undefined &&
+        clients(event.clientAddress, event.groups);
     },
+    excludesNames: suffixes.size > 0,
+    nameExcluded: (qname) => suffixes.size > 0 && nameExcluded(qname),
+    excludesClients: clients !== undefined,
+    clientExcluded: (address, groups) =>
+      clients !== undefined && clients(address, groups),
     clientText(address) {
       if (hideClient) return HIDDEN_CLIENT;
       if (!anonymized) return address;
@@ -115,7 +129,7 @@ function hasSuffixIn(name: string, suffixes: ReadonlySet<string>): boolean {
  */
 function clientMatcher(
   entries: readonly string[],
-): ((event: QueryEvent) => boolean) | undefined {
+): ((address: string, groups: readonly string[]) => boolean) | undefined {
   if (entries.length === 0) return undefined;
   const ranges: [ipaddr.IPv4 | ipaddr.IPv6, number][] = [];
   const groups = new Set<string>();
@@ -141,10 +155,10 @@ function clientMatcher(
     }
     return hit;
   };
-  return (event) =>
-    (ranges.length > 0 && addressExcluded(event.clientAddress)) ||
+  return (address, clientGroups) =>
+    (ranges.length > 0 && addressExcluded(address)) ||
     (groups.size > 0 &&
-      event.groups.some((g) =>
+      clientGroups.some((g) =>
         groups.has(g) || groups.has(g.slice(g.indexOf("/") + 1))
       ));
 }

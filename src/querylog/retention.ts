@@ -15,6 +15,7 @@ import type { DatabaseSync } from "node:sqlite";
 import type { Logger } from "../log/logger.ts";
 import { sweepDictionaries } from "./dictionary_sweep.ts";
 import { readDomainHoursThrough } from "./domain_hours.ts";
+import { EventChunks } from "./event_chunks.ts";
 import {
   DAY_MS,
   DOMAIN_MINUTES_RETENTION_MS,
@@ -33,7 +34,7 @@ export interface RetentionOptions {
   logger: Logger;
   /** Called after dictionary rows were deleted: drop cached ids. */
   onDictionariesPruned?: () => void;
-  /** Ids deleted per statement. @default 20_000 */
+  /** Ids deleted per step (between two yields). @default 20_000 */
   chunk?: number;
   /** Events deleted per run at most. @default 1_000_000 */
   maxEventsPerRun?: number;
@@ -177,33 +178,55 @@ function nextEventId(db: DatabaseSync): number {
 function eventIdRange(
   db: DatabaseSync,
 ): { oldest: number; next: number } | undefined {
-  const row = db.prepare("SELECT min(id) AS id FROM events").get();
-  if (row?.id === null || row?.id === undefined) return undefined;
-  return { oldest: Number(row.id), next: nextEventId(db) };
+  const chunks = new EventChunks(db);
+  const oldest = chunks.oldestId();
+  if (oldest === undefined) return undefined;
+  const newest = chunks.newestId() ?? oldest;
+  return { oldest, next: Math.max(nextEventId(db), newest + 1) };
 }
 
-/** Deletes events with id < `bound`, oldest first, `chunk` ids per statement. */
+/**
+ * Deletes events with id < `bound`, oldest first, at most `chunk` ids per
+ * step (whole event chunks, and the one a step ends in is cut).
+ */
 async function deleteEventsBelow(
   db: DatabaseSync,
   bound: number,
   chunk: number,
   budget: number,
 ): Promise<number> {
-  const remove = db.prepare("DELETE FROM events WHERE id < ?");
+  const chunks = new EventChunks(db);
   let deleted = 0;
   while (deleted < budget) {
-    const range = eventIdRange(db);
-    if (range === undefined || range.oldest >= bound) break;
-    const upper = Math.min(bound, range.oldest + chunk);
-    deleted += Number(remove.run(upper).changes);
+    const oldest = chunks.oldestId();
+    if (oldest === undefined || oldest >= bound) break;
+    const upper = Math.min(bound, oldest + Math.min(chunk, budget - deleted));
+    deleted += atomically(db, () => chunks.deleteBelow(upper));
     await yieldTurn();
   }
   return deleted;
 }
 
+/**
+ * Runs `body` as one unit: cutting a chunk deletes it and inserts its rest,
+ * and a crash in between must not lose the rest. A savepoint, so it also
+ * works inside a caller's transaction.
+ */
+function atomically<T>(db: DatabaseSync, body: () => T): T {
+  db.exec("SAVEPOINT retention_step");
+  try {
+    const result = body();
+    db.exec("RELEASE retention_step");
+    return result;
+  } catch (err) {
+    db.exec("ROLLBACK TO retention_step; RELEASE retention_step");
+    throw err;
+  }
+}
+
 /** Drops event_minutes rows whose events are all gone. */
 function pruneEventMinutes(db: DatabaseSync): void {
-  const oldest = eventIdRange(db)?.oldest ?? nextEventId(db);
+  const oldest = new EventChunks(db).oldestId() ?? nextEventId(db);
   db.prepare("DELETE FROM event_minutes WHERE last_id < ?").run(oldest);
 }
 

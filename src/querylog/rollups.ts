@@ -6,7 +6,8 @@
  * folded from the minute rows later (domain_hours.ts).
  */
 import type { DatabaseSync } from "node:sqlite";
-import type { EncodedEvent } from "./encode.ts";
+import { C } from "./chunk_codec.ts";
+import { KIND_BLOCKED, KIND_UPSTREAM_ERROR } from "./encode.ts";
 import { MultiRowInsert } from "./multi_row_insert.ts";
 import { hourOf, MINUTE_MS, minuteOf } from "./settings.ts";
 
@@ -60,28 +61,35 @@ export class BatchRollups {
 
   constructor(readonly opts: RollupOptions) {}
 
-  /** Counts `e`; `id` is its events row id, or undefined when no row is written. */
-  add(e: EncodedEvent, id: number | undefined): void {
-    const minute = minuteOf(e.time);
-    const blocked = e.blocked ? 1 : 0;
-    this.#status.add(minute, e.status, 1, e.durationUs);
-    if (e.upstream !== null) {
-      this.#upstreams.add(
-        minute,
-        e.upstream,
-        1,
-        e.upstreamError ? 1 : 0,
-        e.durationUs,
-      );
+  /**
+   * Counts the row at `at` in `rows` (chunk_codec columns) with its KIND_*
+   * bits; `id` is its event id, or undefined when no event is stored.
+   */
+  add(
+    rows: Float64Array,
+    at: number,
+    kinds: number,
+    id: number | undefined,
+  ): void {
+    const time = rows[at + C.time]!;
+    const minute = minuteOf(time);
+    const blocked = kinds & KIND_BLOCKED ? 1 : 0;
+    const durationUs = rows[at + C.durationUs]!;
+    this.#status.add(minute, rows[at + C.status]!, 1, durationUs);
+    const upstream = rows[at + C.upstream]!;
+    if (upstream !== 0) {
+      const error = kinds & KIND_UPSTREAM_ERROR ? 1 : 0;
+      this.#upstreams.add(minute, upstream, 1, error, durationUs);
     }
     if (this.opts.perClientAndDomain) {
-      this.#clients.add(minute, e.client, 1, blocked);
+      const qname = rows[at + C.qname]!;
+      this.#clients.add(minute, rows[at + C.client]!, 1, blocked);
       // domain_hours gets minutes folded later (domain_hours.ts), except
       // those already folded or too old to have a minute row.
       const toMinutes = minute >= this.opts.oldestDomainMinute;
-      if (toMinutes) this.#domainMinutes.add(minute, e.qname, 1, blocked);
+      if (toMinutes) this.#domainMinutes.add(minute, qname, 1, blocked);
       if (!toMinutes || minute < this.opts.domainHoursThrough) {
-        this.#domainHours.add(hourOf(e.time), e.qname, 1, blocked);
+        this.#domainHours.add(hourOf(time), qname, 1, blocked);
       }
     }
     if (id !== undefined) {

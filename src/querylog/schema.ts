@@ -8,9 +8,11 @@ import type { DatabaseSync } from "node:sqlite";
 import type { Migration } from "../store/sqlite/sqlite_schema.ts";
 import { STATUSES } from "../pipeline/status.ts";
 import { STAGE_ORDER } from "../pipeline/stage.ts";
+import { COLUMNS, encodeChunk } from "./chunk_codec.ts";
+import { MAX_CHUNK_EVENTS } from "./event_chunks.ts";
 
 /** The layout version of querylog.db (its own, apart from state.db's). */
-export const QUERYLOG_SCHEMA_VERSION = 1;
+export const QUERYLOG_SCHEMA_VERSION = 2;
 
 /**
  * Every dictionary has the same shape: `last_used` is the newest minute
@@ -149,6 +151,56 @@ function seedLabels(db: DatabaseSync): void {
   for (const transport of KNOWN_TRANSPORTS) insert.run("transport", transport);
 }
 
+/**
+ * v2: raw events move from one row each into chunks (event_chunks.ts):
+ * writing a batch is one INSERT, and an event takes ~25 bytes instead of
+ * ~45. Ids, times and every value are kept; the events_text view goes
+ * with the table it read (`kudurru querylog` shows events with text).
+ */
+const SCHEMA_V2 = `
+CREATE TABLE event_chunks (
+  first_id INTEGER PRIMARY KEY,
+  last_id  INTEGER NOT NULL,
+  data     BLOB NOT NULL
+);`;
+
+const V1_EVENT_COLUMNS = `time, node, client, port, transport, qname, qtype,
+  qclass, rcode, status, stage, coalesce(upstream, 0), coalesce(list, 0),
+  coalesce(rule, 0), flags, coalesce(answer, 0), size, duration_us,
+  coalesce(groups, 0)`;
+
+/** Moves every v1 events row into chunks of consecutive ids. */
+function chunkV1Events(db: DatabaseSync): void {
+  const insert = db.prepare(
+    "INSERT INTO event_chunks (first_id, last_id, data) VALUES (?, ?, ?)",
+  );
+  const rows = new Float64Array(MAX_CHUNK_EVENTS * COLUMNS);
+  let first = 0;
+  let count = 0;
+  const flush = () => {
+    if (count > 0) {
+      insert.run(first, first + count - 1, encodeChunk(rows, count));
+    }
+    count = 0;
+  };
+  const select = db.prepare(
+    `SELECT id, ${V1_EVENT_COLUMNS} FROM events ORDER BY id`,
+  );
+  for (const record of select.iterate()) {
+    const row = Object.values(record);
+    const id = Number(row[0]);
+    if (count > 0 && (id !== first + count || count === MAX_CHUNK_EVENTS)) {
+      flush();
+    }
+    if (count === 0) first = id;
+    for (let c = 0; c < COLUMNS; c++) {
+      rows[count * COLUMNS + c] = Number(row[c + 1]);
+    }
+    count++;
+  }
+  flush();
+}
+
 /** Every querylog.db schema version in order; append, never edit a shipped step. */
 export const QUERYLOG_MIGRATIONS: readonly Migration[] = [{
   to: 1,
@@ -160,5 +212,13 @@ export const QUERYLOG_MIGRATIONS: readonly Migration[] = [{
     meta.run("next_event_id", "1");
     // See domain_hours.ts.
     meta.run("domain_hours_through", "0");
+  },
+}, {
+  to: 2,
+  description: "raw events in chunks (event_chunks)",
+  up(db) {
+    db.exec(SCHEMA_V2);
+    chunkV1Events(db);
+    db.exec("DROP VIEW events_text; DROP TABLE events;");
   },
 }];

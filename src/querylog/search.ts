@@ -4,17 +4,27 @@
  *
  * A search walks minutes newest first (event_minutes maps a minute to the
  * id range of its events; the rollups say which minutes can match a filter)
- * and reads their id ranges (search_ranges.ts) with the filters in SQL, so
- * the events table needs no secondary index.
+ * and reads the chunks holding their id ranges (search_ranges.ts), testing
+ * each decoded row against the filters, so raw events need no index.
  */
 import type { DatabaseSync } from "node:sqlite";
-import { loadEvents, type LoggedEvent } from "./event_rows.ts";
+import { C, COLUMNS } from "./chunk_codec.ts";
+import {
+  type EventChunk,
+  EventChunks,
+  MAX_CHUNK_EVENTS,
+} from "./event_chunks.ts";
+import {
+  eventsOfRows,
+  type LoggedEvent,
+  type StoredRow,
+} from "./event_rows.ts";
 import {
   candidateMinutes,
   type EventFilters,
-  filterSql,
   matchesNothing,
   resolveFilters,
+  rowTest,
 } from "./search_filters.ts";
 import { minuteRanges } from "./search_ranges.ts";
 import { MINUTE_MS, minuteOf } from "./settings.ts";
@@ -89,16 +99,11 @@ export function searchEvents(
   const to = Math.min(minuteOf(until - 1) + 1, Number(span.last) + 1);
   if (to <= from) return { events: [], nextCursor: null };
   const guide = candidateMinutes(db, filters, from, to);
-  const where = filterSql(filters);
-  const pick = db.prepare(
-    `SELECT e.id, e.time FROM events e
-     WHERE e.id >= ? AND e.id <= ? AND e.time >= ? AND e.time < ?
-       AND (e.time < ? OR (e.time = ? AND e.id < ?))${where.sql}
-     ORDER BY e.time DESC, e.id DESC LIMIT ?`,
-  );
+  const test = rowTest(filters);
+  const chunks = new ChunkCache(new EventChunks(db));
   const keyTime = cursor?.time ?? FAR_FUTURE;
   const keyId = cursor?.id ?? FAR_FUTURE;
-  const found: { id: number; time: number }[] = [];
+  const found: Match[] = [];
   let budget = opts.scanBudget ?? 5_000_000;
   let stoppedAt: number | undefined;
   for (const range of minuteRanges(db, from, to, guide)) {
@@ -107,20 +112,25 @@ export function searchEvents(
       break;
     }
     budget -= range.last - range.first + 1;
-    const rows = pick.all(
-      range.first,
-      range.last,
-      Math.max(since, range.start * MINUTE_MS),
-      Math.min(until, range.end * MINUTE_MS),
-      keyTime,
-      keyTime,
-      keyId,
-      ...where.params,
-      limit + 1 - found.length,
-    );
-    for (const r of rows) {
-      found.push({ id: Number(r.id), time: Number(r.time) });
+    const lo = Math.max(since, range.start * MINUTE_MS);
+    const hi = Math.min(until, range.end * MINUTE_MS);
+    const matches: Match[] = [];
+    for (const chunk of chunks.overlapping(range.first, range.last)) {
+      const first = Math.max(range.first, chunk.firstId);
+      const last = Math.min(range.last, chunk.firstId + chunk.count - 1);
+      const rows = chunk.rows;
+      for (let id = first; id <= last; id++) {
+        const at = (id - chunk.firstId) * COLUMNS;
+        const time = rows[at + C.time]!;
+        if (time < lo || time >= hi) continue;
+        if (time > keyTime || (time === keyTime && id >= keyId)) continue;
+        if (test !== undefined && !test(rows, at)) continue;
+        matches.push({ id, time, rows, at });
+      }
     }
+    matches.sort(newestFirst);
+    const wanted = limit + 1 - found.length;
+    for (const match of matches.slice(0, wanted)) found.push(match);
     if (found.length > limit) break;
   }
   const page = found.slice(0, limit);
@@ -130,7 +140,72 @@ export function searchEvents(
     : stoppedAt !== undefined
     ? cursorOf(stoppedAt, 0)
     : null;
-  return { events: loadEvents(db, page.map((r) => r.id)), nextCursor };
+  const rows = page.map(({ id, rows, at }) => ({
+    id,
+    row: rows.subarray(at, at + COLUMNS),
+  }));
+  return { events: eventsOfRows(db, rows), nextCursor };
+}
+
+/** A matching event: its row starts at `rows[at]` (a decoded chunk). */
+interface Match {
+  id: number;
+  time: number;
+  rows: Float64Array;
+  at: number;
+}
+
+/** (time desc, id desc), the order of a search. */
+const newestFirst = (a: Match, b: Match) => b.time - a.time || b.id - a.id;
+
+/** Decoded events a search keeps at most (~150 bytes each). */
+const MAX_CACHED_EVENTS = 131_072;
+
+/**
+ * The chunks one search has decoded, so that minute ranges sharing a chunk
+ * (neighbours do, at their edges; a minute with late events spans others)
+ * decode it once. Least recently used chunks go past MAX_CACHED_EVENTS.
+ */
+class ChunkCache {
+  readonly #chunks: EventChunks;
+  /** By firstId, least recently used first. */
+  readonly #cached = new Map<number, EventChunk>();
+  #events = 0;
+
+  constructor(chunks: EventChunks) {
+    this.#chunks = chunks;
+  }
+
+  /** The chunks holding any id in [first, last], oldest first. */
+  overlapping(first: number, last: number): EventChunk[] {
+    const held = [...this.#cached.values()]
+      .filter((c) => c.firstId <= last && c.firstId + c.count - 1 >= first)
+      .sort((a, b) => a.firstId - b.firstId);
+    // Read only the stretches of ids no cached chunk covers.
+    const read: EventChunk[] = [];
+    let from = first;
+    for (const chunk of [...held, undefined]) {
+      const to = chunk === undefined ? last : chunk.firstId - 1;
+      if (from <= to) read.push(...this.#chunks.read(from, to));
+      if (chunk !== undefined) from = chunk.firstId + chunk.count;
+    }
+    const result = new Map<number, EventChunk>();
+    for (const chunk of [...held, ...read]) {
+      if (chunk.firstId > last || chunk.firstId + chunk.count - 1 < first) {
+        continue;
+      }
+      result.set(chunk.firstId, chunk);
+      // Most recently used last: delete, then set.
+      if (!this.#cached.delete(chunk.firstId)) this.#events += chunk.count;
+      this.#cached.set(chunk.firstId, chunk);
+    }
+    for (const [firstId, chunk] of this.#cached) {
+      if (this.#events <= MAX_CACHED_EVENTS || result.has(firstId)) break;
+      this.#cached.delete(firstId);
+      this.#events -= chunk.count;
+    }
+    return [...result.values()].sort((a, b) => a.firstId - b.firstId);
+  }
 }
 
 export interface TailOptions extends EventFilters {
@@ -147,9 +222,11 @@ export interface TailPage {
 
 /** The id of the newest event written (0 when there is none). */
 export function latestEventId(db: DatabaseSync): number {
-  const row = db.prepare("SELECT max(id) AS id FROM events").get();
-  return Number(row?.id ?? 0);
+  return new EventChunks(db).newestId() ?? 0;
 }
+
+/** Ids tail() reads per step (a few chunks), until it has a page. */
+const TAIL_STEP_IDS = 4 * MAX_CHUNK_EVENTS;
 
 /**
  * Events written after `afterId` (write order, which is what a live view
@@ -164,18 +241,37 @@ export function tail(
     MAX_SEARCH_LIMIT * 10,
     Math.max(1, Math.trunc(opts.limit ?? 1000)),
   );
-  const newest = latestEventId(db);
+  const chunks = new EventChunks(db);
+  const newest = chunks.newestId() ?? 0;
   if (newest <= afterId) return { events: [], lastId: afterId };
   const filters = resolveFilters(db, opts);
   if (matchesNothing(filters)) return { events: [], lastId: newest };
-  const where = filterSql(filters);
-  const ids = db.prepare(
-    `SELECT e.id FROM events e WHERE e.id > ? AND e.id <= ?${where.sql}
-     ORDER BY e.id LIMIT ?`,
-  ).all(afterId, newest, ...where.params, limit + 1).map((r) => Number(r.id));
-  if (ids.length > limit) {
-    const page = ids.slice(0, limit);
-    return { events: loadEvents(db, page), lastId: page[page.length - 1]! };
+  const test = rowTest(filters);
+  const found: StoredRow[] = [];
+  // Ids below the oldest are gone: no need to step through them.
+  let from = Math.max(afterId + 1, chunks.oldestId() ?? newest);
+  while (from <= newest && found.length <= limit) {
+    const to = Math.min(newest, from + TAIL_STEP_IDS - 1);
+    let next = to + 1;
+    for (const chunk of chunks.read(from, to)) {
+      const end = chunk.firstId + chunk.count - 1;
+      for (let id = Math.max(from, chunk.firstId); id <= end; id++) {
+        if (id > newest || found.length > limit) break;
+        const at = (id - chunk.firstId) * COLUMNS;
+        if (test !== undefined && !test(chunk.rows, at)) continue;
+        found.push({ id, row: chunk.rows.subarray(at, at + COLUMNS) });
+      }
+      // The rest of a chunk reaching past `to` was read here already.
+      next = Math.max(next, end + 1);
+    }
+    from = next;
   }
-  return { events: loadEvents(db, ids), lastId: newest };
+  if (found.length > limit) {
+    const page = found.slice(0, limit);
+    return {
+      events: eventsOfRows(db, page),
+      lastId: page[page.length - 1]!.id,
+    };
+  }
+  return { events: eventsOfRows(db, found), lastId: newest };
 }

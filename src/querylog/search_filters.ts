@@ -1,12 +1,12 @@
 /**
  * The filters of a search (client, domain, status) turned into dictionary
- * ids, an SQL condition on events, and the minutes worth reading: the
- * rollups know in which minutes a client, a name or a status occurs, so a
- * search for something rare reads those minutes only, with no index on the
- * events table.
+ * ids, a test of a decoded row, and the minutes worth reading: the rollups
+ * know in which minutes a client, a name or a status occurs, so a search
+ * for something rare reads those minutes only, with no index on events.
  */
 import ipaddr from "ipaddr.js";
 import type { DatabaseSync } from "node:sqlite";
+import { C } from "./chunk_codec.ts";
 import { BLOCKED_STATUSES } from "./encode.ts";
 
 export interface EventFilters {
@@ -59,21 +59,22 @@ export function matchesNothing(f: ResolvedFilters): boolean {
     f.statuses?.length === 0;
 }
 
-/** `AND …` conditions on events `e` and their parameters (JSON id lists). */
-export function filterSql(
-  f: ResolvedFilters,
-): { sql: string; params: string[] } {
-  let sql = "";
-  const params: string[] = [];
-  const add = (column: string, ids: number[] | undefined) => {
-    if (ids === undefined) return;
-    sql += ` AND e.${column} IN (SELECT value FROM json_each(?))`;
-    params.push(JSON.stringify(ids));
-  };
-  add("client", f.clients);
-  add("qname", f.names);
-  add("status", f.statuses);
-  return { sql, params };
+/**
+ * A test of one stored row (chunk_codec.ts columns, starting at `rows[at]`)
+ * against the filters; undefined when there is no filter to apply.
+ */
+export type RowTest = (rows: Float64Array, at: number) => boolean;
+
+/** The filters as sets of ids, tested per row in JS (chunks are decoded). */
+export function rowTest(f: ResolvedFilters): RowTest | undefined {
+  const clients = f.clients && new Set(f.clients);
+  const names = f.names && new Set(f.names);
+  const statuses = f.statuses && new Set(f.statuses);
+  if (!clients && !names && !statuses) return undefined;
+  return (rows, at) =>
+    (clients === undefined || clients.has(rows[at + C.client]!)) &&
+    (names === undefined || names.has(rows[at + C.qname]!)) &&
+    (statuses === undefined || statuses.has(rows[at + C.status]!));
 }
 
 /**

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import type { DatabaseSync } from "node:sqlite";
 import type { QueryEvent } from "../pipeline/query_event.ts";
+import { EventChunks } from "./event_chunks.ts";
 import type { LoggedEvent } from "./event_rows.ts";
 import {
   latestEventId,
@@ -9,7 +10,13 @@ import {
   tail,
 } from "./search.ts";
 import { FilterError } from "./search_filters.ts";
-import { queryEvent, T0, tempQueryLog, testWriter } from "./test_support.ts";
+import {
+  queryEvent,
+  storedEvents,
+  T0,
+  tempQueryLog,
+  testWriter,
+} from "./test_support.ts";
 
 /** 1200 events over ~20 minutes, many sharing a millisecond, shuffled. */
 function traffic(): QueryEvent[] {
@@ -67,10 +74,9 @@ const byTimeThenId = (a: LoggedEvent, b: LoggedEvent) =>
 Deno.test("search pages cover every event once, in (time desc, id desc) order", async () => {
   await withLog((db, all) => {
     assert.equal(all.length, 1200);
-    const expected = db.prepare(
-      "SELECT id FROM events ORDER BY time DESC, id DESC",
-    )
-      .all().map((r) => Number(r.id));
+    const expected = storedEvents(db)
+      .sort((a, b) => b.time - a.time || b.id - a.id)
+      .map((e) => e.id);
     assert.deepEqual(all.map((e) => e.id), expected);
     // Ids do not follow time everywhere: the order is really by time.
     const byId = [...expected].sort((a, b) => b - a);
@@ -211,4 +217,47 @@ Deno.test("tail returns events in write order after an id, with filters and a li
   assert.deepEqual(tail(writer.db, limited.lastId).events.map((e) => e.time), [
     T0 + 7,
   ]);
+});
+
+Deno.test("search decodes each chunk at most once per call, though minutes share chunks", async () => {
+  await withLog((db, all) => {
+    // Record the chunks every read decodes (the real read runs).
+    const read = EventChunks.prototype.read;
+    const decoded: number[] = [];
+    EventChunks.prototype.read = function (first, last) {
+      const chunks = read.call(this, first, last);
+      decoded.push(...chunks.map((c) => c.firstId));
+      return chunks;
+    };
+    try {
+      const chunkCount = new Set(
+        db.prepare("SELECT first_id FROM event_chunks").all().map((r) =>
+          Number(r.first_id)
+        ),
+      ).size;
+      assert.ok(chunkCount >= 2, `${chunkCount} chunks`);
+      for (
+        const opts of [
+          { limit: 1000 },
+          { domain: "rare", limit: 5 },
+          { status: "cached", limit: 1000 },
+          { since: T0 + 60_000, until: T0 + 600_000, limit: 1000 },
+        ]
+      ) {
+        decoded.length = 0;
+        const page = searchEvents(db, opts);
+        assert.ok(page.events.length > 0);
+        assert.equal(
+          decoded.length,
+          new Set(decoded).size,
+          `a chunk decoded twice for ${JSON.stringify(opts)}`,
+        );
+      }
+      // The shuffled times make every minute's id range span both chunks,
+      // so without the cache the first search would decode them per minute.
+      assert.ok(all.length === 1200);
+    } finally {
+      EventChunks.prototype.read = read;
+    }
+  });
 });

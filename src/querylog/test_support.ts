@@ -1,12 +1,16 @@
 /**
  * Shared by the query-log tests: events, settings through the real schema,
- * and a temporary directory that removes itself.
+ * a temporary directory that removes itself, and the stored events as rows
+ * (what the tests used to SELECT from the v1 `events` table).
  */
 import { join } from "node:path";
+import type { DatabaseSync } from "node:sqlite";
 import type { QueryEvent } from "../pipeline/query_event.ts";
 import { querylogSchema } from "../config/schema_resolver.ts";
 import type { QueryLogSettings } from "./settings.ts";
 import { memoryLogger } from "../log/logger.ts";
+import { C, COLUMNS } from "./chunk_codec.ts";
+import { EventChunks } from "./event_chunks.ts";
 import {
   createQueryLogWriter,
   type QueryLogWriter,
@@ -77,4 +81,82 @@ export function testWriter(
   return Object.assign(writer, {
     [Symbol.asyncDispose]: () => writer.close(),
   });
+}
+
+/**
+ * A stored event as the v1 `events` table had it: dictionary ids, with
+ * null for an absent optional (upstream, list, rule, answer, groups).
+ */
+export interface StoredEvent {
+  id: number;
+  time: number;
+  node: number;
+  client: number;
+  port: number;
+  transport: number;
+  qname: number;
+  qtype: number;
+  qclass: number;
+  rcode: number;
+  status: number;
+  stage: number;
+  upstream: number | null;
+  list: number | null;
+  rule: number | null;
+  flags: number;
+  answer: number | null;
+  size: number;
+  duration_us: number;
+  groups: number | null;
+}
+
+/** Every stored event (all chunks decoded), in id order. */
+export function storedEvents(db: DatabaseSync): StoredEvent[] {
+  const events: StoredEvent[] = [];
+  for (const chunk of new EventChunks(db).read(0, Number.MAX_SAFE_INTEGER)) {
+    for (let i = 0; i < chunk.count; i++) {
+      const at = i * COLUMNS;
+      const value = (c: number) => chunk.rows[at + c]!;
+      const optional = (c: number) => value(c) === 0 ? null : value(c);
+      events.push({
+        id: chunk.firstId + i,
+        time: value(C.time),
+        node: value(C.node),
+        client: value(C.client),
+        port: value(C.port),
+        transport: value(C.transport),
+        qname: value(C.qname),
+        qtype: value(C.qtype),
+        qclass: value(C.qclass),
+        rcode: value(C.rcode),
+        status: value(C.status),
+        stage: value(C.stage),
+        upstream: optional(C.upstream),
+        list: optional(C.list),
+        rule: optional(C.rule),
+        flags: value(C.flags),
+        answer: optional(C.answer),
+        size: value(C.size),
+        duration_us: value(C.durationUs),
+        groups: optional(C.groups),
+      });
+    }
+  }
+  return events;
+}
+
+/** Ids of the labels of `kind` (statuses, say) whose text passes `keep`. */
+export function labelIds(
+  db: DatabaseSync,
+  kind: string,
+  keep: (text: string) => boolean,
+): Set<number> {
+  const ids = new Set<number>();
+  for (
+    const row of db.prepare("SELECT id, text FROM labels WHERE kind = ?")
+      .all(kind)
+  ) {
+    if (keep(String(row.text))) ids.add(Number(row.id));
+  }
+  return ids;
 }

@@ -11,7 +11,12 @@
 import type { DatabaseSync } from "node:sqlite";
 import type { Logger } from "../log/logger.ts";
 import type { QueryEvent } from "../pipeline/query_event.ts";
-import { BatchStore } from "./batch_store.ts";
+import {
+  isPackedQueryEvents,
+  type PackedQueryEvents,
+  QueryEventPacker,
+} from "../pipeline/query_event_pack.ts";
+import { type BatchSlice, BatchStore } from "./batch_store.ts";
 import { openQueryLogDb } from "./db.ts";
 import { foldDomainMinutes } from "./domain_hours.ts";
 import { createEventFilter, type EventFilter } from "./event_filter.ts";
@@ -31,9 +36,14 @@ export interface QueryLogWriterOptions {
   logger: Logger;
   /** @default Date.now */
   now?: () => number;
-  /** Events held in memory at most; more are dropped. @default 50_000 */
+  /** Events held in memory at most; more are dropped. @default 100_000 */
   maxQueue?: number;
-  /** Events per transaction. @default 5_000 */
+  /**
+   * Events per transaction at most. Larger batches share their commit and
+   * their rollup upserts among more events (5,000 → 20,000 measured ~25 %
+   * less CPU per event); a batch of 20,000 holds the main thread ~50 ms.
+   * @default 20_000
+   */
   batchSize?: number;
   /** Time between flushes when no full batch is waiting. @default 250 */
   flushIntervalMs?: number;
@@ -64,6 +74,8 @@ export interface QueryLogWriterStats {
 export interface QueryLogWriter {
   /** Queues `events`; O(events), never blocks, never throws. */
   enqueue(events: readonly QueryEvent[]): void;
+  /** Queues a worker's packed batch; same rules as enqueue. */
+  enqueuePacked(batch: PackedQueryEvents): void;
   stats(): QueryLogWriterStats;
   /** Resolves once everything queued before the call is written (or failed). */
   flush(): Promise<void>;
@@ -93,8 +105,8 @@ export function createQueryLogWriter(
   opts: QueryLogWriterOptions,
 ): QueryLogWriter {
   const now = opts.now ?? Date.now;
-  const maxQueue = opts.maxQueue ?? 50_000;
-  const batchSize = Math.max(1, opts.batchSize ?? 5_000);
+  const maxQueue = opts.maxQueue ?? 100_000;
+  const batchSize = Math.max(1, opts.batchSize ?? 20_000);
   const interval = opts.flushIntervalMs ?? 250;
   const logger = opts.logger.with({ component: "querylog", node: opts.node });
   // Short: a lock held elsewhere must not stall the main thread for long.
@@ -102,7 +114,9 @@ export function createQueryLogWriter(
   const store = new BatchStore(db);
   let settings = opts.settings;
   let filter: EventFilter = createEventFilter(settings);
-  let queue: QueryEvent[] = [];
+  /** Batches waiting, oldest first; the first may be partly written. */
+  let queue: BatchSlice[] = [];
+  let queued = 0;
   let attempts = 0;
   let closed = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -131,12 +145,38 @@ export function createQueryLogWriter(
     }, delay);
   }
 
+  /** Up to batchSize events from the front of the queue. */
+  function front(): BatchSlice[] {
+    const slices: BatchSlice[] = [];
+    let room = batchSize;
+    for (const slice of queue) {
+      if (room === 0) break;
+      const take = Math.min(room, slice.to - slice.from);
+      slices.push({ ...slice, to: slice.from + take });
+      room -= take;
+    }
+    return slices;
+  }
+
+  /** Removes the events of `slices` (the queue's front) from the queue. */
+  function consume(slices: readonly BatchSlice[]): number {
+    let events = 0;
+    for (const slice of slices) {
+      const head = queue[0]!;
+      head.from = slice.to;
+      events += slice.to - slice.from;
+      if (head.from === head.to) queue.shift();
+    }
+    queued -= events;
+    return events;
+  }
+
   /** Writes the oldest batch; false when it failed (and is still queued). */
   function writeOneBatch(): boolean {
-    const batch = queue.length <= batchSize ? queue : queue.slice(0, batchSize);
+    const batch = front();
     try {
       const result = store.writeEvents(batch, filter, now());
-      queue = batch === queue ? [] : queue.slice(batch.length);
+      consume(batch);
       attempts = 0;
       counters.batches++;
       counters.written += result.written;
@@ -154,16 +194,16 @@ export function createQueryLogWriter(
       counters.lastError = err instanceof Error ? err.message : String(err);
       const locked = /locked|busy/i.test(counters.lastError);
       if (!locked && ++attempts >= MAX_BATCH_ATTEMPTS) {
-        queue = queue.slice(batch.length);
-        counters.dropped += batch.length;
+        const events = consume(batch);
+        counters.dropped += events;
         attempts = 0;
         logger.error("Dropped a query-log batch that failed repeatedly", {
-          events: batch.length,
+          events,
           error: err,
         });
       } else {
         logger.warn("Cannot write a query-log batch; will retry", {
-          events: batch.length,
+          events: batch.reduce((n, s) => n + s.to - s.from, 0),
           error: err,
         });
       }
@@ -174,9 +214,9 @@ export function createQueryLogWriter(
   function drain(): Promise<void> {
     if (draining) return draining;
     const loop = async () => {
-      while (queue.length > 0 && !closed && writeOneBatch()) {
+      while (queued > 0 && !closed && writeOneBatch()) {
         // Let the event loop (API, timers, workers' messages) breathe.
-        if (queue.length > 0) await new Promise((r) => setTimeout(r, 0));
+        if (queued > 0) await new Promise((r) => setTimeout(r, 0));
       }
     };
     // .finally runs after the assignment, even when loop() ends at once.
@@ -209,10 +249,36 @@ export function createQueryLogWriter(
 
   /** Writes until the queue is empty or a batch fails. */
   async function flush(): Promise<void> {
-    while (queue.length > 0 && !closed) {
+    while (queued > 0 && !closed) {
       const before = counters.failedBatches;
       await drain();
       if (counters.failedBatches !== before) return;
+    }
+  }
+
+  function enqueuePacked(batch: PackedQueryEvents): void {
+    try {
+      if (!isPackedQueryEvents(batch)) {
+        counters.invalid++;
+        return;
+      }
+      if (closed) {
+        counters.dropped += batch.count;
+        return;
+      }
+      if (!settings.enabled) {
+        counters.excluded += batch.count;
+        return;
+      }
+      const take = Math.min(maxQueue - queued, batch.count);
+      if (take > 0) {
+        queue.push({ batch, from: 0, to: take });
+        queued += take;
+      }
+      if (take < batch.count) counters.dropped += batch.count - take;
+      if (queued >= batchSize) schedule(0);
+    } catch (err) {
+      counters.lastError = err instanceof Error ? err.message : String(err);
     }
   }
 
@@ -225,25 +291,24 @@ export function createQueryLogWriter(
   return {
     db,
     enqueue(events) {
+      const packer = new QueryEventPacker(128);
+      let bad = 0;
       try {
-        if (closed) {
-          counters.dropped += events.length;
-          return;
+        for (const event of events) {
+          try {
+            packer.add(event);
+          } catch {
+            bad++; // not a QueryEvent
+          }
         }
-        if (!settings.enabled) {
-          counters.excluded += events.length;
-          return;
-        }
-        const room = maxQueue - queue.length;
-        const take = Math.min(room, events.length);
-        for (let i = 0; i < take; i++) queue.push(events[i]!);
-        if (take < events.length) counters.dropped += events.length - take;
-        if (queue.length >= batchSize) schedule(0);
-      } catch (err) {
-        counters.lastError = err instanceof Error ? err.message : String(err);
+      } catch {
+        bad++; // not a list
       }
+      counters.invalid += bad;
+      enqueuePacked(packer.take());
     },
-    stats: () => ({ queued: queue.length, ...counters }),
+    enqueuePacked,
+    stats: () => ({ queued, ...counters }),
     flush,
     updateSettings(next) {
       settings = next;
@@ -258,8 +323,9 @@ export function createQueryLogWriter(
       if (retentionTimer !== undefined) clearInterval(retentionTimer);
       await draining;
       await retentionRun;
-      counters.dropped += queue.length;
+      counters.dropped += queued;
       queue = [];
+      queued = 0;
       db.close();
     },
   };

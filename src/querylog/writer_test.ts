@@ -5,13 +5,16 @@ import { searchEvents } from "./search.ts";
 import {
   queryEvent,
   querylogSettings,
+  storedEvents,
   T0,
   tempQueryLog,
   testWriter,
 } from "./test_support.ts";
 
 const count = (db: DatabaseSync, table: string) =>
-  Number(db.prepare(`SELECT count(*) AS n FROM ${table}`).get()!.n);
+  table === "events"
+    ? storedEvents(db).length
+    : Number(db.prepare(`SELECT count(*) AS n FROM ${table}`).get()!.n);
 
 function events(
   n: number,
@@ -57,13 +60,21 @@ Deno.test("writer stores each repeated string once and reads events back whole",
   assert.deepEqual(back, written);
 });
 
+/** Makes every write of event chunks fail while a client named "fail-me" is in the batch's transaction. */
+function failChunksWithFailMe(db: DatabaseSync): void {
+  for (const op of ["INSERT", "UPDATE"]) {
+    db.exec(`CREATE TRIGGER fail_${op} BEFORE ${op} ON event_chunks
+      WHEN EXISTS (SELECT 1 FROM clients WHERE text = 'fail-me')
+      BEGIN SELECT RAISE(ABORT, 'boom'); END`);
+  }
+}
+
 Deno.test("writer writes one transaction per batch, all or nothing", async () => {
   await using log = await tempQueryLog();
   await using writer = testWriter(log.path, { batchSize: 1000 });
-  writer.db.exec(`CREATE TRIGGER fail BEFORE INSERT ON events
-    WHEN NEW.port = 666 BEGIN SELECT RAISE(ABORT, 'boom'); END`);
+  failChunksWithFailMe(writer.db);
   writer.enqueue(
-    events(2500, (i) => ({ clientPort: i === 1500 ? 666 : 53000 })),
+    events(2500, (i) => (i === 1500 ? { clientAddress: "fail-me" } : {})),
   );
   await writer.flush();
   let stats = writer.stats();
@@ -79,7 +90,7 @@ Deno.test("writer writes one transaction per batch, all or nothing", async () =>
   ).get()!;
   assert.equal(Number(rolled.q), 1000);
 
-  writer.db.exec("DROP TRIGGER fail");
+  writer.db.exec("DROP TRIGGER fail_INSERT; DROP TRIGGER fail_UPDATE");
   await writer.flush();
   stats = writer.stats();
   assert.equal(stats.written, 2500);
@@ -90,9 +101,10 @@ Deno.test("writer writes one transaction per batch, all or nothing", async () =>
 Deno.test("writer drops a batch that keeps failing, and goes on", async () => {
   await using log = await tempQueryLog();
   await using writer = testWriter(log.path, { batchSize: 10 });
-  writer.db.exec(`CREATE TRIGGER fail BEFORE INSERT ON events
-    WHEN NEW.port = 666 BEGIN SELECT RAISE(ABORT, 'boom'); END`);
-  writer.enqueue(events(20, (i) => ({ clientPort: i === 3 ? 666 : 1 })));
+  failChunksWithFailMe(writer.db);
+  writer.enqueue(
+    events(20, (i) => (i === 3 ? { clientAddress: "fail-me" } : {})),
+  );
   for (let attempt = 0; attempt < 3; attempt++) await writer.flush();
   await writer.flush();
   const stats = writer.stats();
@@ -171,8 +183,7 @@ Deno.test("writer close writes what is queued; a new writer continues the ids", 
   await using second = testWriter(log.path);
   second.enqueue(events(5, () => ({ time: T0 + 100 })));
   await second.flush();
-  const ids = second.db.prepare("SELECT id FROM events ORDER BY id").all()
-    .map((r) => Number(r.id));
+  const ids = storedEvents(second.db).map((e) => e.id);
   assert.deepEqual(ids, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
 });
 

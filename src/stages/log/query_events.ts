@@ -7,9 +7,8 @@
 import type { Request, Response } from "../../pipeline/mod.ts";
 import type { QueryEvent } from "../../pipeline/query_event.ts";
 import {
-  EVENT_FIELDS,
   type PackedQueryEvents,
-  packQueryEvent,
+  QueryEventPacker,
 } from "../../pipeline/query_event_pack.ts";
 import { summarizeAnswer } from "./answer_summary.ts";
 
@@ -18,7 +17,10 @@ export const DEFAULT_MAX_PENDING = 20_000;
 
 /** What a drain hands over. */
 export interface QueryEventBatch {
-  /** Packed for the trip to the main thread (`unpackQueryEvents`). */
+  /**
+   * Packed for the trip to the main thread; its `times` and `ints` are
+   * arrays of their own, so they can be transferred rather than copied.
+   */
   events: PackedQueryEvents;
   /** Events dropped since the previous drain because the buffer was full. */
   dropped: number;
@@ -51,33 +53,35 @@ export function createQueryEventBuffer(
   opts: QueryEventBufferOptions = {},
 ): QueryEventBuffer {
   const maxPending = opts.maxPending ?? DEFAULT_MAX_PENDING;
-  let events: PackedQueryEvents = [];
+  // Grows as needed up to maxPending; take() leaves its arrays for reuse.
+  const packer = new QueryEventPacker(Math.min(maxPending, 1024));
   let dropped = 0;
-  const maxValues = maxPending * EVENT_FIELDS;
   return {
     record(req, res, bytes, durationMs) {
       if (res.unlogged || req.policy?.queryLog === false) return;
-      if (events.length >= maxValues) {
+      if (packer.count >= maxPending) {
         dropped++;
         return;
       }
       try {
-        packQueryEvent(events, eventOf(req, res, bytes, durationMs));
+        packer.add(eventOf(req, res, bytes, durationMs));
       } catch {
         dropped++; // a malformed request cannot become an event
       }
     },
     drain() {
-      const batch = { events, dropped };
-      events = [];
+      const batch = { events: packer.take(), dropped };
       dropped = 0;
       return batch;
     },
     get pending() {
-      return events.length / EVENT_FIELDS;
+      return packer.count;
     },
   };
 }
+
+/** The summary of an answer that was not sent. */
+const NOTHING_SENT = { rcode: -1, authenticData: false, text: "" } as const;
 
 function eventOf(
   req: Request,
@@ -86,9 +90,7 @@ function eventOf(
   durationMs: number,
 ): QueryEvent {
   const question = req.query.question;
-  const summary = bytes === null
-    ? { rcode: -1, authenticData: false, text: "" }
-    : summarizeAnswer(bytes);
+  const summary = bytes === null ? NOTHING_SENT : summarizeAnswer(bytes);
   const event: QueryEvent = {
     time: req.received,
     node: req.node.name,

@@ -103,7 +103,14 @@ Deno.test("the event buffer records who asked, what, the answer and why", () => 
   assert.equal(buffer.pending, 1);
   const batch = buffer.drain();
   assert.equal(batch.dropped, 0);
-  assert.deepEqual(unpackQueryEvents(structuredClone(batch.events)), [{
+  const { events } = batch;
+  const arrived = structuredClone(events, {
+    transfer: [
+      events.times.buffer as ArrayBuffer,
+      events.ints.buffer as ArrayBuffer,
+    ],
+  });
+  assert.deepEqual(unpackQueryEvents(arrived), [{
     time: 0,
     node: "node-a",
     clientAddress: "192.0.2.7",
@@ -124,7 +131,9 @@ Deno.test("the event buffer records who asked, what, the answer and why", () => 
     responseSize: bytes.length,
     durationUs: 250,
   }]);
-  assert.deepEqual(buffer.drain(), { events: [], dropped: 0 });
+  const again = buffer.drain();
+  assert.deepEqual([again.events.count, again.dropped], [0, 0]);
+  assert.equal(buffer.pending, 0);
 });
 
 Deno.test("the event buffer drops and counts beyond its bound, and skips unlogged answers", () => {
@@ -143,12 +152,38 @@ Deno.test("the event buffer drops and counts beyond its bound, and skips unlogge
     queryLog: false,
   };
   buffer.record(quiet, res, null, 1);
+  assert.equal(buffer.pending, 2);
   const batch = buffer.drain();
   const events = unpackQueryEvents(batch.events);
+  assert.equal(batch.events.count, 2);
   assert.equal(events.length, 2);
   assert.equal(batch.dropped, 3);
   assert.equal(events[0]!.rcode, -1, "nothing sent");
   assert.equal(events[0]!.responseSize, 0);
   assert.equal(events[0]!.upstream, undefined);
-  assert.deepEqual(unpackQueryEvents([1, 2, 3]), [], "a malformed batch");
+  // Room again once drained.
+  buffer.record(req, res, null, 1);
+  assert.deepEqual([buffer.pending, buffer.drain().dropped], [1, 0]);
+});
+
+Deno.test("the event buffer keeps recording past its first capacity, batch after batch", () => {
+  const buffer = createQueryEventBuffer({ maxPending: 5000 });
+  const res: Response = { status: "forwarded", stage: "upstream" };
+  for (const round of [1, 2]) {
+    for (let i = 0; i < 3000; i++) {
+      buffer.record(requestFor(`n${i % 7}.example. A`), res, null, i);
+    }
+    const batch = buffer.drain();
+    assert.equal(batch.dropped, 0, `round ${round}`);
+    assert.equal(batch.events.count, 3000, `round ${round}`);
+    const events = unpackQueryEvents(batch.events);
+    assert.equal(events.length, 3000, `round ${round}`);
+    assert.equal(events[2999]!.qname, `n${2999 % 7}.example.`);
+    assert.equal(events[2999]!.durationUs, 2999 * 1000);
+    assert.equal(
+      batch.events.strings.filter((s) => s.endsWith(".example.")).length,
+      7,
+      "each name once",
+    );
+  }
 });

@@ -1,0 +1,139 @@
+import assert from "node:assert/strict";
+import { memoryLogger } from "../log/logger.ts";
+import {
+  isPackedQueryEvents,
+  type PackedQueryEvents,
+  unpackQueryEvents,
+} from "../pipeline/query_event_pack.ts";
+import { startDnsListeners } from "./listeners.ts";
+import {
+  buildQuery,
+  decodeAnswer,
+  frames,
+  readFrame,
+  udpExchange,
+  within,
+  writeAll,
+} from "./testdata/dns_client.ts";
+
+Deno.test("query events reach onEvents from the default worker, packed and intact", async () => {
+  const batches: { events: PackedQueryEvents; dropped: number }[] = [];
+  const l = await startDnsListeners({
+    listeners: [{ address: "127.0.0.1:0", protocols: ["udp", "tcp"] }],
+    nodeName: "node-under-test",
+    version: "0.0.0-test",
+    logger: memoryLogger(),
+    onEvents: (events, dropped) => batches.push({ events, dropped }),
+  });
+  const port = l.addresses()[0]!.port;
+  const before = Date.now();
+  const sizes = { udp: 0, tcp: 0 };
+  try {
+    for (const id of [1, 2, 3]) {
+      const reply = await udpExchange(
+        "127.0.0.1",
+        port,
+        buildQuery(id, "id.server", "TXT", "CH"),
+      );
+      assert.deepEqual(decodeAnswer(reply).records, ["TXT node-under-test"]);
+      sizes.udp = reply.length;
+    }
+    using conn = await Deno.connect({ hostname: "127.0.0.1", port });
+    await writeAll(conn, frames(buildQuery(4, "version.bind", "TXT", "CH")));
+    const reply = await within(readFrame(conn), 2000);
+    assert.ok(reply);
+    sizes.tcp = reply.length;
+  } finally {
+    // A stopping worker posts what it still holds before it says stopped.
+    await l.stop();
+  }
+
+  for (const { events } of batches) {
+    assert.ok(isPackedQueryEvents(events), "a packed batch, not objects");
+    assert.equal(
+      new Set(events.strings).size,
+      events.strings.length,
+      "each string once per batch",
+    );
+  }
+  assert.deepEqual(batches.map((b) => b.dropped), batches.map(() => 0));
+  const events = batches.flatMap((b) => unpackQueryEvents(b.events));
+  assert.equal(events.length, 4);
+  for (const e of events) {
+    assert.ok(e.time >= before && e.time <= Date.now(), "arrival time");
+    assert.ok(e.clientPort > 0 && e.clientPort < 65536);
+    assert.ok(e.durationUs >= 0);
+    assert.equal(e.responseSize, sizes[e.transport as "udp" | "tcp"]);
+  }
+  const stable = events.map((e) => {
+    const {
+      time: _t,
+      clientPort: _p,
+      durationUs: _d,
+      responseSize: _s,
+      ...rest
+    } = e;
+    return rest;
+  }).sort((a, b) => a.transport.localeCompare(b.transport));
+  const chaos = {
+    node: "node-under-test",
+    clientAddress: "127.0.0.1",
+    groups: [],
+    qtype: 16,
+    qclass: 3,
+    rcode: 0,
+    dnssecOk: false,
+    authenticData: false,
+  };
+  assert.deepEqual(stable, [
+    {
+      ...chaos,
+      transport: "tcp",
+      qname: "version.bind.",
+      status: "chaos",
+      stage: "ingress",
+      answer: "TXT",
+    },
+    ...[1, 2, 3].map(() => ({
+      ...chaos,
+      transport: "udp",
+      qname: "id.server.",
+      status: "chaos",
+      stage: "ingress",
+      answer: "TXT",
+    })),
+  ]);
+});
+
+Deno.test("a malformed batch of query events is ignored and logged once", async () => {
+  const logger = memoryLogger();
+  let calls = 0;
+  const l = await startDnsListeners({
+    listeners: [{ address: "127.0.0.1:0", protocols: ["udp"] }],
+    nodeName: "test",
+    version: "0.0.0-test",
+    logger,
+    workerUrl: new URL(
+      "./testdata/malformed_events_worker_entry.ts",
+      import.meta.url,
+    ),
+    onEvents: () => calls++,
+  });
+  try {
+    // The worker posts every 250 ms: wait for at least one such post.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const reply = await udpExchange(
+      "127.0.0.1",
+      l.addresses()[0]!.port,
+      buildQuery(1, "still.test"),
+    );
+    assert.deepEqual(decodeAnswer(reply).records, ["A 192.0.2.1"]);
+  } finally {
+    await l.stop(); // posts once more
+  }
+  assert.equal(calls, 0);
+  const warnings = logger.lines.filter((line) =>
+    line.includes("malformed query events")
+  );
+  assert.equal(warnings.length, 1);
+});

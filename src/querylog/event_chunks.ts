@@ -1,0 +1,212 @@
+/**
+ * Raw events stored as chunks (chunk_codec.ts): one `event_chunks` row per
+ * run of consecutive event ids. The writer appends a batch as one chunk;
+ * while the newest chunk is small (thin traffic: a few events per flush)
+ * the next batch is merged into it, so chunks stay large enough for their
+ * per-column headers not to matter. Readers decode whole chunks and pick
+ * their rows; retention drops whole chunks and trims the one it cuts.
+ */
+import type { DatabaseSync, StatementSync } from "node:sqlite";
+import { COLUMNS, decodeChunk, encodeChunk } from "./chunk_codec.ts";
+
+/** The newest chunk takes more events while it holds fewer than this. */
+const MERGE_BELOW = 1024;
+/** Events per chunk at most (bounds the work of decoding one). */
+export const MAX_CHUNK_EVENTS = 8192;
+
+/** A decoded chunk: events firstId … firstId + count - 1, row-major. */
+export interface EventChunk {
+  firstId: number;
+  count: number;
+  rows: Float64Array;
+}
+
+export class EventChunks {
+  readonly #db: DatabaseSync;
+  readonly #insert: StatementSync;
+  readonly #update: StatementSync;
+  readonly #newest: StatementSync;
+  readonly #overlapping: StatementSync;
+  readonly #holding: StatementSync;
+  /** Chunks skipped by readers because their blob did not decode. */
+  corrupt = 0;
+
+  constructor(db: DatabaseSync) {
+    this.#db = db;
+    this.#insert = db.prepare(
+      "INSERT INTO event_chunks (first_id, last_id, data) VALUES (?, ?, ?)",
+    );
+    this.#update = db.prepare(
+      "UPDATE event_chunks SET last_id = ?, data = ? WHERE first_id = ?",
+    );
+    this.#newest = db.prepare(
+      `SELECT first_id, last_id, data FROM event_chunks
+       ORDER BY first_id DESC LIMIT 1`,
+    );
+    // Chunks never overlap, so the one holding `first` bounds the scan.
+    this.#overlapping = db.prepare(
+      `SELECT first_id, last_id, data FROM event_chunks
+       WHERE first_id BETWEEN coalesce((SELECT max(first_id) FROM event_chunks
+         WHERE first_id <= :first), :first) AND :last
+         AND last_id >= :first
+       ORDER BY first_id`,
+    );
+    this.#holding = db.prepare(
+      `SELECT first_id, last_id, data FROM event_chunks
+       WHERE first_id <= ? ORDER BY first_id DESC LIMIT 1`,
+    );
+  }
+
+  /**
+   * Stores events firstId … firstId + count - 1 (`rows` row-major), in the
+   * caller's transaction.
+   */
+  append(firstId: number, rows: Float64Array, count: number): void {
+    let start = 0;
+    const newest = this.#newest.get();
+    if (newest !== undefined && count > 0) {
+      const newestFirst = Number(newest.first_id);
+      const newestCount = Number(newest.last_id) - newestFirst + 1;
+      if (
+        Number(newest.last_id) + 1 === firstId && newestCount < MERGE_BELOW
+      ) {
+        const old = tryDecode(newest.data as Uint8Array);
+        if (old !== undefined && old.count === newestCount) {
+          start = Math.min(count, MAX_CHUNK_EVENTS - newestCount);
+          const merged = new Float64Array((newestCount + start) * COLUMNS);
+          merged.set(old.rows);
+          merged.set(rows.subarray(0, start * COLUMNS), old.rows.length);
+          this.#update.run(
+            newestFirst + newestCount + start - 1,
+            encodeChunk(merged, newestCount + start),
+            newestFirst,
+          );
+        }
+      }
+    }
+    for (let at = start; at < count; at += MAX_CHUNK_EVENTS) {
+      const n = Math.min(MAX_CHUNK_EVENTS, count - at);
+      const part = rows.subarray(at * COLUMNS, (at + n) * COLUMNS);
+      this.#insert.run(
+        firstId + at,
+        firstId + at + n - 1,
+        encodeChunk(part, n),
+      );
+    }
+  }
+
+  /** The decoded chunks holding any id in [first, last], oldest first. */
+  read(first: number, last: number): EventChunk[] {
+    const chunks: EventChunk[] = [];
+    if (first > last) return chunks;
+    for (const row of this.#overlapping.all({ first, last })) {
+      const chunk = this.#decodeRow(row);
+      if (chunk !== undefined) chunks.push(chunk);
+    }
+    return chunks;
+  }
+
+  /** The row (COLUMNS values) of each id that exists, by id. */
+  rowsOf(ids: readonly number[]): Map<number, Float64Array> {
+    const found = new Map<number, Float64Array>();
+    let chunk: EventChunk | undefined;
+    for (const id of [...ids].sort((a, b) => a - b)) {
+      if (chunk === undefined || id >= chunk.firstId + chunk.count) {
+        const row = this.#holding.get(id);
+        chunk = row === undefined ? undefined : this.#decodeRow(row);
+      }
+      if (chunk === undefined || id >= chunk.firstId + chunk.count) continue;
+      const at = (id - chunk.firstId) * COLUMNS;
+      found.set(id, chunk.rows.subarray(at, at + COLUMNS));
+    }
+    return found;
+  }
+
+  /** The smallest stored id, or undefined when there are no events. */
+  oldestId(): number | undefined {
+    const row = this.#db.prepare(
+      "SELECT first_id AS id FROM event_chunks ORDER BY first_id LIMIT 1",
+    ).get();
+    return row?.id === null || row?.id === undefined
+      ? undefined
+      : Number(row.id);
+  }
+
+  /** The largest stored id, or undefined when there are no events. */
+  newestId(): number | undefined {
+    // By the primary key: max(last_id) would read every row.
+    const row = this.#db.prepare(
+      "SELECT last_id AS id FROM event_chunks ORDER BY first_id DESC LIMIT 1",
+    ).get();
+    return row?.id === null || row?.id === undefined
+      ? undefined
+      : Number(row.id);
+  }
+
+  /** Events stored. */
+  count(): number {
+    const row = this.#db.prepare(
+      "SELECT coalesce(sum(last_id - first_id + 1), 0) AS n FROM event_chunks",
+    ).get();
+    return Number(row?.n ?? 0);
+  }
+
+  /**
+   * Deletes every event with id < `bound`: whole chunks, and the chunk
+   * `bound` falls in is cut down to its rows from `bound` on. Returns how
+   * many events went. Several statements: run it in a transaction.
+   */
+  deleteBelow(bound: number): number {
+    const whole = this.#db.prepare(
+      `DELETE FROM event_chunks WHERE first_id < :bound AND last_id < :bound
+       RETURNING last_id - first_id + 1 AS n`,
+    ).all({ bound });
+    let deleted = whole.reduce((sum, row) => sum + Number(row.n), 0);
+    const cut = this.#db.prepare(
+      `SELECT first_id, last_id, data FROM event_chunks
+       WHERE first_id < ? ORDER BY first_id DESC LIMIT 1`,
+    ).get(bound);
+    if (cut !== undefined) {
+      const firstId = Number(cut.first_id);
+      const lastId = Number(cut.last_id);
+      this.#db.prepare("DELETE FROM event_chunks WHERE first_id = ?").run(
+        firstId,
+      );
+      deleted += bound - firstId;
+      const chunk = tryDecode(cut.data as Uint8Array);
+      if (chunk === undefined) {
+        this.corrupt++;
+        deleted += lastId - bound + 1; // unreadable: nothing worth keeping
+      } else {
+        const keep = chunk.rows.subarray((bound - firstId) * COLUMNS);
+        this.#insert.run(
+          bound,
+          lastId,
+          encodeChunk(keep, lastId - bound + 1),
+        );
+      }
+    }
+    return deleted;
+  }
+
+  #decodeRow(row: Record<string, unknown>): EventChunk | undefined {
+    const firstId = Number(row.first_id);
+    const count = Number(row.last_id) - firstId + 1;
+    const chunk = tryDecode(row.data as Uint8Array);
+    if (chunk === undefined || chunk.count !== count) {
+      this.corrupt++;
+      return undefined;
+    }
+    return { firstId, count, rows: chunk.rows };
+  }
+}
+
+function tryDecode(
+  blob: Uint8Array,
+): { count: number; rows: Float64Array } | undefined {
+  try {
+    return decodeChunk(blob);
+  } catch {
+    return undefined;
+  }
+}
