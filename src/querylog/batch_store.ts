@@ -48,6 +48,7 @@ export class BatchStore {
   readonly #db: DatabaseSync;
   readonly #saveNextId: StatementSync;
   readonly #rollups: RollupStatements;
+  readonly #rows = new EncodedRows();
   #nextId: number;
 
   constructor(db: DatabaseSync, cacheSizes?: DictionaryCacheSizes) {
@@ -73,9 +74,10 @@ export class BatchStore {
     now: number,
   ): BatchResult {
     const result: BatchResult = { written: 0, excluded: 0, invalid: 0 };
-    const total = slices.reduce((n, s) => n + s.to - s.from, 0);
     this.#transaction(() => {
-      const rows = new EncodedRows(total);
+      // One buffer for every batch: a batch of 20,000 rows is 3 MB.
+      const rows = this.#rows;
+      rows.count = 0;
       for (const { batch, from, to } of slices) {
         const counts = this.encoder.encode(batch, from, to, filter, rows);
         result.excluded += counts.excluded;

@@ -106,17 +106,15 @@ export class EncodedRows {
     order.sort((a, b) =>
       rows[a * COLUMNS + C.time]! - rows[b * COLUMNS + C.time]! || a - b
     );
-    const nextRows = new Float64Array(rows.length);
-    const nextKinds = new Uint8Array(this.kinds.length);
+    const unsortedRows = rows.slice(0, count * COLUMNS);
+    const unsortedKinds = this.kinds.slice(0, count);
     order.forEach((from, to) => {
-      nextRows.set(
-        rows.subarray(from * COLUMNS, (from + 1) * COLUMNS),
+      rows.set(
+        unsortedRows.subarray(from * COLUMNS, (from + 1) * COLUMNS),
         to * COLUMNS,
       );
-      nextKinds[to] = this.kinds[from]!;
+      this.kinds[to] = unsortedKinds[from]!;
     });
-    this.rows = nextRows;
-    this.kinds = nextKinds;
   }
 }
 
