@@ -64,3 +64,54 @@ export function treeCpuSeconds(pid: number, ticksPerSecond: number): number {
   }
   return ticks / ticksPerSecond;
 }
+
+/** What a thread of a Deno server does, from its name. */
+export type ThreadKind = "main" | "workers" | "v8 helpers" | "other";
+
+function threadKind(name: string): ThreadKind {
+  if (name === "deno") return "main";
+  if (name.startsWith("worker-")) return "workers";
+  if (name.startsWith("V8 ")) return "v8 helpers";
+  return "other";
+}
+
+/** One thread of a process: what it does and the ticks it used so far. */
+export type ThreadTicks = Map<string, { kind: ThreadKind; ticks: number }>;
+
+/** The threads of process `pid` (not its children), by thread id. */
+export function threadTicks(pid: number): ThreadTicks {
+  const threads: ThreadTicks = new Map();
+  for (const entry of Deno.readDirSync(`/proc/${pid}/task`)) {
+    try {
+      const dir = `/proc/${pid}/task/${entry.name}`;
+      const name = Deno.readTextFileSync(`${dir}/comm`).trim();
+      const stat = parseStat(Deno.readTextFileSync(`${dir}/stat`));
+      if (stat !== null) {
+        threads.set(entry.name, { kind: threadKind(name), ticks: stat.ticks });
+      }
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return threads;
+}
+
+/**
+ * Ticks used between two readings, by kind of thread; threads that started
+ * in between count from 0, threads that ended are left out.
+ */
+export function ticksBetween(
+  before: ThreadTicks,
+  after: ThreadTicks,
+): Record<ThreadKind, number> {
+  const used: Record<ThreadKind, number> = {
+    main: 0,
+    workers: 0,
+    "v8 helpers": 0,
+    other: 0,
+  };
+  for (const [tid, { kind, ticks }] of after) {
+    used[kind] += ticks - (before.get(tid)?.ticks ?? 0);
+  }
+  return used;
+}

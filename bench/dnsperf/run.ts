@@ -7,6 +7,10 @@
  *
  * kudurru-nolog is kudurru with `querylog.enabled: false`: the ratio of the
  * two is what logging every query costs (issue 6 target: at most 10 %).
+ * For kudurru the CPU per query is also split by thread (main thread,
+ * listener Workers, V8's GC and compiler threads): steadier than throughput
+ * on a shared machine, and it says where logging's cost goes. With --qps
+ * below what the servers can do, every server answers the same load.
  *
  * Every server is stopped before the next starts, and at the end, even on
  * failure. kudurru is skipped (with a note) until src/listeners/ exists.
@@ -19,7 +23,13 @@ import {
   benchRecordSets,
   benchZone,
 } from "./bench_zone.ts";
-import { clockTicks, treeCpuSeconds } from "./cpu_time.ts";
+import {
+  clockTicks,
+  type ThreadKind,
+  threadTicks,
+  ticksBetween,
+  treeCpuSeconds,
+} from "./cpu_time.ts";
 import { renderZoneFile } from "../../tests/interop/zone_file.ts";
 import {
   type RunningServer,
@@ -41,6 +51,8 @@ interface Row {
   qps: number;
   cpuMicrosPerQuery: number;
   lost: string;
+  /** kudurru only: CPU µs per query by kind of thread. */
+  threads?: Record<ThreadKind, number>;
 }
 
 const { values } = parseArgs({
@@ -76,20 +88,24 @@ async function start(server: ServerName): Promise<RunningServer> {
   return server === "nsd" ? await startNsd(zones) : await startKnot(zones);
 }
 
+/** A short unmeasured run before the measured ones. */
+const WARM_UP_SECONDS = 2;
+
 async function dnsperf(
   port: number,
   queryFile: string,
   transport: Transport,
+  length = seconds,
 ): Promise<{ qps: number; completed: number; lost: string }> {
   const args = ["-s", "127.0.0.1", "-p", String(port), "-d", queryFile];
-  args.push("-l", String(seconds), "-c", String(clients), "-Q", String(maxQps));
+  args.push("-l", String(length), "-c", String(clients), "-Q", String(maxQps));
   if (transport === "tcp") args.push("-m", "tcp");
   const child = new Deno.Command("dnsperf", {
     args,
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
-    signal: AbortSignal.timeout((seconds + 30) * 1000),
+    signal: AbortSignal.timeout((length + 30) * 1000),
   });
   const out = await child.output();
   const text = new TextDecoder().decode(out.stdout) +
@@ -114,19 +130,30 @@ async function measure(
 ): Promise<Row[]> {
   const rows: Row[] = [];
   await using running = await start(server);
+  const isKudurru = server.startsWith("kudurru");
+  // Start-up work (objects, snapshot, JIT, the answer memo) stays out.
+  await dnsperf(running.port, queryFile, "udp", WARM_UP_SECONDS);
   for (const transport of ["udp", "tcp"] as const) {
     const before = treeCpuSeconds(running.pid, ticks);
+    const threadsBefore = isKudurru ? threadTicks(running.pid) : undefined;
     const result = await dnsperf(running.port, queryFile, transport);
     const cpu = treeCpuSeconds(running.pid, ticks) - before;
-    rows.push({
+    const perQuery = (seconds: number) =>
+      result.completed > 0 ? (seconds * 1e6) / result.completed : NaN;
+    const row: Row = {
       server,
       transport,
       qps: result.qps,
-      cpuMicrosPerQuery: result.completed > 0
-        ? (cpu * 1e6) / result.completed
-        : NaN,
+      cpuMicrosPerQuery: perQuery(cpu),
       lost: result.lost,
-    });
+    };
+    if (threadsBefore !== undefined) {
+      const used = ticksBetween(threadsBefore, threadTicks(running.pid));
+      row.threads = Object.fromEntries(
+        Object.entries(used).map(([kind, t]) => [kind, perQuery(t / ticks)]),
+      ) as Record<ThreadKind, number>;
+    }
+    rows.push(row);
   }
   return rows;
 }
@@ -152,6 +179,21 @@ function table(rows: Row[]): string[] {
         ratio(k?.cpuMicrosPerQuery, r.cpuMicrosPerQuery).padStart(19),
       ].join(" "),
     );
+  }
+  const split = rows.filter((r) => r.threads !== undefined);
+  if (split.length > 0) {
+    lines.push(
+      "",
+      "kudurru CPU µs/query by thread (main / workers / v8 helpers / other):",
+    );
+    for (const r of split) {
+      const t = r.threads!;
+      lines.push(
+        `${r.server.padEnd(15)} ${r.transport.padEnd(9)} ` +
+          [t.main, t.workers, t["v8 helpers"], t.other]
+            .map((x) => x.toFixed(2)).join(" / "),
+      );
+    }
   }
   return lines;
 }
