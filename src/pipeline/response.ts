@@ -18,6 +18,13 @@ export interface Response {
   message?: ResponseSpec;
   /** An answer already encoded for this request (memo hits); sent as is. */
   wire?: Uint8Array;
+  /**
+   * For a `wire` copied from a stored answer (the answer memo, a cache
+   * entry): that stored answer. Copies of one source differ only in ID,
+   * question case, TTLs, flags and OPT, so the query log summarises the
+   * answer section of a source once, not once per query.
+   */
+  wireSource?: object;
   /** Send nothing (UDP) / close the exchange (TCP). */
   drop?: boolean;
   status: Status;

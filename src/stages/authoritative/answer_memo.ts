@@ -61,8 +61,14 @@ export class AnswerMemo {
     return this.#recent.size + this.#older.size;
   }
 
-  /** A copy of the answer for `key`, made out for `req` (ID and question case). */
-  get(key: string, req: Request): Uint8Array | undefined {
+  /**
+   * A copy of the answer for `key`, made out for `req` (ID and question
+   * case), and the stored answer it was copied from.
+   */
+  get(
+    key: string,
+    req: Request,
+  ): { wire: Uint8Array; stored: Uint8Array } | undefined {
     let stored = this.#recent.get(key);
     if (stored === undefined) {
       stored = this.#older.get(key);
@@ -75,7 +81,7 @@ export class AnswerMemo {
     const nameEnd = req.query.questionEnd - 4;
     if (!patchQuestionCase(copy, req.bytes, nameEnd)) return undefined;
     this.hits++;
-    return copy;
+    return { wire: copy, stored };
   }
 
   /**

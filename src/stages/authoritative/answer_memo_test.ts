@@ -15,7 +15,10 @@ Deno.test("answer memo keeps at most its limit", () => {
     memo.set(name, wireFor(`${name}.example. A`));
   }
   assert.ok(memo.size <= 4);
-  assert.equal(memo.get("g", requestFor("g.example. A"))?.[2]! & 0x80, 0x80);
+  assert.equal(
+    memo.get("g", requestFor("g.example. A"))?.wire[2]! & 0x80,
+    0x80,
+  );
 });
 
 Deno.test("answer memo keeps an answer that is read while others come and go", () => {
@@ -32,10 +35,17 @@ Deno.test("answer memo hits carry the query's ID and the client's case", () => {
   const memo = new AnswerMemo();
   memo.set("www", wireFor("www.example. A"));
   const req = requestFor("wWw.ExAmple. A", { id: 0xbeef });
-  const hit = memo.get("www", req)!;
+  const stored = wireFor("www.example. A");
+  memo.set("www2", stored);
+  const { wire: hit } = memo.get("www", req)!;
   assert.equal((hit[0]! << 8) | hit[1]!, 0xbeef);
   assert.deepEqual(hit.subarray(12, 26), req.bytes.subarray(12, 26));
   assert.equal(memo.hits, 1);
+  // The source comes back too (the query log summarises it once); the
+  // copy is a copy.
+  const second = memo.get("www2", requestFor("www.example. A"))!;
+  assert.equal(second.stored, stored);
+  assert.notEqual(second.wire, stored);
 });
 
 Deno.test("answer memo misses a stored answer for a different name", () => {

@@ -101,7 +101,7 @@ function serveFrom(
   if (routed !== undefined) return passOn(routed, req, next);
   const key = memoKey(req);
   const hit = key === undefined ? undefined : state.memo.get(key, req);
-  if (hit !== undefined) return authoritativeWire(hit);
+  if (hit !== undefined) return authoritativeWire(hit.wire, hit.stored);
   const found = lookup(state.index, req.qname, qtype);
   if (found === undefined || found.kind === "forward") {
     const route = found === undefined ? NO_ZONE : {
@@ -124,7 +124,8 @@ function serveFrom(
     }),
   );
   if (key !== undefined) state.memo.set(key, wire);
-  return authoritativeWire(wire.slice()); // the memo keeps the original
+  // The memo keeps the original.
+  return authoritativeWire(wire.slice(), key === undefined ? undefined : wire);
 }
 
 /** Hands a name that no primary zone answers on, with its forward zone's group. */
@@ -140,11 +141,13 @@ function passOn(
   return next(req);
 }
 
-function authoritativeWire(wire: Uint8Array): Response {
-  return {
+function authoritativeWire(wire: Uint8Array, source?: Uint8Array): Response {
+  const res: Response = {
     wire,
     status: "authoritative",
     stage: "authoritative",
     cacheable: false,
   };
+  if (source !== undefined) res.wireSource = source;
+  return res;
 }

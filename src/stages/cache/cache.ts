@@ -110,7 +110,12 @@ export function createCacheStage(opts: CacheStageOptions = {}): CacheStage {
     const wire = writeStaleAnswer(entry, req, policy.staleAnswerTtl);
     if (wire === undefined) return undefined;
     stats.staleHits++;
-    return { wire, status: "cached_stale", stage: "cache" };
+    return {
+      wire,
+      wireSource: entry,
+      status: "cached_stale",
+      stage: "cache",
+    };
   }
 
   /** The answer this asker gets from an outcome, stale instead of a failure. */
@@ -235,7 +240,7 @@ export function createCacheStage(opts: CacheStageOptions = {}): CacheStage {
         if (wire !== undefined) {
           stats.hits++;
           prefetch(entry, req, next, policy, at);
-          return { wire, status: "cached", stage: "cache" };
+          return { wire, wireSource: entry, status: "cached", stage: "cache" };
         }
       }
       if (entry !== undefined && !isServableStale(entry, policy, at)) {

@@ -42,6 +42,40 @@ export function summarizeAnswer(message: Uint8Array): AnswerSummary {
   return { rcode, authenticData, text: answerText(message, ancount) };
 }
 
+/** A summary and the header fields it was made under. */
+interface RememberedSummary {
+  header: number;
+  summary: AnswerSummary;
+}
+
+/** Per stored answer (Response.wireSource), the summary of its last copy. */
+const bySource = new WeakMap<object, RememberedSummary>();
+
+/**
+ * The summary of `message`, a copy of the stored answer `source` (or of
+ * nothing: then it is summarised afresh). Copies of one stored answer have
+ * the same answer section, so the summary is made once and reused while
+ * the header fields it reads (RCODE, AD, ANCOUNT: a truncated copy has no
+ * answers) are the same.
+ */
+export function summarizeCopy(
+  message: Uint8Array,
+  source: object | undefined,
+): AnswerSummary {
+  if (source === undefined || message.length < HEADER_OCTETS) {
+    return summarizeAnswer(message);
+  }
+  const header = ((message[3]! & 0x2f) << 16) | (message[6]! << 8) |
+    message[7]!;
+  const remembered = bySource.get(source);
+  if (remembered !== undefined && remembered.header === header) {
+    return remembered.summary;
+  }
+  const summary = summarizeAnswer(message);
+  bySource.set(source, { header, summary });
+  return summary;
+}
+
 function answerText(message: Uint8Array, ancount: number): string {
   const parts: string[] = [];
   try {
@@ -85,7 +119,9 @@ function recordText(
     return `AAAA ${ipv6Text(message, rdata)}`;
   }
   if (type === TYPE.CNAME || type === TYPE.PTR || type === TYPE.NS) {
-    return `${name} ${readName(message, rdata).name}`;
+    // Lowercase: a target compressed into a 0x20-mixed question name would
+    // otherwise differ from query to query (and from its first copy).
+    return `${name} ${readName(message, rdata).name.toLowerCase()}`;
   }
   return name;
 }

@@ -10,7 +10,7 @@ import {
   type PackedQueryEvents,
   QueryEventPacker,
 } from "../../pipeline/query_event_pack.ts";
-import { summarizeAnswer } from "./answer_summary.ts";
+import { summarizeCopy } from "./answer_summary.ts";
 
 /** Events held between drains, at most. */
 export const DEFAULT_MAX_PENDING = 20_000;
@@ -90,7 +90,9 @@ function eventOf(
   durationMs: number,
 ): QueryEvent {
   const question = req.query.question;
-  const summary = bytes === null ? NOTHING_SENT : summarizeAnswer(bytes);
+  const summary = bytes === null
+    ? NOTHING_SENT
+    : summarizeCopy(bytes, res.wireSource);
   const event: QueryEvent = {
     time: req.received,
     node: req.node.name,

@@ -2,7 +2,11 @@ import assert from "node:assert/strict";
 import { encodeResponse, RCODE, TYPE } from "../../dns/wire/mod.ts";
 import type { Response } from "../../pipeline/mod.ts";
 import { requestFor } from "../../pipeline/testing/mod.ts";
-import { MAX_SUMMARY, summarizeAnswer } from "./answer_summary.ts";
+import {
+  MAX_SUMMARY,
+  summarizeAnswer,
+  summarizeCopy,
+} from "./answer_summary.ts";
 import { createQueryEventBuffer } from "./query_events.ts";
 import { unpackQueryEvents } from "../../pipeline/query_event_pack.ts";
 
@@ -55,6 +59,43 @@ Deno.test("summarizeAnswer renders addresses and names of the answer section", (
     text:
       "CNAME edge.example.net., A 192.0.2.1, A 192.0.2.2, AAAA 2001:db8::1, TXT",
   });
+});
+
+Deno.test("summarizeCopy summarises a stored answer once, and again when the header it reads differs", () => {
+  const stored = answerWire([{
+    name: "www.example.org.",
+    type: TYPE.CNAME,
+    ttl: 60,
+    rdata: [{ type: "CNAME", target: "Edge.Example.NET." }],
+  }]);
+  const source = {};
+  const first = summarizeCopy(stored.slice(), source);
+  assert.deepEqual(first, {
+    rcode: 0,
+    authenticData: true,
+    text: "CNAME edge.example.net.", // targets lowercased
+  });
+  // Another copy (new ID, other TTLs): the same summary object.
+  const copy = stored.slice();
+  copy[0] = 0x12;
+  // Header 12 + question 21 + owner pointer 2 + type and class 4: the TTL.
+  assert.equal(
+    copy[39]! << 24 | copy[40]! << 16 | copy[41]! << 8 | copy[42]!,
+    60,
+  );
+  copy[42] = 59;
+  assert.equal(summarizeCopy(copy, source), first);
+  // AD cleared for this client: summarised afresh.
+  const noAd = stored.slice();
+  noAd[3] = noAd[3]! & ~0x20;
+  assert.equal(summarizeCopy(noAd, source).authenticData, false);
+  // Truncated (no answers left): afresh, and empty.
+  const truncated = stored.slice();
+  truncated[6] = truncated[7] = 0;
+  assert.equal(summarizeCopy(truncated, source).text, "");
+  // No source: always afresh.
+  assert.notEqual(summarizeCopy(stored, undefined), first);
+  assert.deepEqual(summarizeCopy(stored, undefined), first);
 });
 
 Deno.test("summarizeAnswer is short, bounded and never throws", () => {
