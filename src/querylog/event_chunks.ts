@@ -124,19 +124,19 @@ export class EventChunks {
 
   /** The smallest stored id, or undefined when there are no events. */
   oldestId(): number | undefined {
-    const row = this.#db.prepare(
-      "SELECT first_id AS id FROM event_chunks ORDER BY first_id LIMIT 1",
-    ).get();
-    return row?.id === null || row?.id === undefined
-      ? undefined
-      : Number(row.id);
+    return this.#idAtEnd("first_id", "");
   }
 
   /** The largest stored id, or undefined when there are no events. */
   newestId(): number | undefined {
     // By the primary key: max(last_id) would read every row.
+    return this.#idAtEnd("last_id", "DESC");
+  }
+
+  /** `column` of the first chunk in `order` of first_id. */
+  #idAtEnd(column: string, order: string): number | undefined {
     const row = this.#db.prepare(
-      "SELECT last_id AS id FROM event_chunks ORDER BY first_id DESC LIMIT 1",
+      `SELECT ${column} AS id FROM event_chunks ORDER BY first_id ${order} LIMIT 1`,
     ).get();
     return row?.id === null || row?.id === undefined
       ? undefined
