@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import type { QueryEvent } from "../pipeline/query_event.ts";
+import { packQueryEvents } from "../pipeline/query_event_pack.ts";
 import { searchEvents } from "./search.ts";
 import {
   queryEvent,
@@ -232,4 +233,46 @@ Deno.test("writer hides clients, names or both by privacy mode, in events and ro
       assert.deepEqual(texts("clients"), [client]);
     });
   }
+});
+
+Deno.test("writer leaves out excluded names and clients of a packed batch, each decided once per string", async () => {
+  await using log = await tempQueryLog();
+  await using writer = testWriter(log.path, {
+    settings: querylogSettings({
+      exclude: {
+        domains: ["ads.example"],
+        clients: ["198.51.100.0/24", "kids"],
+      },
+    }),
+  });
+  const kept = [
+    queryEvent({ qname: "www.example.com." }),
+    queryEvent({ qname: "notads.example." }),
+    // The same client as an excluded event below, in other groups.
+    queryEvent({ clientAddress: "192.0.2.77", groups: ["home/adults"] }),
+  ];
+  const excluded = [
+    queryEvent({ qname: "ads.example." }),
+    queryEvent({ qname: "x.ADS.example." }),
+    queryEvent({ clientAddress: "198.51.100.9" }),
+    queryEvent({ clientAddress: "192.0.2.77", groups: ["home/kids"] }),
+  ];
+  // Twice over in one batch: the memo of a string must give the same answer.
+  writer.enqueuePacked(
+    packQueryEvents([...kept, ...excluded, ...excluded, ...kept]),
+  );
+  await writer.flush();
+  const stats = writer.stats();
+  assert.equal(stats.excluded, 8);
+  assert.equal(stats.written, 6);
+  const names = searchEvents(writer.db, { limit: 100 }).events.map((e) =>
+    `${e.qname} ${e.clientAddress} ${e.groups.join(",")}`
+  ).sort();
+  assert.deepEqual(
+    names,
+    [
+      ...kept,
+      ...kept,
+    ].map((e) => `${e.qname} ${e.clientAddress} ${e.groups.join(",")}`).sort(),
+  );
 });
