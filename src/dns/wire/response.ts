@@ -8,6 +8,7 @@
  * additional RRset that does not fit is left out without TC (RFC 2181 §9),
  * and later, smaller ones may still go in.
  */
+import { shortLivedCopy } from "./short_lived_bytes.ts";
 import type { RRSet } from "../../zone/types.ts";
 import { TYPE } from "./constants.ts";
 import {
@@ -105,9 +106,12 @@ export function encodeResponse(
   return w.finish();
 }
 
-/** A copy of `message` with its ID replaced (for memoised answers). */
+/**
+ * A copy of `message` with its ID replaced (for memoised answers), for one
+ * exchange only (short_lived_bytes.ts: never keep it).
+ */
 export function patchId(message: Uint8Array, id: number): Uint8Array {
-  const copy = message.slice();
+  const copy = shortLivedCopy(message);
   copy[0] = id >>> 8;
   copy[1] = id;
   return copy;

@@ -4,13 +4,18 @@
  * arbitrary pieces, so FrameReader buffers until whole messages are there.
  */
 
+import { shortLivedBytes } from "./short_lived_bytes.ts";
+
 /** Largest message a 2-byte length can carry. */
 export const MAX_TCP_MESSAGE = 65535;
 
-/** Prefixes a message with its length; null when it is too long to frame. */
+/**
+ * Prefixes a message with its length, for one write (short_lived_bytes.ts:
+ * never keep it); null when it is too long to frame.
+ */
 export function frameMessage(message: Uint8Array): Uint8Array | null {
   if (message.length > MAX_TCP_MESSAGE) return null;
-  const framed = new Uint8Array(message.length + 2);
+  const framed = shortLivedBytes(message.length + 2);
   framed[0] = message.length >> 8;
   framed[1] = message.length & 0xff;
   framed.set(message, 2);

@@ -12,6 +12,7 @@ import {
 } from "../../dns/wire/mod.ts";
 import { OUR_UDP_PAYLOAD_SIZE, type Request } from "../../pipeline/mod.ts";
 import type { StoredAnswer } from "./cache_entry.ts";
+import { shortLivedBytes } from "../../dns/wire/short_lived_bytes.ts";
 
 /** OPT owner (root), type, class, TTL and RDLENGTH. */
 const OPT_FIXED_OCTETS = 11;
@@ -59,7 +60,8 @@ function writeAnswer(
   const truncated = wire.length + optOctets > req.maxSize;
   const body = truncated ? query.questionEnd : wire.length;
   if (body > wire.length) return undefined;
-  const out = new Uint8Array(body + optOctets);
+  // Made out for this query only: never kept.
+  const out = shortLivedBytes(body + optOctets);
   out.set(truncated ? wire.subarray(0, body) : wire);
   if (!patchQuestionCase(out, req.bytes, query.questionEnd - 4)) {
     return undefined;
