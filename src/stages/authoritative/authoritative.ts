@@ -3,6 +3,7 @@
  * zones from the snapshot's zone index, and routes names in forward zones to
  * their upstream group. Encoded answers are memoised per snapshot.
  */
+import { shortLivedCopy } from "../../dns/wire/short_lived_bytes.ts";
 import { RCODE, TYPE } from "../../dns/wire/mod.ts";
 import {
   answer,
@@ -125,7 +126,10 @@ function serveFrom(
   );
   if (key !== undefined) state.memo.set(key, wire);
   // The memo keeps the original.
-  return authoritativeWire(wire.slice(), key === undefined ? undefined : wire);
+  return authoritativeWire(
+    shortLivedCopy(wire),
+    key === undefined ? undefined : wire,
+  );
 }
 
 /** Hands a name that no primary zone answers on, with its forward zone's group. */
