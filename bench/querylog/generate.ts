@@ -11,6 +11,7 @@ import { foldDomainMinutes } from "../../src/querylog/domain_hours.ts";
 import { createEventFilter } from "../../src/querylog/event_filter.ts";
 import { querylogSchema } from "../../src/config/schema_resolver.ts";
 import { QueryEventPacker } from "../../src/pipeline/query_event_pack.ts";
+import { QueryEventReceiver } from "../../src/pipeline/query_event_receiver.ts";
 import {
   seededRandom,
   syntheticEvent,
@@ -78,9 +79,11 @@ export async function generateBigDb(
     const traffic = syntheticTraffic(42);
     const random = seededRandom(99);
     let time = start;
+    // As a listener worker and the main thread do it.
     const packer = new QueryEventPacker(BATCH);
+    const receiver = new QueryEventReceiver();
     const write = () => {
-      const batch = packer.take();
+      const batch = receiver.receive(packer.take())!;
       store.writeEvents([{ batch, from: 0, to: batch.count }], filter, end);
     };
     for (let i = 0; i < count; i++) {

@@ -57,7 +57,10 @@ async function insertRate(n: number, gapMs: number, label: string) {
     // Packed up front, as the workers hand them over: the producer's own
     // cost (the workers', in kudurru) stays out of the measurement.
     // Each batch is cloned the way a worker's message is, so its strings
-    // arrive as new strings the writer has to hash, as they do in kudurru.
+    // arrive as new strings the writer has to hash. Each batch carries all
+    // its strings, as a worker's first batch of a table does: kudurru's
+    // later batches carry only the table's new strings, so this is the
+    // writer's worst case.
     const traffic = syntheticTraffic(7);
     const pool = Array.from(
       { length: Math.ceil(n / BATCH_EVENTS) },
@@ -69,7 +72,10 @@ async function insertRate(n: number, gapMs: number, label: string) {
           ),
         );
         return structuredClone(batch, {
-          transfer: [batch.times.buffer, batch.ints.buffer],
+          transfer: [
+            batch.times.buffer as ArrayBuffer,
+            batch.ints.buffer as ArrayBuffer,
+          ],
         });
       },
     );

@@ -14,6 +14,7 @@
 import { parseArgs } from "node:util";
 import { querylogSchema } from "../../src/config/schema_resolver.ts";
 import { createLogger } from "../../src/log/logger.ts";
+import { QueryEventReceiver } from "../../src/pipeline/query_event_receiver.ts";
 import { createQueryLogWriter } from "../../src/querylog/writer.ts";
 import { print } from "./print.ts";
 
@@ -47,7 +48,8 @@ const producer = new Worker(
   new URL("./worker_fed_producer.ts", import.meta.url),
   { type: "module" },
 );
-producer.onmessage = (m) => writer.enqueuePacked(m.data);
+const receiver = new QueryEventReceiver();
+producer.onmessage = (m) => writer.enqueuePacked(receiver.receive(m.data)!);
 producer.postMessage({ rate });
 try {
   // Past the first pass over the names (dictionary inserts) and the JIT.

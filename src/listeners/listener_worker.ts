@@ -7,7 +7,7 @@
 import type { QueryHandler } from "../pipeline/handler.ts";
 import type { StageCounters } from "../pipeline/stage_counters.ts";
 import type { Snapshot } from "../pipeline/snapshot.ts";
-import type { PackedQueryEvents } from "../pipeline/query_event_pack.ts";
+import type { PostedQueryEvents } from "../pipeline/query_event_pack.ts";
 import type { SerializedEntry } from "../stages/cache/cache_dump.ts";
 import {
   type CacheStats,
@@ -44,7 +44,9 @@ export type CountingQueryHandler = QueryHandler & {
   importCache?(entries: readonly unknown[]): number;
   flushCache?(name?: string): number;
   /** The query events since the previous call (`QueryEventHooks`). */
-  drainEvents?(): { events: PackedQueryEvents; dropped: number };
+  drainEvents?(): { events: PostedQueryEvents; dropped: number };
+  /** Makes the next batch start a new string table (`QueryEventHooks`). */
+  restartEventStrings?(): void;
 };
 
 /** Builds the worker's handler (one pipeline instance per worker). */
@@ -107,7 +109,8 @@ export function runListenerWorker(createHandler: HandlerFactory): void {
   /**
    * Hands the query events over, their typed arrays transferred rather
    * than cloned (a clone cost ~0.8 µs per event on this thread). A batch
-   * that fails to drain or post is lost, not fatal.
+   * that fails to drain or post is lost, not fatal; the next one starts a
+   * new string table, since the main thread never saw this one's strings.
    */
   function postEvents() {
     try {
@@ -120,7 +123,16 @@ export function runListenerWorker(createHandler: HandlerFactory): void {
         events.ints.buffer as ArrayBuffer,
       ]);
     } catch {
-      // Nothing to do: the events are gone, the worker keeps answering.
+      // The events are gone; the worker keeps answering.
+      restartEventStrings();
+    }
+  }
+
+  function restartEventStrings() {
+    try {
+      handler?.restartEventStrings?.();
+    } catch {
+      // Then the main thread asks again when the next batch does not fit.
     }
   }
 
@@ -236,6 +248,9 @@ export function runListenerWorker(createHandler: HandlerFactory): void {
           id: msg.id,
           removed: handler?.flushCache?.(msg.name) ?? 0,
         });
+        return;
+      case "restart-event-strings":
+        restartEventStrings();
         return;
       case "stop":
         stop();

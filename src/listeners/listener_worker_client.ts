@@ -3,9 +3,11 @@
  * or `bind-error`, post snapshots, stop it gracefully and terminate it.
  */
 import {
-  isPackedQueryEvents,
+  isPostedQueryEvents,
   type PackedQueryEvents,
+  type PostedQueryEvents,
 } from "../pipeline/query_event_pack.ts";
+import { QueryEventReceiver } from "../pipeline/query_event_receiver.ts";
 import type { Transport } from "../pipeline/handler.ts";
 import type { Snapshot } from "../pipeline/snapshot.ts";
 import type { Logger } from "../log/logger.ts";
@@ -17,6 +19,14 @@ import type {
   WorkerReply,
   WorkerRequest,
 } from "./worker_messages.ts";
+
+/** What onEvents gets for a batch that could not be read. */
+const NO_EVENTS: PackedQueryEvents = {
+  count: 0,
+  strings: [],
+  times: new Float64Array(0),
+  ints: new Int32Array(0),
+};
 
 /** Where a listener is actually bound. */
 export interface BoundAddress {
@@ -53,9 +63,10 @@ export interface ListenerWorkerOptions {
   stopTimeoutMs: number;
   onCounters?: (deltas: CounterDeltas, from: BoundAddress) => void;
   /**
-   * The worker's query events as they came (packed; see
-   * query_event_pack.ts), and how many it dropped. Batches of the wrong
-   * shape are ignored (logged once), never passed on.
+   * The worker's query events (packed; see query_event_pack.ts), and how
+   * many it dropped. Batches of the wrong shape are ignored (logged once),
+   * never passed on; a batch that cannot be read because an earlier one
+   * went missing counts as dropped.
    */
   onEvents?: (events: PackedQueryEvents, dropped: number) => void;
 }
@@ -86,6 +97,9 @@ export function startListenerWorker(
   const flushes = new Map<number, (removed: number) => void>();
   let nextFlushId = 1;
   let malformedEventBatches = 0;
+  const eventReceiver = new QueryEventReceiver();
+  /** A restart of the worker's string table was asked for and not seen yet. */
+  let tableRestartAsked = false;
 
   const terminate = (cache: SerializedEntry[] = []) => {
     if (terminated) return;
@@ -141,6 +155,24 @@ export function startListenerWorker(
     },
   };
 
+  /** Hands a batch on with its whole string table, or counts it as dropped. */
+  function receiveEvents(posted: PostedQueryEvents, droppedInWorker: number) {
+    let dropped = Number.isSafeInteger(droppedInWorker) && droppedInWorker > 0
+      ? droppedInWorker
+      : 0;
+    if (posted.stringBase === 0) tableRestartAsked = false;
+    const batch = eventReceiver.receive(posted);
+    if (batch !== undefined) return opts.onEvents?.(batch, dropped);
+    dropped += posted.count;
+    opts.onEvents?.(NO_EVENTS, dropped);
+    if (!tableRestartAsked && !terminated) {
+      tableRestartAsked = true;
+      worker.postMessage(
+        { type: "restart-event-strings" } satisfies WorkerRequest,
+      );
+    }
+  }
+
   worker.onmessage = (event: MessageEvent<WorkerReply>) => {
     const msg = event.data;
     switch (msg.type) {
@@ -170,11 +202,8 @@ export function startListenerWorker(
         if (bound) opts.onCounters?.(msg.deltas, bound);
         return;
       case "events":
-        if (isPackedQueryEvents(msg.events)) {
-          const dropped = Number.isSafeInteger(msg.dropped) && msg.dropped > 0
-            ? msg.dropped
-            : 0;
-          opts.onEvents?.(msg.events, dropped);
+        if (isPostedQueryEvents(msg.events)) {
+          receiveEvents(msg.events, msg.dropped);
         } else if (malformedEventBatches++ === 0) {
           // A bug in the worker, not bad input: worth one line, not one a batch.
           opts.logger.warn("listener worker posted malformed query events", {

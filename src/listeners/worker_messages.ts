@@ -7,7 +7,7 @@ import type { Transport } from "../pipeline/handler.ts";
 import type { Snapshot } from "../pipeline/snapshot.ts";
 import type { CounterBatch, DetailBatch } from "../pipeline/stage_counters.ts";
 import type { SerializedEntry } from "../stages/cache/cache_dump.ts";
-import type { PackedQueryEvents } from "../pipeline/query_event_pack.ts";
+import type { PostedQueryEvents } from "../pipeline/query_event_pack.ts";
 import type { CacheStats } from "../stages/cache/cache_stats.ts";
 import type { UpstreamCounts } from "../upstream/upstream_counters.ts";
 
@@ -48,6 +48,11 @@ export type WorkerRequest =
   | { type: "cache"; entries: SerializedEntry[] }
   /** Drop cached answers: every one, or those for `name`. */
   | { type: "flush-cache"; id: number; name?: string }
+  /**
+   * An `events` batch did not follow the previous one (see
+   * QueryEventReceiver): start a new string table.
+   */
+  | { type: "restart-event-strings" }
   | { type: "stop" };
 
 /** Socket-level counts since the previous `counters` message. */
@@ -95,9 +100,10 @@ export type WorkerReply =
   /**
    * Query events since the previous post (about every 250 ms), and how many
    * were dropped because the worker's buffer was full. `events.times` and
-   * `events.ints` are transferred (the worker keeps no view of them).
+   * `events.ints` are transferred (the worker keeps no view of them);
+   * `events.strings` are the worker's string table's new entries.
    */
-  | { type: "events"; events: PackedQueryEvents; dropped: number }
+  | { type: "events"; events: PostedQueryEvents; dropped: number }
   /** The answer to `flush-cache` `id`: how many entries went. */
   | { type: "cache-flushed"; id: number; removed: number }
   | {

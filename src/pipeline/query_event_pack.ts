@@ -1,10 +1,13 @@
 /**
  * QueryEvents as they cross from a worker to the main thread: numbers in
- * two typed arrays (transferred, not copied) and each distinct string of
- * the batch once. A structured clone of plain values cost ~0.8 µs per
- * event on the sending worker alone; a transfer costs nothing per event,
- * and the writer resolves each distinct string (a name asked a thousand
- * times) once per batch instead of once per event.
+ * two typed arrays (transferred, not copied) and strings as indices into a
+ * table that the worker and the main thread both keep. A structured clone
+ * of plain values cost ~0.8 µs per event on the sending worker alone; a
+ * transfer costs nothing per event. Each string crosses once per table,
+ * not once per batch: a zone's names are asked again and again, and the
+ * fresh copy each query decodes then dies young instead of being kept for
+ * the batch (and promoted by the garbage collector). The writer resolves
+ * each distinct string of a batch once, not once per event.
  */
 import type { QueryEvent } from "./query_event.ts";
 
@@ -44,7 +47,7 @@ export const FLAG_AD = 2;
 /** A batch of events (see EV for the layout of `ints`). */
 export interface PackedQueryEvents {
   count: number;
-  /** Each distinct string of the batch once. */
+  /** Every string the batch names (and maybe more), each once. */
   strings: string[];
   /** Arrival time (epoch ms) per event. */
   times: Float64Array;
@@ -52,20 +55,45 @@ export interface PackedQueryEvents {
   ints: Int32Array;
 }
 
+/**
+ * A batch as a packer hands it over: `strings` holds only the strings
+ * the table gained since the previous batch, at indices from `stringBase`
+ * on. A batch with `stringBase` 0 starts a table, so it is also a complete
+ * PackedQueryEvents; later ones need a QueryEventReceiver.
+ */
+export interface PostedQueryEvents extends PackedQueryEvents {
+  /** Which table the indices refer to (a packer numbers its tables 0, 1, …). */
+  table: number;
+  /** The table index of `strings[0]`. */
+  stringBase: number;
+}
+
+/** Strings a packer's table holds before it starts a new one (at a take). */
+export const MAX_TABLE_STRINGS = 65_536;
+
 const INT32_MAX = 0x7fffffff;
 
-/** Collects events into one PackedQueryEvents at a time. */
+/**
+ * Collects events into one batch at a time. Its string table outlives the
+ * batch, up to `maxTableStrings` (a flood of random names must not grow it
+ * without bound); then the next batch starts a new one.
+ */
 export class QueryEventPacker {
-  #strings: string[] = [];
+  #table = 0;
   #index = new Map<string, number>();
+  /** Strings added to the table since the last take(). */
+  #newStrings: string[] = [];
+  #restartAtTake = false;
+  readonly #maxTableStrings: number;
   #times: Float64Array;
   #ints: Int32Array;
   #count = 0;
 
-  constructor(initialCapacity = 1024) {
+  constructor(initialCapacity = 1024, maxTableStrings = MAX_TABLE_STRINGS) {
     const capacity = Math.max(1, initialCapacity);
     this.#times = new Float64Array(capacity);
     this.#ints = new Int32Array(capacity * EVENT_INTS);
+    this.#maxTableStrings = maxTableStrings;
   }
 
   /** Events added since the last take(). */
@@ -106,27 +134,48 @@ export class QueryEventPacker {
   }
 
   /**
-   * The events added so far, in arrays of their own (safe to transfer);
-   * the packer starts empty again.
+   * The events added so far, in arrays of their own (safe to transfer),
+   * with the strings the table gained meanwhile; the packer starts empty
+   * again.
    */
-  take(): PackedQueryEvents {
-    const batch: PackedQueryEvents = {
+  take(): PostedQueryEvents {
+    const batch: PostedQueryEvents = {
       count: this.#count,
-      strings: this.#strings,
+      table: this.#table,
+      stringBase: this.#index.size - this.#newStrings.length,
+      strings: this.#newStrings,
       times: this.#times.slice(0, this.#count),
       ints: this.#ints.slice(0, this.#count * EVENT_INTS),
     };
-    this.#strings = [];
-    this.#index = new Map();
+    this.#newStrings = [];
     this.#count = 0;
+    if (this.#restartAtTake || this.#index.size >= this.#maxTableStrings) {
+      this.#startTable();
+    }
     return batch;
+  }
+
+  /**
+   * Makes the next batch start a new table (its receiver missed a batch):
+   * at once when no event is waiting, else right after the next take().
+   */
+  restartTable(): void {
+    if (this.#count === 0) this.#startTable();
+    else this.#restartAtTake = true;
+  }
+
+  #startTable(): void {
+    this.#table++;
+    this.#index = new Map();
+    this.#newStrings = [];
+    this.#restartAtTake = false;
   }
 
   #intern(text: string): number {
     let index = this.#index.get(text);
     if (index === undefined) {
-      index = this.#strings.length;
-      this.#strings.push(text);
+      index = this.#index.size;
+      this.#newStrings.push(text);
       this.#index.set(text, index);
     }
     return index;
@@ -146,10 +195,10 @@ export class QueryEventPacker {
   }
 }
 
-/** `events` as one batch. */
+/** `events` as one complete batch (a table of its own). */
 export function packQueryEvents(
   events: readonly QueryEvent[],
-): PackedQueryEvents {
+): PostedQueryEvents {
   const packer = new QueryEventPacker(events.length);
   for (const e of events) packer.add(e);
   return packer.take();
@@ -165,6 +214,16 @@ export function isPackedQueryEvents(
     Array.isArray(v.strings) &&
     v.times instanceof Float64Array && v.times.length === v.count &&
     v.ints instanceof Int32Array && v.ints.length === v.count! * EVENT_INTS;
+}
+
+/** True when `value` has the shape of a PostedQueryEvents. */
+export function isPostedQueryEvents(
+  value: unknown,
+): value is PostedQueryEvents {
+  if (!isPackedQueryEvents(value)) return false;
+  const v = value as Partial<PostedQueryEvents>;
+  return Number.isSafeInteger(v.table) &&
+    Number.isSafeInteger(v.stringBase) && v.stringBase! >= 0;
 }
 
 /** The string fields every event has. */

@@ -11,6 +11,7 @@ import {
   QueryEventPacker,
   unpackQueryEvents,
 } from "./query_event_pack.ts";
+import { QueryEventReceiver } from "./query_event_receiver.ts";
 
 const base: QueryEvent = {
   time: 1_790_000_000_123.5,
@@ -45,7 +46,7 @@ const forwarded: QueryEvent = {
 };
 
 /** The batch as the main thread gets it: cloned, its arrays transferred. */
-function sent(batch: PackedQueryEvents): PackedQueryEvents {
+function sent<T extends PackedQueryEvents>(batch: T): T {
   return structuredClone(batch, {
     transfer: [
       batch.times.buffer as ArrayBuffer,
@@ -95,8 +96,9 @@ Deno.test("absent optional fields pack as -1 and unpack as absent", () => {
   assert.equal(packQueryEvents([forwarded]).ints[EV.flags], FLAG_AD);
 });
 
-Deno.test("a packer grows past its first capacity and starts over after take", () => {
+Deno.test("a packer grows past its first capacity; later batches carry only new strings", () => {
   const packer = new QueryEventPacker(2);
+  const receiver = new QueryEventReceiver();
   const events = Array.from(
     { length: 9 },
     (_, i) => ({ ...base, clientPort: i, qname: `n${i % 3}.example.` }),
@@ -106,16 +108,77 @@ Deno.test("a packer grows past its first capacity and starts over after take", (
   const batch = packer.take();
   assert.equal(packer.count, 0);
   assert.equal(batch.times.length, 9);
+  assert.equal(batch.stringBase, 0, "the first batch starts the table");
   assert.deepEqual(unpackQueryEvents(sent(batch)), events);
-  // The next batch stands alone: its strings and arrays start afresh.
-  packer.add(forwarded);
-  const next = packer.take();
+  assert.ok(receiver.receive(batch));
+
+  // The next batch's arrays start afresh; its strings are the new ones.
+  const again = { ...forwarded, qname: "n0.example." };
+  packer.add(again);
+  const next = sent(packer.take());
   assert.equal(next.count, 1);
-  assert.equal(next.strings.includes("n0.example."), false);
-  assert.deepEqual(unpackQueryEvents(next), [forwarded]);
+  assert.equal(next.table, batch.table);
+  assert.equal(next.stringBase, batch.strings.length);
+  // Groups "" is the answer "" of the first batch: only the upstream is new.
+  assert.deepEqual(next.strings, ["resolver-1"]);
+  assert.deepEqual(unpackQueryEvents(receiver.receive(next)), [again]);
+
   const empty = packer.take();
   assert.equal(empty.count, 0);
-  assert.deepEqual(unpackQueryEvents(empty), []);
+  assert.deepEqual(empty.strings, []);
+  assert.deepEqual(unpackQueryEvents(receiver.receive(empty)), []);
+});
+
+Deno.test("a receiver refuses a batch that does not follow, until the packer restarts its table", () => {
+  const packer = new QueryEventPacker();
+  const receiver = new QueryEventReceiver();
+  packer.add(base);
+  assert.ok(receiver.receive(packer.take()));
+  packer.add({ ...base, qname: "lost.example." });
+  packer.take(); // never arrives
+  packer.add({ ...base, qname: "next.example." });
+  const gap = packer.take();
+  assert.equal(receiver.receive(gap), undefined, "its strings are unknown");
+
+  // Asked while events wait: those go in the old table, the next batch
+  // starts a new one.
+  const waiting = { ...base, qname: "waiting.example." };
+  packer.add(waiting);
+  packer.restartTable();
+  assert.equal(receiver.receive(packer.take()), undefined);
+  const fresh = { ...base, qname: "fresh.example." };
+  packer.add(fresh);
+  const restarted = packer.take();
+  assert.equal(restarted.stringBase, 0);
+  assert.equal(restarted.table, gap.table + 1);
+  assert.deepEqual(unpackQueryEvents(receiver.receive(restarted)), [fresh]);
+
+  // Asked while nothing waits: at once.
+  packer.restartTable();
+  packer.add(base);
+  const atOnce = packer.take();
+  assert.deepEqual([atOnce.table, atOnce.stringBase], [gap.table + 2, 0]);
+  assert.deepEqual(unpackQueryEvents(receiver.receive(atOnce)), [base]);
+});
+
+Deno.test("a packer's table starts over once it holds its most strings", () => {
+  const packer = new QueryEventPacker(4, 20);
+  const receiver = new QueryEventReceiver();
+  const tables = new Set<number>();
+  const received: QueryEvent[] = [];
+  const events = Array.from(
+    { length: 30 },
+    (_, i) => ({ ...base, qname: `random-${i}.example.` }),
+  );
+  for (let i = 0; i < events.length; i += 3) {
+    for (const e of events.slice(i, i + 3)) packer.add(e);
+    const batch = packer.take();
+    tables.add(batch.table);
+    assert.ok(batch.stringBase + batch.strings.length <= 20 + 3 * 2);
+    received.push(...unpackQueryEvents(receiver.receive(batch)));
+  }
+  assert.ok(tables.size >= 2, "random names do not grow one table forever");
+  assert.deepEqual(received, events);
 });
 
 Deno.test("a duration beyond int32 is clamped, not wrapped", () => {

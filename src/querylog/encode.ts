@@ -1,10 +1,10 @@
 /**
  * Packed events (a worker's batch) → stored rows (chunk_codec.ts columns):
  * every string through its dictionary, enums through the labels table.
- * A batch carries each distinct string once, so each is filtered and
- * looked up once per batch; per event only integers move. Runs inside the
- * writer's batch transaction (new dictionary rows belong to the batch that
- * needed them).
+ * Events name strings by index, so each distinct string is filtered and
+ * looked up once per encode() call; per event only integers move. Runs
+ * inside the writer's batch transaction (new dictionary rows belong to the
+ * batch that needed them).
  */
 import type { DatabaseSync } from "node:sqlite";
 import {
@@ -146,9 +146,43 @@ const STRING_FIELDS_WITHOUT_EVENTS = STRING_FIELDS.filter(([role]) =>
   role === EV.status || role === EV.stage || role === EV.upstream
 );
 const OPTIONAL: ReadonlySet<number> = new Set([EV.upstream, EV.list, EV.rule]);
-const UNRESOLVED = -1;
 /** A string index that names no string: the event is invalid. */
 const INVALID = -2;
+/** Where each role's id sits among a string's slots in ResolvedStrings. */
+const SLOT: Partial<Record<Role, number>> = Object.fromEntries(
+  STRING_FIELDS.map(([role], slot) => [role, slot]),
+);
+const SLOTS = STRING_FIELDS.length;
+
+/**
+ * The stored ids of one string table's entries, per role, resolved during
+ * one encode() call: an entry counts only when its stamp is that call's
+ * serial. A worker's table outlives its batches and holds up to ~65k
+ * strings, so this is kept with the table rather than allocated per call;
+ * the ids themselves are still looked up once per call, which keeps the
+ * dictionaries' last_used stamps as fresh as the batch.
+ */
+class ResolvedStrings {
+  serial = 0;
+  ids = new Int32Array(0);
+  stamps = new Uint32Array(0);
+  /** KIND_* bits of the strings used as a status (this call's). */
+  statusKinds = new Uint8Array(0);
+
+  /** Starts a call over a table of `size` strings. */
+  begin(size: number): void {
+    if (size > this.statusKinds.length) {
+      const capacity = Math.max(size, this.statusKinds.length * 2, 64);
+      this.ids = new Int32Array(capacity * SLOTS);
+      this.stamps = new Uint32Array(capacity * SLOTS);
+      this.statusKinds = new Uint8Array(capacity);
+    }
+    if (++this.serial === 0x100000000) {
+      this.stamps.fill(0);
+      this.serial = 1;
+    }
+  }
+}
 
 function kindsOf(status: string): number {
   return (BLOCKED_STATUSES.has(status) ? KIND_BLOCKED : 0) |
@@ -157,6 +191,8 @@ function kindsOf(status: string): number {
 
 /** The dictionaries of one connection, and the encoding that uses them. */
 export class EventEncoder {
+  /** Per string table (a worker's, shared by its batches). */
+  readonly #resolved = new WeakMap<string[], ResolvedStrings>();
   readonly names: Dictionary;
   readonly clients: Dictionary;
   readonly answers: Dictionary;
@@ -197,24 +233,25 @@ export class EventEncoder {
     const storeAll = filter.privacy !== "none";
     const fields = storeAll ? STRING_FIELDS : STRING_FIELDS_WITHOUT_EVENTS;
     // Per role, string index → stored id, resolved on first use.
-    const ids: Int32Array[] = [];
-    for (const [role] of fields) {
-      ids[role] = new Int32Array(strings.length).fill(UNRESOLVED);
+    let resolved = this.#resolved.get(strings);
+    if (resolved === undefined) {
+      resolved = new ResolvedStrings();
+      this.#resolved.set(strings, resolved);
     }
-    const statusKinds = new Uint8Array(strings.length);
+    resolved.begin(strings.length);
+    const { ids, stamps, statusKinds, serial } = resolved;
     const idOf = (role: Role, index: number): number => {
       if (index === -1 && OPTIONAL.has(role)) return 0;
-      const table = ids[role]!;
-      if (index < 0 || index >= table.length) return INVALID;
-      let id = table[index]!;
-      if (id === UNRESOLVED) {
+      if (index < 0 || index >= strings.length) return INVALID;
+      const at = index * SLOTS + SLOT[role]!;
+      if (stamps[at] !== serial) {
         const text = strings[index];
         if (typeof text !== "string") return INVALID;
-        id = this.#resolve(role, text, filter, minute);
+        ids[at] = this.#resolve(role, text, filter, minute);
+        stamps[at] = serial;
         if (role === EV.status) statusKinds[index] = kindsOf(text);
-        table[index] = id;
       }
-      return id;
+      return ids[at]!;
     };
     const nameExcluded = filter.excludesNames
       ? new Int8Array(strings.length)

@@ -1,7 +1,13 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import type { QueryEvent } from "../pipeline/query_event.ts";
-import { packQueryEvents } from "../pipeline/query_event_pack.ts";
+import {
+  packQueryEvents,
+  QueryEventPacker,
+} from "../pipeline/query_event_pack.ts";
+import { QueryEventReceiver } from "../pipeline/query_event_receiver.ts";
+import { foldDomainMinutes } from "./domain_hours.ts";
+import { topDomains } from "./stats.ts";
 import { searchEvents } from "./search.ts";
 import {
   queryEvent,
@@ -275,4 +281,54 @@ Deno.test("writer leaves out excluded names and clients of a packed batch, each 
       ...kept,
     ].map((e) => `${e.qname} ${e.clientAddress} ${e.groups.join(",")}`).sort(),
   );
+});
+
+Deno.test("writer stores batches that share a worker's string table whole, across flushes and table restarts", async () => {
+  await using log = await tempQueryLog();
+  await using writer = testWriter(log.path);
+  // A packer whose table starts over every few strings, as a worker's
+  // does under a flood of fresh names.
+  const packer = new QueryEventPacker(8, 12);
+  const receiver = new QueryEventReceiver();
+  const written: QueryEvent[] = [];
+  const tables = new Set<number>();
+  for (let round = 0; round < 6; round++) {
+    const batch = events(5, (i) => {
+      const blocked = (round + i) % 2 === 0;
+      return {
+        time: T0 + round * 10 + i,
+        qname: `n${(round + i) % 4}.example.`,
+        status: blocked ? "blocked_list" : "forwarded",
+        stage: blocked ? "blocking" : "upstream",
+        ...(blocked ? { list: "ads", rule: "||n.example^" } : {}),
+      };
+    });
+    for (const e of batch) {
+      if (e.status === "blocked_list") delete e.upstream;
+      packer.add(e);
+    }
+    written.push(...batch);
+    const posted = packer.take();
+    tables.add(posted.table);
+    writer.enqueuePacked(receiver.receive(posted)!);
+    if (round % 2 === 1) await writer.flush();
+  }
+  await writer.flush();
+  assert.ok(tables.size >= 2, "the table started over");
+  const back = searchEvents(writer.db, { limit: 1000 }).events
+    .map(({ id: _id, ...e }) => e).reverse();
+  assert.deepEqual(back, written);
+  assert.equal(count(writer.db, "names"), 4, "each name stored once");
+  // Blocked counts come from each batch's own reading of its statuses.
+  await foldDomainMinutes(writer.db, T0 + 10 * 60_000);
+  const blocked = new Map(
+    topDomains(writer.db, { since: T0 - 60_000, until: T0 + 60_000 })
+      .map((d) => [d.domain, d.blocked]),
+  );
+  const expected = new Map<string, number>();
+  for (const e of written) {
+    const add = e.status === "blocked_list" ? 1 : 0;
+    expected.set(e.qname, (expected.get(e.qname) ?? 0) + add);
+  }
+  assert.deepEqual(blocked, expected);
 });

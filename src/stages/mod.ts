@@ -98,6 +98,8 @@ export interface CacheDumpHooks {
 export interface QueryEventHooks {
   /** The query events since the previous call (bounded; drops counted). */
   drainEvents(): QueryEventBatch;
+  /** Makes the next batch start a new string table. */
+  restartEventStrings(): void;
 }
 
 /** The QueryHandler a listener worker uses: every standard stage, one set of counters. */
@@ -130,6 +132,7 @@ export function createStandardQueryHandler(
     importCache: (entries: readonly unknown[]) => cache.importEntries(entries),
     flushCache: (name?: string) => cache.flush(name),
     drainEvents: () => events.drain(),
+    restartEventStrings: () => events.restartStrings(),
     cacheStats: () => cache.stats(),
   });
 }

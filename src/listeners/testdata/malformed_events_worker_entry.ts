@@ -10,6 +10,8 @@ runListenerWorker((opts) =>
   Object.assign(createTestHandler(opts), {
     drainEvents: () => ({
       events: {
+        table: 0,
+        stringBase: 0,
         count: 2,
         strings: ["a.test."],
         times: new Float64Array(1),

@@ -7,7 +7,7 @@
 import type { Request, Response } from "../../pipeline/mod.ts";
 import type { QueryEvent } from "../../pipeline/query_event.ts";
 import {
-  type PackedQueryEvents,
+  type PostedQueryEvents,
   QueryEventPacker,
 } from "../../pipeline/query_event_pack.ts";
 import { summarizeCopy } from "./answer_summary.ts";
@@ -19,9 +19,10 @@ export const DEFAULT_MAX_PENDING = 20_000;
 export interface QueryEventBatch {
   /**
    * Packed for the trip to the main thread; its `times` and `ints` are
-   * arrays of their own, so they can be transferred rather than copied.
+   * arrays of their own, so they can be transferred rather than copied,
+   * and its strings are what the buffer's string table gained.
    */
-  events: PackedQueryEvents;
+  events: PostedQueryEvents;
   /** Events dropped since the previous drain because the buffer was full. */
   dropped: number;
 }
@@ -39,6 +40,11 @@ export interface QueryEventBuffer {
   ): void;
   /** The events since the previous drain, and how many were dropped. */
   drain(): QueryEventBatch;
+  /**
+   * Makes the next drain start a new string table (the receiver missed a
+   * batch).
+   */
+  restartStrings(): void;
   /** Events waiting for the next drain. */
   readonly pending: number;
 }
@@ -73,6 +79,9 @@ export function createQueryEventBuffer(
       const batch = { events: packer.take(), dropped };
       dropped = 0;
       return batch;
+    },
+    restartStrings() {
+      packer.restartTable();
     },
     get pending() {
       return packer.count;
