@@ -68,6 +68,35 @@ export interface PostedQueryEvents extends PackedQueryEvents {
   stringBase: number;
 }
 
+/**
+ * What QueryEventPacker.add reads: a QueryEvent, or one object reused for
+ * every event (its absent optional fields set to undefined), which spares
+ * the hot path an allocation per query.
+ */
+export type PackableEvent =
+  & Omit<QueryEvent, "upstream" | "list" | "rule">
+  & {
+    upstream?: string | undefined;
+    list?: string | undefined;
+    rule?: string | undefined;
+  };
+
+/**
+ * Where one stored answer's name and answer text sit in a packer's table,
+ * for the events that copy it (memo and cache hits): with it, their two
+ * busiest strings need no lookup. The packer fills it in; a hint made for
+ * another packer or table, or for other strings, is refreshed, never
+ * trusted.
+ */
+export class PackHint {
+  packer: QueryEventPacker | undefined;
+  table = -1;
+  qname = "";
+  answer = "";
+  qnameIndex = -1;
+  answerIndex = -1;
+}
+
 /** Strings a packer's table holds before it starts a new one (at a take). */
 export const MAX_TABLE_STRINGS = 65_536;
 
@@ -84,6 +113,16 @@ export class QueryEventPacker {
   /** Strings added to the table since the last take(). */
   #newStrings: string[] = [];
   #restartAtTake = false;
+  /**
+   * Per string field, the string it held last and its index: most fields
+   * repeat from one event to the next (the node, the transport, a status,
+   * a client's groups), and `===` on the same string is cheaper than
+   * hashing it for the table. Indexed by EV position.
+   */
+  readonly #recentText: (string | undefined)[] = [];
+  readonly #recentIndex = new Int32Array(EVENT_INTS);
+  /** A frozen groups array seen last (identify hands out one per client). */
+  #recentGroups: readonly string[] | undefined;
   readonly #maxTableStrings: number;
   #times: Float64Array;
   #ints: Int32Array;
@@ -101,31 +140,42 @@ export class QueryEventPacker {
     return this.#count;
   }
 
-  add(e: QueryEvent): void {
+  /** Adds `e`; `hint` is for events that copy one stored answer (PackHint). */
+  add(e: PackableEvent, hint?: PackHint): void {
     if (this.#count === this.#times.length) this.#grow();
     const at = this.#count * EVENT_INTS;
     const ints = this.#ints;
     this.#times[this.#count] = e.time;
-    ints[at + EV.node] = this.#intern(e.node);
-    ints[at + EV.client] = this.#intern(e.clientAddress);
+    ints[at + EV.node] = this.#field(EV.node, e.node);
+    ints[at + EV.client] = this.#field(EV.client, e.clientAddress);
     ints[at + EV.port] = e.clientPort;
-    ints[at + EV.transport] = this.#intern(e.transport);
-    ints[at + EV.groups] = this.#intern(
-      // Group keys hold no commas ("namespace/name"), so one string will do.
-      e.groups.length === 0 ? "" : e.groups.join(","),
-    );
-    ints[at + EV.qname] = this.#intern(e.qname);
+    ints[at + EV.transport] = this.#field(EV.transport, e.transport);
+    ints[at + EV.groups] = this.#groups(e.groups);
+    if (
+      hint !== undefined &&
+      (hint.packer !== this || hint.table !== this.#table ||
+        hint.answer !== e.answer || hint.qname !== e.qname)
+    ) {
+      hint.qnameIndex = this.#field(EV.qname, e.qname);
+      hint.answerIndex = this.#field(EV.answer, e.answer);
+      hint.packer = this;
+      hint.table = this.#table;
+      hint.qname = e.qname;
+      hint.answer = e.answer;
+    }
+    ints[at + EV.qname] = hint?.qnameIndex ?? this.#field(EV.qname, e.qname);
     ints[at + EV.qtype] = e.qtype;
     ints[at + EV.qclass] = e.qclass;
     ints[at + EV.rcode] = e.rcode;
-    ints[at + EV.status] = this.#intern(e.status);
-    ints[at + EV.stage] = this.#intern(e.stage);
-    ints[at + EV.upstream] = this.#optional(e.upstream);
-    ints[at + EV.list] = this.#optional(e.list);
-    ints[at + EV.rule] = this.#optional(e.rule);
+    ints[at + EV.status] = this.#field(EV.status, e.status);
+    ints[at + EV.stage] = this.#field(EV.stage, e.stage);
+    ints[at + EV.upstream] = this.#optional(EV.upstream, e.upstream);
+    ints[at + EV.list] = this.#optional(EV.list, e.list);
+    ints[at + EV.rule] = this.#optional(EV.rule, e.rule);
     ints[at + EV.flags] = (e.dnssecOk ? FLAG_DO : 0) |
       (e.authenticData ? FLAG_AD : 0);
-    ints[at + EV.answer] = this.#intern(e.answer);
+    ints[at + EV.answer] = hint?.answerIndex ??
+      this.#field(EV.answer, e.answer);
     ints[at + EV.size] = e.responseSize;
     ints[at + EV.durationUs] = Math.min(INT32_MAX, e.durationUs);
     // Counted last: an event that threw half-way (a malformed one) is not
@@ -169,6 +219,29 @@ export class QueryEventPacker {
     this.#index = new Map();
     this.#newStrings = [];
     this.#restartAtTake = false;
+    this.#recentText.length = 0;
+    this.#recentGroups = undefined;
+  }
+
+  /** The table index of `text` as the value of `field`. */
+  #field(field: number, text: string): number {
+    if (text === this.#recentText[field]) return this.#recentIndex[field]!;
+    const index = this.#intern(text);
+    this.#recentText[field] = text;
+    this.#recentIndex[field] = index;
+    return index;
+  }
+
+  #groups(groups: readonly string[]): number {
+    if (groups === this.#recentGroups) return this.#recentIndex[EV.groups]!;
+    // Group keys hold no commas ("namespace/name"), so one string will do.
+    const index = this.#field(
+      EV.groups,
+      groups.length === 0 ? "" : groups.join(","),
+    );
+    // Only a frozen array is sure to hold the same groups next time.
+    this.#recentGroups = Object.isFrozen(groups) ? groups : undefined;
+    return index;
   }
 
   #intern(text: string): number {
@@ -181,8 +254,8 @@ export class QueryEventPacker {
     return index;
   }
 
-  #optional(text: string | undefined): number {
-    return text === undefined ? -1 : this.#intern(text);
+  #optional(field: number, text: string | undefined): number {
+    return text === undefined ? -1 : this.#field(field, text);
   }
 
   #grow(): void {

@@ -7,6 +7,7 @@ import {
   FLAG_DO,
   isPackedQueryEvents,
   type PackedQueryEvents,
+  PackHint,
   packQueryEvents,
   QueryEventPacker,
   unpackQueryEvents,
@@ -227,4 +228,69 @@ Deno.test("an event that cannot be packed leaves the batch as it was", () => {
   assert.throws(() => packer.add(broken));
   assert.equal(packer.count, 1);
   assert.deepEqual(unpackQueryEvents(packer.take()), [base]);
+});
+
+Deno.test("a packer reads each event's own strings, however its fields repeat or change", () => {
+  const frozen = Object.freeze(["home/kids"]);
+  const growing = ["lab/iot"];
+  const events: QueryEvent[] = [
+    { ...base, groups: frozen as string[] },
+    { ...base, groups: frozen as string[] },
+    { ...forwarded, groups: growing },
+    { ...forwarded, groups: [] },
+    { ...base, clientAddress: "192.0.2.1", groups: frozen as string[] },
+  ];
+  const packer = new QueryEventPacker();
+  const receiver = new QueryEventReceiver();
+  const received: QueryEvent[] = [];
+  for (const e of events) packer.add(e);
+  received.push(...unpackQueryEvents(receiver.receive(packer.take())));
+  // The same array with another group in it: not taken for the last one.
+  growing.push("lab/cameras");
+  const later = [
+    { ...forwarded, groups: growing },
+    { ...forwarded, qname: `${"ads.example.".slice(0, 4)}example.` },
+  ];
+  for (const e of later) packer.add(e);
+  received.push(...unpackQueryEvents(receiver.receive(packer.take())));
+  assert.deepEqual(received, [
+    ...events.slice(0, 2),
+    { ...events[2]!, groups: ["lab/iot"] },
+    ...events.slice(3),
+    { ...forwarded, groups: ["lab/iot", "lab/cameras"] },
+    { ...forwarded, qname: "ads.example." },
+  ]);
+});
+
+Deno.test("a pack hint is trusted only for its own packer, table and strings", () => {
+  const hint = new PackHint();
+  const packer = new QueryEventPacker();
+  const other = new QueryEventPacker();
+  const receiver = new QueryEventReceiver();
+  const otherReceiver = new QueryEventReceiver();
+  const www = { ...forwarded, qname: "www.example.", answer: "A 192.0.2.1" };
+  const events: QueryEvent[] = [];
+  const add = (e: QueryEvent) => {
+    packer.add(e, hint);
+    events.push(e);
+  };
+  add(www);
+  add({ ...www }); // hits the hint
+  add({ ...www, qname: "mail.example." }); // another name: refreshed
+  add({ ...www, answer: "A 192.0.2.2" }); // another answer: refreshed
+  // Another packer, whose table holds other strings first: refreshed for
+  // it, then again back here.
+  other.add(base);
+  other.add(www, hint);
+  assert.deepEqual(
+    unpackQueryEvents(otherReceiver.receive(other.take())),
+    [base, www],
+  );
+  add(www);
+  const received = unpackQueryEvents(receiver.receive(packer.take()));
+  // A new table: the hint's indices belong to the old one.
+  packer.restartTable();
+  add(www);
+  received.push(...unpackQueryEvents(receiver.receive(packer.take())));
+  assert.deepEqual(received, events);
 });

@@ -33,8 +33,9 @@ export interface QueryHandlerOptions {
   now?: () => number;
   /**
    * Told about every answer once it is encoded (null: nothing sent), with
-   * the time the query took; the query log's event source. Must not throw
-   * (a throw is logged and ignored).
+   * the time the query took (the chain's, as the log stage timed it, when
+   * there is one); the query log's event source. Must not throw (a throw
+   * is logged and ignored).
    */
   onAnswered?: (
     req: Request,
@@ -61,6 +62,10 @@ export function createQueryHandler(
   };
   const now = opts.now ?? Date.now;
   const { onAnswered } = opts;
+  // The log stage times the chain (req.elapsedMs); time it here only
+  // without one.
+  const timed = onAnswered !== undefined &&
+    !opts.stages.some((stage) => stage.name === "log");
   let snapshot: Snapshot | undefined;
 
   function handle(
@@ -68,7 +73,7 @@ export function createQueryHandler(
     client: ClientInfo,
   ): Promise<Uint8Array | null> | Uint8Array | null {
     let req: Request | undefined;
-    const started = onAnswered === undefined ? 0 : performance.now();
+    const started = timed ? performance.now() : 0;
     try {
       const current = snapshot; // read once: the query keeps this snapshot
       req = buildRequest(bytes, {
@@ -106,7 +111,10 @@ export function createQueryHandler(
     const bytes = toBytes(req, res);
     if (onAnswered !== undefined) {
       try {
-        onAnswered(req, res, bytes, performance.now() - started);
+        const ms = timed
+          ? performance.now() - started
+          : Math.max(0, req.elapsedMs);
+        onAnswered(req, res, bytes, ms);
       } catch (error) {
         opts.logger.error("Recording an answer failed", { error });
       }

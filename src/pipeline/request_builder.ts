@@ -51,6 +51,7 @@ export function buildRequest(bytes: Uint8Array, ctx: RequestContext): Request {
     maxSize: answerSizeLimit(query, ctx.client.transport),
     groups: [],
     answerOptions: [],
+    elapsedMs: -1,
   };
   return malformed === undefined ? req : { ...req, malformed };
 }

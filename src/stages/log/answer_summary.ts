@@ -5,6 +5,7 @@
  * walk is bounded by the message and never throws: octets that do not parse
  * end the summary early.
  */
+import { PackHint } from "../../pipeline/query_event_pack.ts";
 import {
   ipv4Text,
   ipv6Text,
@@ -28,6 +29,11 @@ export interface AnswerSummary {
   authenticData: boolean;
   /** "" when the answer section is empty. */
   text: string;
+  /**
+   * For the query log's packer, on the summary of a stored answer's copies
+   * (summarizeCopy): they all share it.
+   */
+  hint?: PackHint;
 }
 
 /** The summary of `message`, an encoded DNS response. */
@@ -72,6 +78,7 @@ export function summarizeCopy(
     return remembered.summary;
   }
   const summary = summarizeAnswer(message);
+  summary.hint = new PackHint();
   bySource.set(source, { header, summary });
   return summary;
 }

@@ -2,8 +2,8 @@
  * The log stage (seed §7.1 step 13): counts every query and every final
  * answer. It is the outermost wrapper of the chain (see chain.ts), so it
  * sees ingress's answers and the SERVFAIL of a stage that threw too.
- * The query log (QueryEvent per answer, batched to the main thread) comes
- * with its own issue and will be written here, skipping `unlogged` answers.
+ * It leaves the time the chain took in `req.elapsedMs`, for the query log
+ * (query_events.ts, fed by the handler's `onAnswered`).
  */
 import type {
   Next,
@@ -23,11 +23,13 @@ export function createLogStage(counters: StageCounters): Stage {
       // promise per query unless a later stage waits on something.
       const res = next(req);
       if (!(res instanceof Promise)) {
-        counters.countResponse(res, (performance.now() - started) * 1000);
+        req.elapsedMs = performance.now() - started;
+        counters.countResponse(res, req.elapsedMs * 1000);
         return res;
       }
       return res.then((settled) => {
-        counters.countResponse(settled, (performance.now() - started) * 1000);
+        req.elapsedMs = performance.now() - started;
+        counters.countResponse(settled, req.elapsedMs * 1000);
         return settled;
       });
     },

@@ -1,6 +1,13 @@
 import assert from "node:assert/strict";
-import { createStageCounters, type Response } from "../../pipeline/mod.ts";
-import { requestFor } from "../../pipeline/testing/mod.ts";
+import {
+  createQueryHandler,
+  createStageCounters,
+  type Request,
+  type Response,
+  type Stage,
+} from "../../pipeline/mod.ts";
+import { encodeQuery, requestFor } from "../../pipeline/testing/mod.ts";
+import { memoryLogger } from "../../log/logger.ts";
 import { createLogStage } from "./mod.ts";
 
 Deno.test("log counts the query and the answer the rest of the chain gave", async () => {
@@ -47,4 +54,61 @@ Deno.test("log answers synchronously when the rest of the chain does", () => {
     () => answer,
   );
   assert.equal(res, answer);
+});
+
+/** An authoritative stage that takes `ms` of CPU before answering REFUSED. */
+function busyStage(ms: number): Stage {
+  return {
+    name: "authoritative",
+    serve(req: Request): Response {
+      const until = performance.now() + ms;
+      while (performance.now() < until) { /* busy */ }
+      return {
+        message: { id: req.query.id, opcode: 0, rcode: 5 },
+        status: "refused",
+        stage: "authoritative",
+      };
+    },
+  };
+}
+
+Deno.test("the handler hands the log stage's timing of the chain to onAnswered", () => {
+  const seen: { elapsed: number; duration: number }[] = [];
+  const counters = createStageCounters();
+  const handler = createQueryHandler({
+    logger: memoryLogger(),
+    stages: [createLogStage(counters), busyStage(5)],
+    counters,
+    onAnswered: (req, _res, _bytes, durationMs) =>
+      seen.push({ elapsed: req.elapsedMs, duration: durationMs }),
+  });
+  const client = {
+    address: "192.0.2.1",
+    port: 5300,
+    transport: "udp" as const,
+  };
+  assert.ok(handler.handle(encodeQuery("www.example.org. A"), client));
+  assert.equal(seen.length, 1);
+  assert.ok(seen[0]!.elapsed >= 5, `the chain took ${seen[0]!.elapsed} ms`);
+  assert.equal(seen[0]!.duration, seen[0]!.elapsed, "one timing, not two");
+});
+
+Deno.test("without a log stage the handler times the query itself", () => {
+  const durations: number[] = [];
+  const handler = createQueryHandler({
+    logger: memoryLogger(),
+    stages: [busyStage(5)],
+    onAnswered: (req, _res, _bytes, durationMs) => {
+      assert.equal(req.elapsedMs, -1);
+      durations.push(durationMs);
+    },
+  });
+  const client = {
+    address: "192.0.2.1",
+    port: 5300,
+    transport: "udp" as const,
+  };
+  assert.ok(handler.handle(encodeQuery("www.example.org. A"), client));
+  assert.equal(durations.length, 1);
+  assert.ok(durations[0]! >= 5 && durations[0]! < 5000);
 });

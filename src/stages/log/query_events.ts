@@ -5,12 +5,12 @@
  * when the main thread falls behind, events are dropped and counted.
  */
 import type { Request, Response } from "../../pipeline/mod.ts";
-import type { QueryEvent } from "../../pipeline/query_event.ts";
 import {
+  type PackableEvent,
   type PostedQueryEvents,
   QueryEventPacker,
 } from "../../pipeline/query_event_pack.ts";
-import { summarizeCopy } from "./answer_summary.ts";
+import { type AnswerSummary, summarizeCopy } from "./answer_summary.ts";
 
 /** Events held between drains, at most. */
 export const DEFAULT_MAX_PENDING = 20_000;
@@ -62,6 +62,7 @@ export function createQueryEventBuffer(
   // Grows as needed up to maxPending; take() leaves its arrays for reuse.
   const packer = new QueryEventPacker(Math.min(maxPending, 1024));
   let dropped = 0;
+  const scratch = blankEvent();
   return {
     record(req, res, bytes, durationMs) {
       if (res.unlogged || req.policy?.queryLog === false) return;
@@ -70,7 +71,11 @@ export function createQueryEventBuffer(
         return;
       }
       try {
-        packer.add(eventOf(req, res, bytes, durationMs));
+        const summary = bytes === null
+          ? NOTHING_SENT
+          : summarizeCopy(bytes, res.wireSource);
+        const event = fillEvent(scratch, summary, req, res, bytes, durationMs);
+        packer.add(event, summary.hint);
       } catch {
         dropped++; // a malformed request cannot become an event
       }
@@ -90,39 +95,71 @@ export function createQueryEventBuffer(
 }
 
 /** The summary of an answer that was not sent. */
-const NOTHING_SENT = { rcode: -1, authenticData: false, text: "" } as const;
+const NOTHING_SENT: AnswerSummary = {
+  rcode: -1,
+  authenticData: false,
+  text: "",
+};
 
-function eventOf(
+/**
+ * Fills `event` for one answer. The buffer reuses one event object: the
+ * packer copies every field out at once, and a fresh object per query was
+ * garbage the listener's collector had to sweep.
+ */
+function fillEvent(
+  event: PackableEvent,
+  summary: AnswerSummary,
   req: Request,
   res: Response,
   bytes: Uint8Array | null,
   durationMs: number,
-): QueryEvent {
+): PackableEvent {
   const question = req.query.question;
-  const summary = bytes === null
-    ? NOTHING_SENT
-    : summarizeCopy(bytes, res.wireSource);
-  const event: QueryEvent = {
-    time: req.received,
-    node: req.node.name,
-    clientAddress: req.client.address,
-    clientPort: req.client.port,
-    transport: req.client.transport,
-    groups: req.groups,
-    qname: req.qname,
-    qtype: question?.type ?? 0,
-    qclass: question?.class ?? 0,
-    rcode: summary.rcode,
-    status: res.status,
-    stage: res.stage,
-    dnssecOk: req.query.edns?.dnssecOk ?? false,
-    authenticData: summary.authenticData,
-    answer: summary.text,
-    responseSize: bytes?.length ?? 0,
-    durationUs: Math.max(0, Math.round(durationMs * 1000)),
-  };
-  if (res.upstream !== undefined) event.upstream = res.upstream;
-  if (res.list !== undefined) event.list = res.list;
-  if (res.rule !== undefined) event.rule = res.rule;
+  event.time = req.received;
+  event.node = req.node.name;
+  event.clientAddress = req.client.address;
+  event.clientPort = req.client.port;
+  event.transport = req.client.transport;
+  event.groups = req.groups;
+  event.qname = req.qname;
+  event.qtype = question?.type ?? 0;
+  event.qclass = question?.class ?? 0;
+  event.rcode = summary.rcode;
+  event.status = res.status;
+  event.stage = res.stage;
+  event.dnssecOk = req.query.edns?.dnssecOk ?? false;
+  event.authenticData = summary.authenticData;
+  event.answer = summary.text;
+  event.responseSize = bytes?.length ?? 0;
+  event.durationUs = Math.max(0, Math.round(durationMs * 1000));
+  event.upstream = res.upstream;
+  event.list = res.list;
+  event.rule = res.rule;
   return event;
+}
+
+/** An event object to fill, with every field present (one hidden class). */
+function blankEvent(): PackableEvent {
+  return {
+    time: 0,
+    node: "",
+    clientAddress: "",
+    clientPort: 0,
+    transport: "udp",
+    groups: [],
+    qname: "",
+    qtype: 0,
+    qclass: 0,
+    rcode: 0,
+    status: "servfail",
+    stage: "ingress",
+    dnssecOk: false,
+    authenticData: false,
+    answer: "",
+    responseSize: 0,
+    durationUs: 0,
+    upstream: undefined,
+    list: undefined,
+    rule: undefined,
+  };
 }
