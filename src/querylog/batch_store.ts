@@ -75,7 +75,7 @@ export class BatchStore {
   ): BatchResult {
     const result: BatchResult = { written: 0, excluded: 0, invalid: 0 };
     this.#transaction(() => {
-      // One buffer for every batch: a batch of 20,000 rows is 3 MB.
+      // One buffer for every batch: a batch of 100,000 rows is 15 MB.
       const rows = this.#rows;
       rows.count = 0;
       for (const { batch, from, to } of slices) {

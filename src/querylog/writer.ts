@@ -36,13 +36,15 @@ export interface QueryLogWriterOptions {
   logger: Logger;
   /** @default Date.now */
   now?: () => number;
-  /** Events held in memory at most; more are dropped. @default 100_000 */
+  /** Events held in memory at most; more are dropped. @default 200_000 */
   maxQueue?: number;
   /**
    * Events per transaction at most. Larger batches share their commit and
-   * their rollup upserts among more events (5,000 → 20,000 measured ~25 %
-   * less CPU per event); a batch of 20,000 holds the main thread ~50 ms.
-   * @default 20_000
+   * their rollup upserts (one per name and minute) among more events: at
+   * 80k events/s, 20,000 → 100,000 measured 1.14 → 0.72 µs of main-thread
+   * CPU per event (bench/querylog/worker_fed.ts), and the main thread is
+   * held ~60 ms a second.
+   * @default 100_000
    */
   batchSize?: number;
   /**
@@ -110,8 +112,8 @@ export function createQueryLogWriter(
   opts: QueryLogWriterOptions,
 ): QueryLogWriter {
   const now = opts.now ?? Date.now;
-  const maxQueue = opts.maxQueue ?? 100_000;
-  const batchSize = Math.max(1, opts.batchSize ?? 20_000);
+  const maxQueue = opts.maxQueue ?? 200_000;
+  const batchSize = Math.max(1, opts.batchSize ?? 100_000);
   const interval = opts.flushIntervalMs ?? 1000;
   const logger = opts.logger.with({ component: "querylog", node: opts.node });
   // Short: a lock held elsewhere must not stall the main thread for long.
