@@ -131,7 +131,7 @@ export class BatchStore {
       rollback(this.#db);
       for (const insert of Object.values(this.#rollups)) insert.clear();
       // Ids cached during the batch may name rows that were rolled back.
-      for (const dictionary of this.encoder.all()) dictionary.reset();
+      this.encoder.resetDictionaries();
       this.#nextId = firstId;
       throw err;
     }

@@ -152,35 +152,32 @@ const INVALID = -2;
 const SLOT: Partial<Record<Role, number>> = Object.fromEntries(
   STRING_FIELDS.map(([role], slot) => [role, slot]),
 );
-const SLOTS = STRING_FIELDS.length;
+/** The slot after the roles': whether the string, as a qname, is excluded (1) or not (-1). */
+const EXCLUDED_SLOT = STRING_FIELDS.length;
+const SLOTS = STRING_FIELDS.length + 1;
 
 /**
- * The stored ids of one string table's entries, per role, resolved during
- * one encode() call: an entry counts only when its stamp is that call's
- * serial. A worker's table outlives its batches and holds up to ~65k
- * strings, so this is kept with the table rather than allocated per call;
- * the ids themselves are still looked up once per call, which keeps the
- * dictionaries' last_used stamps as fresh as the batch.
+ * The stored ids of one string table's entries, per role, kept with the
+ * table: a worker's table outlives its batches, and most of its strings
+ * (a zone's names, their answers) come back batch after batch. An entry
+ * counts only while its stamp is the encoder's generation, which moves on
+ * with the minute (so each string is looked up, and its last_used bumped,
+ * in every minute it is used), with the filter, and when the dictionaries
+ * forget their ids (a rollback, a retention sweep).
  */
 class ResolvedStrings {
-  serial = 0;
   ids = new Int32Array(0);
   stamps = new Uint32Array(0);
-  /** KIND_* bits of the strings used as a status (this call's). */
+  /** KIND_* bits of the strings used as a status. */
   statusKinds = new Uint8Array(0);
 
-  /** Starts a call over a table of `size` strings. */
-  begin(size: number): void {
-    if (size > this.statusKinds.length) {
-      const capacity = Math.max(size, this.statusKinds.length * 2, 64);
-      this.ids = new Int32Array(capacity * SLOTS);
-      this.stamps = new Uint32Array(capacity * SLOTS);
-      this.statusKinds = new Uint8Array(capacity);
-    }
-    if (++this.serial === 0x100000000) {
-      this.stamps.fill(0);
-      this.serial = 1;
-    }
+  /** Makes room for a table of `size` strings (entries may be forgotten). */
+  fit(size: number): void {
+    if (size <= this.statusKinds.length) return;
+    const capacity = Math.max(size, this.statusKinds.length * 2, 64);
+    this.ids = new Int32Array(capacity * SLOTS);
+    this.stamps = new Uint32Array(capacity * SLOTS);
+    this.statusKinds = new Uint8Array(capacity);
   }
 }
 
@@ -193,6 +190,10 @@ function kindsOf(status: string): number {
 export class EventEncoder {
   /** Per string table (a worker's, shared by its batches). */
   readonly #resolved = new WeakMap<string[], ResolvedStrings>();
+  /** What ResolvedStrings' stamps must equal (see there); never 0. */
+  #generation = 1;
+  #generationMinute = -1;
+  #generationFilter: EventFilter | undefined;
   readonly names: Dictionary;
   readonly clients: Dictionary;
   readonly answers: Dictionary;
@@ -232,14 +233,22 @@ export class EventEncoder {
     const minute = minuteOf(Number.isFinite(newest) ? newest : 0);
     const storeAll = filter.privacy !== "none";
     const fields = storeAll ? STRING_FIELDS : STRING_FIELDS_WITHOUT_EVENTS;
+    if (
+      minute !== this.#generationMinute || filter !== this.#generationFilter
+    ) {
+      this.#generation++;
+      this.#generationMinute = minute;
+      this.#generationFilter = filter;
+    }
     // Per role, string index → stored id, resolved on first use.
     let resolved = this.#resolved.get(strings);
     if (resolved === undefined) {
       resolved = new ResolvedStrings();
       this.#resolved.set(strings, resolved);
     }
-    resolved.begin(strings.length);
-    const { ids, stamps, statusKinds, serial } = resolved;
+    resolved.fit(strings.length);
+    const { ids, stamps, statusKinds } = resolved;
+    const serial = this.#generation;
     const idOf = (role: Role, index: number): number => {
       if (index === -1 && OPTIONAL.has(role)) return 0;
       if (index < 0 || index >= strings.length) return INVALID;
@@ -253,9 +262,7 @@ export class EventEncoder {
       }
       return ids[at]!;
     };
-    const nameExcluded = filter.excludesNames
-      ? new Int8Array(strings.length)
-      : undefined;
+    const nameExcluded = filter.excludesNames ? resolved : undefined;
     const clientExcluded = filter.excludesClients
       ? new Map<number, boolean>()
       : undefined;
@@ -275,6 +282,7 @@ export class EventEncoder {
             ints[at + EV.qname]!,
             filter,
             nameExcluded,
+            serial,
           )) ||
         (clientExcluded !== undefined &&
           this.#clientExcluded(batch, at, filter, clientExcluded))
@@ -311,6 +319,15 @@ export class EventEncoder {
       r[row + C.size] = ints[at + EV.size]!;
     }
     return counts;
+  }
+
+  /**
+   * Makes every dictionary forget its cached ids (after a rollback or a
+   * sweep of unused rows), and this encoder the ids it kept per table.
+   */
+  resetDictionaries(): void {
+    for (const dictionary of this.all()) dictionary.reset();
+    this.#generation++;
   }
 
   /** Every dictionary, for bumps and resets. */
@@ -358,16 +375,19 @@ export class EventEncoder {
     batch: PackedQueryEvents,
     index: number,
     filter: EventFilter,
-    memo: Int8Array,
+    memo: ResolvedStrings,
+    serial: number,
   ): boolean {
-    if (index < 0 || index >= memo.length) return false; // invalid: counted later
-    if (memo[index] === 0) {
+    if (index < 0 || index >= batch.strings.length) return false; // invalid: counted later
+    const at = index * SLOTS + EXCLUDED_SLOT;
+    if (memo.stamps[at] !== serial) {
       const qname = batch.strings[index];
-      memo[index] = typeof qname === "string" && filter.nameExcluded(qname)
+      memo.ids[at] = typeof qname === "string" && filter.nameExcluded(qname)
         ? 1
         : -1;
+      memo.stamps[at] = serial;
     }
-    return memo[index] === 1;
+    return memo.ids[at] === 1;
   }
 
   #clientExcluded(

@@ -239,9 +239,7 @@ export function createQueryLogWriter(
       limits: retentionLimits(settings),
       state: retentionState,
       logger,
-      onDictionariesPruned: () => {
-        for (const d of store.encoder.all()) d.reset();
-      },
+      onDictionariesPruned: () => store.encoder.resetDictionaries(),
     });
   }
 
