@@ -27,7 +27,7 @@ import { serveTcp } from "./tcp.ts";
 
 /** How often a worker posts its counter deltas. */
 export const COUNTERS_INTERVAL_MS = 1000;
-/** How often a worker posts its query events (its buffer holds 20,000). */
+/** How often a worker posts its query events (its buffer holds 65,536). */
 export const EVENTS_INTERVAL_MS = 250;
 
 /**
