@@ -10,7 +10,9 @@
  * For kudurru the CPU per query is also split by thread (main thread,
  * listener Workers, V8's GC and compiler threads): steadier than throughput
  * on a shared machine, and it says where logging's cost goes. With --qps
- * below what the servers can do, every server answers the same load.
+ * below what the servers can do, every server answers the same load. The
+ * last column counts cross-CPU interrupts per query (machine-wide): see
+ * cross_cpu_interrupts.ts for why kudurru's UDP runs come in two modes.
  *
  * Every server is stopped before the next starts, and at the end, even on
  * failure. kudurru is skipped (with a note) until src/listeners/ exists.
@@ -30,6 +32,7 @@ import {
   ticksBetween,
   treeCpuSeconds,
 } from "./cpu_time.ts";
+import { crossCpuInterrupts } from "./cross_cpu_interrupts.ts";
 import { renderZoneFile } from "../../tests/interop/zone_file.ts";
 import {
   type RunningServer,
@@ -51,6 +54,8 @@ interface Row {
   qps: number;
   cpuMicrosPerQuery: number;
   lost: string;
+  /** Machine-wide cross-CPU interrupts per query (cross_cpu_interrupts.ts). */
+  ipisPerQuery: number;
   /** kudurru only: CPU µs per query by kind of thread. */
   threads?: Record<ThreadKind, number>;
 }
@@ -136,8 +141,10 @@ async function measure(
   for (const transport of ["udp", "tcp"] as const) {
     const before = treeCpuSeconds(running.pid, ticks);
     const threadsBefore = isKudurru ? threadTicks(running.pid) : undefined;
+    const ipisBefore = crossCpuInterrupts();
     const result = await dnsperf(running.port, queryFile, transport);
     const cpu = treeCpuSeconds(running.pid, ticks) - before;
+    const ipis = crossCpuInterrupts() - ipisBefore;
     const perQuery = (seconds: number) =>
       result.completed > 0 ? (seconds * 1e6) / result.completed : NaN;
     const row: Row = {
@@ -146,6 +153,7 @@ async function measure(
       qps: result.qps,
       cpuMicrosPerQuery: perQuery(cpu),
       lost: result.lost,
+      ipisPerQuery: result.completed > 0 ? ipis / result.completed : NaN,
     };
     if (threadsBefore !== undefined) {
       const used = ticksBetween(threadsBefore, threadTicks(running.pid));
@@ -162,7 +170,7 @@ function table(rows: Row[]): string[] {
   const kudurru = (t: Transport) =>
     rows.find((r) => r.server === "kudurru" && r.transport === t);
   const lines = [
-    "server          transport        q/s   CPU µs/query   lost            kudurru q/s ratio   kudurru CPU ratio",
+    "server          transport        q/s   CPU µs/query   lost            kudurru q/s ratio   kudurru CPU ratio   IPIs/query",
   ];
   for (const r of rows) {
     const k = kudurru(r.transport);
@@ -177,6 +185,7 @@ function table(rows: Row[]): string[] {
         "  " + r.lost.padEnd(16),
         ratio(k?.qps, r.qps).padStart(17),
         ratio(k?.cpuMicrosPerQuery, r.cpuMicrosPerQuery).padStart(19),
+        r.ipisPerQuery.toFixed(3).padStart(12),
       ].join(" "),
     );
   }
