@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import type { DatabaseSync } from "node:sqlite";
 import { QueryEventPacker } from "../pipeline/query_event_pack.ts";
 import { QueryEventReceiver } from "../pipeline/query_event_receiver.ts";
 import { C, COLUMNS } from "./chunk_codec.ts";
@@ -39,20 +40,33 @@ function encodeAll(
   );
 }
 
-const nameOf = (db: ReturnType<typeof openQueryLogDb>, id: number) =>
+const nameOf = (db: DatabaseSync, id: number) =>
   db.prepare("SELECT text FROM names WHERE id = ?").get(id)?.text;
-const lastUsed = (db: ReturnType<typeof openQueryLogDb>, text: string) =>
+const lastUsed = (db: DatabaseSync, text: string) =>
   Number(
     db.prepare("SELECT last_used FROM names WHERE text = ?").get(text)!
       .last_used,
   );
 
-Deno.test("encoder: ids kept with a worker's table are looked up again after the dictionaries forget theirs", async () => {
+/** An encoder on a fresh database, and a worker's table feeding it. */
+async function withEncoder(
+  body: (
+    db: DatabaseSync,
+    encoder: EventEncoder,
+    batchOf: ReturnType<typeof workerTable>,
+  ) => void,
+): Promise<void> {
   await using log = await tempQueryLog();
   const db = openQueryLogDb(log.path);
   try {
-    const encoder = new EventEncoder(db);
-    const batchOf = workerTable();
+    body(db, new EventEncoder(db), workerTable());
+  } finally {
+    db.close();
+  }
+}
+
+Deno.test("encoder: ids kept with a worker's table are looked up again after the dictionaries forget theirs", () =>
+  withEncoder((db, encoder, batchOf) => {
     const [first] = encodeAll(encoder, batchOf(["a.example."], T0));
     assert.equal(nameOf(db, first!), "a.example.");
     // A sweep took the row (as retention does with unused ones), in the
@@ -61,17 +75,10 @@ Deno.test("encoder: ids kept with a worker's table are looked up again after the
     encoder.resetDictionaries();
     const [again] = encodeAll(encoder, batchOf(["a.example."], T0 + 1));
     assert.equal(nameOf(db, again!), "a.example.");
-  } finally {
-    db.close();
-  }
-});
+  }));
 
-Deno.test("encoder: a name that comes back batch after batch is stamped in every hour it is used", async () => {
-  await using log = await tempQueryLog();
-  const db = openQueryLogDb(log.path);
-  try {
-    const encoder = new EventEncoder(db);
-    const batchOf = workerTable();
+Deno.test("encoder: a name that comes back batch after batch is stamped in every hour it is used", () =>
+  withEncoder((db, encoder, batchOf) => {
     const hour = 60 * 60_000;
     encodeAll(encoder, batchOf(["a.example."], T0));
     encodeAll(encoder, batchOf(["a.example."], T0 + 30_000));
@@ -80,17 +87,10 @@ Deno.test("encoder: a name that comes back batch after batch is stamped in every
     encodeAll(encoder, batchOf(["a.example."], T0 + 2 * hour));
     for (const dictionary of encoder.all()) dictionary.writeBumps();
     assert.equal(lastUsed(db, "a.example."), minuteOf(T0 + 2 * hour));
-  } finally {
-    db.close();
-  }
-});
+  }));
 
-Deno.test("encoder: a new filter decides again on names it kept", async () => {
-  await using log = await tempQueryLog();
-  const db = openQueryLogDb(log.path);
-  try {
-    const encoder = new EventEncoder(db);
-    const batchOf = workerTable();
+Deno.test("encoder: a new filter decides again on names it kept", () =>
+  withEncoder((_db, encoder, batchOf) => {
     assert.equal(encodeAll(encoder, batchOf(["ads.example."], T0)).length, 1);
     const excluding = createEventFilter(
       querylogSettings({ exclude: { domains: ["ads.example"] } }),
@@ -100,7 +100,4 @@ Deno.test("encoder: a new filter decides again on names it kept", async () => {
       0,
     );
     assert.equal(encodeAll(encoder, batchOf(["ads.example."], T0)).length, 1);
-  } finally {
-    db.close();
-  }
-});
+  }));

@@ -56,6 +56,8 @@ Deno.test("log answers synchronously when the rest of the chain does", () => {
   assert.equal(res, answer);
 });
 
+const client = { address: "192.0.2.1", port: 5300, transport: "udp" as const };
+
 /** An authoritative stage that takes `ms` of CPU before answering REFUSED. */
 function busyStage(ms: number): Stage {
   return {
@@ -82,11 +84,6 @@ Deno.test("the handler hands the log stage's timing of the chain to onAnswered",
     onAnswered: (req, _res, _bytes, durationMs) =>
       seen.push({ elapsed: req.elapsedMs, duration: durationMs }),
   });
-  const client = {
-    address: "192.0.2.1",
-    port: 5300,
-    transport: "udp" as const,
-  };
   assert.ok(handler.handle(encodeQuery("www.example.org. A"), client));
   assert.equal(seen.length, 1);
   assert.ok(seen[0]!.elapsed >= 5, `the chain took ${seen[0]!.elapsed} ms`);
@@ -103,11 +100,6 @@ Deno.test("without a log stage the handler times the query itself", () => {
       durations.push(durationMs);
     },
   });
-  const client = {
-    address: "192.0.2.1",
-    port: 5300,
-    transport: "udp" as const,
-  };
   assert.ok(handler.handle(encodeQuery("www.example.org. A"), client));
   assert.equal(durations.length, 1);
   assert.ok(durations[0]! >= 5 && durations[0]! < 5000);
