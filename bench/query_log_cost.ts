@@ -10,6 +10,7 @@
  *   deno run -A bench/query_log_cost.ts
  */
 import { createStandardQueryHandler } from "../src/stages/mod.ts";
+import { print } from "./querylog/print.ts";
 import { createLogger } from "../src/log/logger.ts";
 import {
   encodeQuery,
@@ -69,7 +70,7 @@ async function runVariant(variant: "on" | "off"): Promise<number> {
 
 const at = Deno.args.indexOf("--variant");
 if (at >= 0) {
-  console.log(measure(Deno.args[at + 1] === "on").toFixed(3));
+  print(measure(Deno.args[at + 1] === "on").toFixed(3));
 } else {
   const best = { on: Infinity, off: Infinity };
   for (let i = 0; i < 3; i++) {
@@ -77,7 +78,7 @@ if (at >= 0) {
       best[variant] = Math.min(best[variant], await runVariant(variant));
     }
   }
-  console.log(
+  print(
     `memo hits over ${NAMES} names: query log on ${best.on.toFixed(2)} µs, ` +
       `off ${best.off.toFixed(2)} µs per query; the log adds ${
         (best.on - best.off).toFixed(2)
