@@ -15,6 +15,8 @@ export interface QueryLogStats {
   written: number;
   /** Events dropped (queue full, write failed) since the writer started. */
   dropped: number;
+  /** Reads that skipped an undecodable event chunk, in this process. */
+  unreadableChunks?: number;
 }
 
 /** Creates the query log and snapshot metrics. */
@@ -22,11 +24,11 @@ export function createStateMetrics(registry: Registry) {
   const registers = [registry];
   let source: (() => QueryLogStats) | undefined;
   /** Totals already added to the counters. */
-  const counted = { written: 0, dropped: 0 };
+  const counted = { written: 0, dropped: 0, unreadableChunks: 0 };
 
   // Registered first: when the writer gave a source, this gauge's collect
-  // reads it at scrape time for all three metrics, before the registry
-  // reads the two counters.
+  // reads it at scrape time for every query log metric, before the
+  // registry reads the counters.
   const queueDepth = new client.Gauge({
     name: "kudurru_querylog_queue_depth",
     help: "Query log events waiting to be written.",
@@ -50,6 +52,12 @@ export function createStateMetrics(registry: Registry) {
     help: "Query log events dropped (queue full or write failed).",
     registers,
   });
+  const unreadable = new client.Counter({
+    name: "kudurru_querylog_unreadable_chunks_total",
+    help:
+      "Reads of the query log that skipped a stored chunk of events because it did not decode (a damaged querylog.db).",
+    registers,
+  });
 
   /** Advances a counter to a reported total; a smaller total means a new writer. */
   function advance(
@@ -69,6 +77,9 @@ export function createStateMetrics(registry: Registry) {
     }
     advance(written, "written", stats.written);
     advance(dropped, "dropped", stats.dropped);
+    if (stats.unreadableChunks !== undefined) {
+      advance(unreadable, "unreadableChunks", stats.unreadableChunks);
+    }
   }
 
   let snapshotTime: () => number | undefined = () => undefined;

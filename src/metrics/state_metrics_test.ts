@@ -22,6 +22,21 @@ Deno.test("query log stats are set, or pulled at scrape time, as counters that o
   assert.equal(sample(text, "kudurru_querylog_dropped_total"), 1);
 });
 
+Deno.test("reads that skipped an undecodable event chunk show as a counter", async () => {
+  const registry = newRegistry();
+  const metrics = createDnsMetrics(registry);
+  const stats = { queued: 0, written: 0, dropped: 0, unreadableChunks: 0 };
+  metrics.readQueryLogStatsFrom(() => stats);
+  let text = await registry.metrics();
+  assert.equal(sample(text, "kudurru_querylog_unreadable_chunks_total"), 0);
+  stats.unreadableChunks = 3;
+  text = await registry.metrics();
+  assert.equal(sample(text, "kudurru_querylog_unreadable_chunks_total"), 3);
+  stats.unreadableChunks = 5;
+  text = await registry.metrics();
+  assert.equal(sample(text, "kudurru_querylog_unreadable_chunks_total"), 5);
+});
+
 Deno.test("snapshot age is absent before the first snapshot, then counts from it", async () => {
   const registry = newRegistry();
   const metrics = createDnsMetrics(registry);

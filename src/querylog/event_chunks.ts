@@ -21,6 +21,18 @@ export interface EventChunk {
   rows: Float64Array;
 }
 
+/** Chunks skipped by every reader in this process so far (see unreadableChunks). */
+let unreadable = 0;
+
+/**
+ * How many times, in this process, a read skipped a chunk whose blob did
+ * not decode (each read that meets one counts): a damaged querylog.db
+ * loses those events from searches and exports, and says so in metrics.
+ */
+export function unreadableChunks(): number {
+  return unreadable;
+}
+
 export class EventChunks {
   readonly #db: DatabaseSync;
   readonly #insert: StatementSync;
@@ -175,7 +187,7 @@ export class EventChunks {
       deleted += bound - firstId;
       const chunk = tryDecode(cut.data as Uint8Array);
       if (chunk === undefined) {
-        this.corrupt++;
+        this.#countUnreadable();
         deleted += lastId - bound + 1; // unreadable: nothing worth keeping
       } else {
         const keep = chunk.rows.subarray((bound - firstId) * COLUMNS);
@@ -189,12 +201,17 @@ export class EventChunks {
     return deleted;
   }
 
+  #countUnreadable(): void {
+    this.corrupt++;
+    unreadable++;
+  }
+
   #decodeRow(row: Record<string, unknown>): EventChunk | undefined {
     const firstId = Number(row.first_id);
     const count = Number(row.last_id) - firstId + 1;
     const chunk = tryDecode(row.data as Uint8Array);
     if (chunk === undefined || chunk.count !== count) {
-      this.corrupt++;
+      this.#countUnreadable();
       return undefined;
     }
     return { firstId, count, rows: chunk.rows };

@@ -3,7 +3,11 @@ import { DatabaseSync } from "node:sqlite";
 import { migrateSchema } from "../store/sqlite/sqlite_schema.ts";
 import { C, COLUMNS, encodeChunk } from "./chunk_codec.ts";
 import { openQueryLogDb } from "./db.ts";
-import { EventChunks, MAX_CHUNK_EVENTS } from "./event_chunks.ts";
+import {
+  EventChunks,
+  MAX_CHUNK_EVENTS,
+  unreadableChunks,
+} from "./event_chunks.ts";
 import { loadEvents } from "./event_rows.ts";
 import { QUERYLOG_MIGRATIONS, QUERYLOG_SCHEMA_VERSION } from "./schema.ts";
 import { storedEvents, T0, tempQueryLog } from "./test_support.ts";
@@ -213,6 +217,7 @@ Deno.test("event chunks: deleteBelow drops whole chunks and cuts the one the bou
 Deno.test("event chunks: a corrupt blob is skipped and counted, never thrown", () => {
   using db = memoryLog();
   const chunks = threeChunks(db);
+  const seenBefore = unreadableChunks();
   const corrupt = db.prepare(
     "UPDATE event_chunks SET data = ? WHERE first_id = ?",
   );
@@ -230,6 +235,10 @@ Deno.test("event chunks: a corrupt blob is skipped and counted, never thrown", (
   const before = chunks.corrupt;
   assert.equal(chunks.deleteBelow(1500), 2048);
   assert.equal(chunks.corrupt, before + 1);
+  // Readers are made per call (search, export): each counts into the
+  // process's total too, which metrics export.
+  assert.deepEqual(idsIn(new EventChunks(db).read(2049, 3072)), []);
+  assert.equal(unreadableChunks() - seenBefore, chunks.corrupt + 1);
   assert.deepEqual(spans(db), [[2049, 3072]]);
   assert.equal(chunks.deleteBelow(9999), 1024);
   assert.deepEqual(spans(db), []);

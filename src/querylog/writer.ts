@@ -17,6 +17,7 @@ import {
   QueryEventPacker,
 } from "../pipeline/query_event_pack.ts";
 import { type BatchSlice, BatchStore } from "./batch_store.ts";
+import { unreadableChunks } from "./event_chunks.ts";
 import { openQueryLogDb } from "./db.ts";
 import { foldDomainMinutes } from "./domain_hours.ts";
 import { createEventFilter, type EventFilter } from "./event_filter.ts";
@@ -76,6 +77,8 @@ export interface QueryLogWriterStats {
   failedBatches: number;
   /** The last write or retention error, if any. */
   lastError: string | undefined;
+  /** Chunks any reader of this process skipped as undecodable (unreadableChunks). */
+  unreadableChunks: number;
 }
 
 export interface QueryLogWriter {
@@ -130,7 +133,7 @@ export function createQueryLogWriter(
   let draining: Promise<void> | undefined;
   const retentionState: RetentionState = {};
   let retentionRun: Promise<RetentionReport> | undefined;
-  const counters: Omit<QueryLogWriterStats, "queued"> = {
+  const counters: Omit<QueryLogWriterStats, "queued" | "unreadableChunks"> = {
     written: 0,
     dropped: 0,
     excluded: 0,
@@ -313,7 +316,11 @@ export function createQueryLogWriter(
       enqueuePacked(packer.take());
     },
     enqueuePacked,
-    stats: () => ({ queued, ...counters }),
+    stats: () => ({
+      queued,
+      ...counters,
+      unreadableChunks: unreadableChunks(),
+    }),
     flush,
     updateSettings(next) {
       settings = next;
