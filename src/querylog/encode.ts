@@ -1,10 +1,10 @@
 /**
  * Packed events (a worker's batch) → stored rows (chunk_codec.ts columns):
  * every string through its dictionary, enums through the labels table.
- * Events name strings by index, so each distinct string is filtered and
- * looked up once per encode() call; per event only integers move. Runs
- * inside the writer's batch transaction (new dictionary rows belong to the
- * batch that needed them).
+ * Events name strings by index into their worker's table, so each distinct
+ * string is filtered and looked up once per minute (see ResolvedStrings);
+ * per event only integers move. Runs inside the writer's batch transaction
+ * (new dictionary rows belong to the batch that needed them).
  */
 import type { DatabaseSync } from "node:sqlite";
 import {
