@@ -17,15 +17,16 @@ import {
 } from "../../pipeline/mod.ts";
 import { buildZoneIndex, lookup, type ZoneIndex } from "../../zone/mod.ts";
 import {
-  AnswerMemo,
   DEFAULT_MEMO_ENTRIES,
-  memoKey,
   type MemoStats,
-} from "./answer_memo.ts";
-import { NO_ZONE, type ZoneRoute, ZoneRoutes } from "./zone_routes.ts";
+  memoVariant,
+  NameMemo,
+  NO_ZONE,
+  type ZoneRoute,
+} from "./name_memo.ts";
 
 export interface AuthoritativeOptions {
-  /** Encoded answers kept per snapshot. @default 100000 */
+  /** Routes and encoded answers kept per snapshot. @default 100000 */
   memoEntries?: number;
 }
 
@@ -37,9 +38,8 @@ export interface AuthoritativeStage extends Stage {
 interface SnapshotState {
   snapshot: Snapshot;
   index: ZoneIndex;
-  memo: AnswerMemo;
-  /** Names answered elsewhere: no zone, or a forward zone. */
-  routes: ZoneRoutes;
+  /** Encoded answers, and routes of names answered elsewhere. */
+  memo: NameMemo;
 }
 
 /** Creates the authoritative stage. */
@@ -59,8 +59,7 @@ export function createAuthoritativeStage(
     const state: SnapshotState = {
       snapshot,
       index: buildZoneIndex(snapshot.zones, snapshot.forwardZones),
-      memo: new AnswerMemo(memoEntries),
-      routes: new ZoneRoutes(memoEntries),
+      memo: new NameMemo(memoEntries),
     };
     if (current === undefined || snapshot.version >= current.snapshot.version) {
       current = state;
@@ -96,12 +95,16 @@ function serveFrom(
   next: Next,
 ): Promise<Response> | Response {
   // Most queries of a resolver are for names no primary zone holds: their
-  // route is known from an earlier query without building a memo key.
+  // route is known from an earlier query, found with the name's answers.
   const qtype = req.query.question!.type;
-  const routed = qtype === TYPE.DS ? undefined : state.routes.get(req.qname);
-  if (routed !== undefined) return passOn(routed, req, next);
-  const key = memoKey(req);
-  const hit = key === undefined ? undefined : state.memo.get(key, req);
+  const facts = state.memo.lookup(req.qname);
+  if (facts?.route !== undefined && qtype !== TYPE.DS) {
+    return passOn(facts.route, req, next);
+  }
+  const variant = memoVariant(req);
+  const hit = facts === undefined || variant === undefined
+    ? undefined
+    : state.memo.answer(facts, variant, req);
   if (hit !== undefined) return authoritativeWire(hit.wire, hit.stored);
   const found = lookup(state.index, req.qname, qtype);
   if (found === undefined || found.kind === "forward") {
@@ -109,7 +112,7 @@ function serveFrom(
       zone: found.zone,
       upstreamGroup: found.upstreamGroup,
     };
-    if (qtype !== TYPE.DS) state.routes.set(req.qname, route);
+    if (qtype !== TYPE.DS) state.memo.keepRoute(req.qname, facts, route);
     return passOn(route, req, next);
   }
   req.zone = found.zone;
@@ -124,11 +127,13 @@ function serveFrom(
       additional: found.additional,
     }),
   );
-  if (key !== undefined) state.memo.set(key, wire);
+  if (variant !== undefined) {
+    state.memo.keepAnswer(req.qname, facts, variant, wire);
+  }
   // The memo keeps the original.
   return authoritativeWire(
     shortLivedCopy(wire),
-    key === undefined ? undefined : wire,
+    variant === undefined ? undefined : wire,
   );
 }
 

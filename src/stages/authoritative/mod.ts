@@ -4,4 +4,4 @@ export {
   type AuthoritativeStage,
   createAuthoritativeStage,
 } from "./authoritative.ts";
-export { DEFAULT_MEMO_ENTRIES, type MemoStats } from "./answer_memo.ts";
+export { DEFAULT_MEMO_ENTRIES, type MemoStats } from "./name_memo.ts";

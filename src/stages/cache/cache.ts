@@ -16,7 +16,7 @@ import {
   importEntries,
   type SerializedEntry,
 } from "./cache_dump.ts";
-import { cacheKey, isCacheableQuery } from "./cache_key.ts";
+import { cacheKey, cacheVariant, isCacheableQuery } from "./cache_key.ts";
 import { type CachePolicy, cachePolicyOf } from "./cache_policy.ts";
 import { type CacheStats, emptyCacheStats } from "./cache_stats.ts";
 import { writeCachedAnswer, writeStaleAnswer } from "./entry_answer.ts";
@@ -68,12 +68,13 @@ export function createCacheStage(opts: CacheStageOptions = {}): CacheStage {
   /** The upstream's answer, stored when it may be. */
   function settle(
     key: string,
+    scope: string,
     req: Request,
     res: Response,
     policy: CachePolicy,
   ): Outcome {
     const entry = isStorable(res)
-      ? buildEntry(res.wire!, req, key, policy, now())
+      ? buildEntry(res.wire!, req, key, scope, policy, now())
       : undefined;
     if (entry !== undefined) {
       cache.limit = policy.maxEntries;
@@ -86,14 +87,17 @@ export function createCacheStage(opts: CacheStageOptions = {}): CacheStage {
   /** Runs `next` once for `key`; concurrent askers share the promise. */
   function fetch(
     key: string,
+    scope: string,
     req: Request,
     next: Next,
     policy: CachePolicy,
   ): Outcome | Promise<Outcome> {
     const result = next(req);
-    if (!(result instanceof Promise)) return settle(key, req, result, policy);
+    if (!(result instanceof Promise)) {
+      return settle(key, scope, req, result, policy);
+    }
     const shared = result
-      .then((res) => settle(key, req, res, policy))
+      .then((res) => settle(key, scope, req, res, policy))
       .finally(() => inflight.delete(key));
     inflight.set(key, shared);
     const tracked = shared.then(noop, noop);
@@ -157,17 +161,18 @@ export function createCacheStage(opts: CacheStageOptions = {}): CacheStage {
   }
 
   function miss(
-    key: string,
+    scope: string,
     req: Request,
     next: Next,
     policy: CachePolicy,
     stale: CacheEntry | undefined,
   ): Response | Promise<Response> {
     stats.misses++;
+    const key = cacheKey(req, scope);
     const pending = inflight.get(key);
     const leader = pending === undefined;
     if (!leader) stats.coalesced++;
-    const outcome = pending ?? fetch(key, req, next, policy);
+    const outcome = pending ?? fetch(key, scope, req, next, policy);
     if (!(outcome instanceof Promise)) {
       return finish(outcome, req, leader, stale, policy);
     }
@@ -196,7 +201,7 @@ export function createCacheStage(opts: CacheStageOptions = {}): CacheStage {
     if (inflight.has(entry.key)) return;
     entry.prefetching = true;
     stats.prefetches++;
-    fetch(entry.key, req, next, policy);
+    fetch(entry.key, entry.scope, req, next, policy);
   }
 
   return {
@@ -231,9 +236,9 @@ export function createCacheStage(opts: CacheStageOptions = {}): CacheStage {
       const policy = cachePolicyOf(settings);
       lastPolicy = policy;
       if (policy.maxEntries === 0) return next(req);
-      const key = cacheKey(req, opts.ecsScope?.(req));
+      const scope = opts.ecsScope?.(req) ?? "";
       const at = now();
-      let entry = cache.get(key);
+      let entry = cache.get(req.qname, cacheVariant(req), scope);
       if (entry !== undefined && at < entry.expiresAt) {
         const age = Math.floor((at - entry.storedAt) / 1000);
         const wire = writeCachedAnswer(entry, req, age);
@@ -244,10 +249,10 @@ export function createCacheStage(opts: CacheStageOptions = {}): CacheStage {
         }
       }
       if (entry !== undefined && !isServableStale(entry, policy, at)) {
-        if (at >= entry.expiresAt) cache.delete(key);
+        if (at >= entry.expiresAt) cache.delete(entry);
         entry = undefined;
       }
-      return miss(key, req, next, policy, entry);
+      return miss(scope, req, next, policy, entry);
     },
   };
 }

@@ -7,6 +7,7 @@
  */
 import type { AnswerCache } from "./answer_cache.ts";
 import type { CacheEntry } from "./cache_entry.ts";
+import { parseCacheKey } from "./cache_key.ts";
 
 /** Most entries one worker dumps (the most recently used are kept). */
 export const MAX_DUMPED_ENTRIES = 50_000;
@@ -77,7 +78,7 @@ export function importEntries(
   for (const raw of entries) {
     const entry = toEntry(raw, now);
     if (entry === undefined) continue;
-    const held = cache.get(entry.key);
+    const held = cache.get(entry.name, entry.variant, entry.scope);
     if (held !== undefined && held.storedAt >= entry.storedAt) continue;
     cache.set(entry);
     taken++;
@@ -110,6 +111,8 @@ function toEntry(raw: unknown, now: number): CacheEntry | undefined {
   const e = raw as Partial<Record<keyof SerializedEntry, unknown>>;
   if (typeof e.key !== "string" || e.key === "") return undefined;
   if (typeof e.name !== "string") return undefined;
+  const made = parseCacheKey(e.key, e.name);
+  if (made === undefined) return undefined;
   if (!(e.wire instanceof Uint8Array) || e.wire.length < 12) return undefined;
   if (!isWholeArray(e.offsets) || !isWholeArray(e.ttls)) return undefined;
   if (e.offsets.length !== e.ttls.length) return undefined;
@@ -130,6 +133,8 @@ function toEntry(raw: unknown, now: number): CacheEntry | undefined {
   return {
     key: e.key,
     name: e.name,
+    variant: made.variant,
+    scope: made.scope,
     wire: wire.slice(),
     offsets: Uint16Array.from(e.offsets),
     ttls: Uint32Array.from(e.ttls),

@@ -10,6 +10,7 @@ import {
   WireFormatError,
 } from "../../dns/wire/mod.ts";
 import type { Request } from "../../pipeline/mod.ts";
+import { cacheVariant } from "./cache_key.ts";
 import type { CachePolicy } from "./cache_policy.ts";
 
 /** A message in the form hits are written from. */
@@ -25,8 +26,12 @@ export interface StoredAnswer {
 /** A cached answer. */
 export interface CacheEntry extends StoredAnswer {
   readonly key: string;
-  /** The lowercased question name, for per-name flushes. */
+  /** The lowercased question name. */
   readonly name: string;
+  /** Type, class, DO and CD as one number (cacheVariant()). */
+  readonly variant: number;
+  /** The ECS scope the answer depends on; "" for none. */
+  readonly scope: string;
   /** `Date.now()`-style milliseconds. */
   readonly storedAt: number;
   readonly expiresAt: number;
@@ -93,7 +98,8 @@ export function readAnswer(
 }
 
 /**
- * A cache entry for `message`, the answer to `req`, or undefined when it
+ * A cache entry for `message`, the answer to `req` (under `key`, for ECS
+ * `scope`), or undefined when it
  * must not be kept: truncated (TC=1), an RCODE other than NOERROR and
  * NXDOMAIN (SERVFAIL included, see README.md), a negative answer without
  * an SOA (RFC 2308 §5), a referral, or a TTL of 0 after clamping.
@@ -106,6 +112,7 @@ export function buildEntry(
   message: Uint8Array,
   req: Request,
   key: string,
+  scope: string,
   policy: CachePolicy,
   now: number,
 ): CacheEntry | undefined {
@@ -141,6 +148,8 @@ export function buildEntry(
     ...stored,
     key,
     name: req.qname,
+    variant: cacheVariant(req),
+    scope,
     storedAt: now,
     expiresAt: now + ttl * 1000,
     ttl,

@@ -24,6 +24,9 @@ export function isCacheableQuery(req: Request): boolean {
  * checked), plus the ECS scope when ECS is forwarded (RFC 7871 §7.3).
  * EDNS presence and the size limit are not in the key: a hit writes the
  * client's own OPT record and truncates for the client's limit.
+ *
+ * Hits do not build it: they find the entry by name, variant and scope
+ * (answer_cache.ts). It names in-flight questions and dumped entries.
  */
 export function cacheKey(req: Request, ecsScope?: string): string {
   const question = req.query.question!;
@@ -31,4 +34,57 @@ export function cacheKey(req: Request, ecsScope?: string): string {
     (req.query.cd ? "C" : "-");
   const key = `${req.qname} ${question.type} ${question.class} ${bits}`;
   return ecsScope === undefined || ecsScope === "" ? key : `${key} ${ecsScope}`;
+}
+
+/** The key's type, class, DO and CD as one number, for finding hits without a key. */
+export function cacheVariant(req: Request): number {
+  const question = req.query.question!;
+  return variantOf(
+    question.type,
+    question.class,
+    req.query.edns?.dnssecOk === true,
+    req.query.cd,
+  );
+}
+
+/**
+ * The variant and ECS scope ("" for none) `key` was made from, for an entry
+ * read back from a dump; undefined when `key` is not a key of `name`.
+ */
+export function parseCacheKey(
+  key: string,
+  name: string,
+): { variant: number; scope: string } | undefined {
+  if (!key.startsWith(name + " ")) return undefined;
+  const parts = key.slice(name.length + 1).split(" ");
+  if (parts.length < 3 || parts.length > 4) return undefined;
+  const [type, qclass, bits, scope = ""] = parts as [
+    string,
+    string,
+    string,
+    string?,
+  ];
+  if (!isUint16(type) || !isUint16(qclass) || !/^[D-][C-]$/.test(bits)) {
+    return undefined;
+  }
+  const variant = variantOf(
+    Number(type),
+    Number(qclass),
+    bits[0] === "D",
+    bits[1] === "C",
+  );
+  return { variant, scope };
+}
+
+function variantOf(
+  type: number,
+  qclass: number,
+  dnssecOk: boolean,
+  cd: boolean,
+): number {
+  return (type * 0x10000 + qclass) * 4 + (dnssecOk ? 2 : 0) + (cd ? 1 : 0);
+}
+
+function isUint16(text: string): boolean {
+  return /^\d{1,5}$/.test(text) && Number(text) <= 0xffff;
 }

@@ -1,0 +1,240 @@
+/**
+ * What the authoritative stage learned about each name in one snapshot,
+ * keyed by the lowercased name: where a name that no primary zone answers
+ * goes (its route), and the encoded answers to the questions asked about it
+ * (the memo of ARCHITECTURE.md §4). One Map lookup per query finds both.
+ *
+ * Keyed by the name alone, not by a string of name, type, size limit and
+ * flags: building that string for every query, then flattening and hashing
+ * it in a Map of 100,000 entries, cost more than any other part of a memo
+ * hit (a perf profile of the UDP listener, docs/performance.md). The
+ * question's other parts make a number, the variant, and a name's few
+ * answers are found by comparing it.
+ */
+import { EDNS_OPTION, patchId, patchQuestionCase } from "../../dns/wire/mod.ts";
+import type { Request } from "../../pipeline/mod.ts";
+
+/** @default routes and answers kept per snapshot */
+export const DEFAULT_MEMO_ENTRIES = 100_000;
+
+/**
+ * Answers kept per name. A name is asked for with a handful of types, with
+ * and without EDNS and DO, over UDP and TCP; past this many, its oldest
+ * answer goes, so one client cannot fill the memo with variants of a name.
+ */
+export const MAX_ANSWERS_PER_NAME = 16;
+
+/** A name covered by a forward zone, or by no zone at all (`NO_ZONE`). */
+export interface ZoneRoute {
+  /** The forward zone covering the name; undefined for no zone. */
+  zone: string | undefined;
+  upstreamGroup: string | undefined;
+}
+
+/** The route of a name that no zone covers. */
+export const NO_ZONE: ZoneRoute = Object.freeze({
+  zone: undefined,
+  upstreamGroup: undefined,
+});
+
+/** Hits, misses (answers encoded and kept) and entries of a memo. */
+export interface MemoStats {
+  hits: number;
+  misses: number;
+  /** Routes and answers kept. */
+  entries: number;
+}
+
+/** What is known about one name. */
+export interface NameFacts {
+  /** Set when no primary zone answers the name (except DS, see below). */
+  route: ZoneRoute | undefined;
+  /** `answers[i]` is the answer to `variants[i]`, oldest first. */
+  variants: number[];
+  answers: Uint8Array[];
+}
+
+const EDNS_NONE = 0, EDNS_PLAIN = 1, EDNS_DO = 2;
+
+/**
+ * What an encoded answer depends on besides the snapshot and the name (any
+ * case: hits patch the case back), as one integer below 2^53: type and
+ * class (16 bits each), the EDNS echo (none, OPT, OPT with DO), the copied
+ * RD and CD bits, NSID asked, and the size limit (transport and payload
+ * size, 16 bits). Undefined when the answer must not be memoised: options
+ * other than NSID may differ per client (cookies).
+ */
+export function memoVariant(req: Request): number | undefined {
+  const { query } = req;
+  const question = query.question;
+  if (question === undefined) return undefined;
+  let nsid = 0;
+  for (const option of req.answerOptions) {
+    // NSID data is the node name, fixed for a snapshot.
+    if (option.code !== EDNS_OPTION.NSID || nsid === 1) return undefined;
+    nsid = 1;
+  }
+  const maxSize = req.maxSize;
+  if (!(maxSize >= 0 && maxSize <= 0xffff)) return undefined;
+  const edns = query.edns === undefined
+    ? EDNS_NONE
+    : query.edns.dnssecOk
+    ? EDNS_DO
+    : EDNS_PLAIN;
+  const bits = edns * 8 + (query.rd ? 4 : 0) + (query.cd ? 2 : 0) + nsid;
+  return ((question.type * 0x10000 + question.class) * 32 + bits) * 0x10000 +
+    maxSize;
+}
+
+/**
+ * One snapshot's facts, bounded by two generations instead of a strict LRU
+ * list: a name found in the recent generation costs one Map lookup (a
+ * strict LRU deletes and re-inserts on every hit, and the Map's tombstones
+ * force rehashes). Names kept and names found in the older generation go
+ * into the recent one; once it holds `limit / 2` routes and answers it
+ * becomes the older one and the previous older one is dropped. So a name
+ * not asked for during a whole generation goes, and about `limit` routes
+ * and answers are kept (a generation may overfill by one name's answers).
+ *
+ * Which zone covers a name depends on the name alone, except for DS at a
+ * zone apex (RFC 4035 §3.1.4.1), so callers neither read nor keep routes for
+ * DS queries; DS answers are kept like any other.
+ */
+export class NameMemo {
+  #recent = new Map<string, NameFacts>();
+  #older = new Map<string, NameFacts>();
+  /** Routes and answers in each generation. */
+  #recentEntries = 0;
+  #olderEntries = 0;
+  readonly #generation: number;
+  hits = 0;
+  misses = 0;
+
+  constructor(limit: number = DEFAULT_MEMO_ENTRIES) {
+    this.#generation = Math.max(1, Math.floor(limit / 2));
+  }
+
+  /** Routes and answers kept. */
+  get size(): number {
+    return this.#recentEntries + this.#olderEntries;
+  }
+
+  /** The facts about `name` (lowercase), undefined when there are none. */
+  lookup(name: string): NameFacts | undefined {
+    const facts = this.#recent.get(name);
+    if (facts !== undefined) return facts;
+    const old = this.#older.get(name);
+    if (old === undefined) return undefined;
+    this.#older.delete(name);
+    const entries = entriesOf(old);
+    this.#olderEntries -= entries;
+    this.#admit(name, old, entries);
+    return old;
+  }
+
+  /**
+   * A copy of the answer to `variant` in `facts`, made out for `req` (ID and
+   * question case), and the stored answer it was copied from.
+   */
+  answer(
+    facts: NameFacts,
+    variant: number,
+    req: Request,
+  ): { wire: Uint8Array; stored: Uint8Array } | undefined {
+    const index = facts.variants.indexOf(variant);
+    if (index === -1) return undefined;
+    const stored = facts.answers[index]!;
+    const copy = patchId(stored, req.query.id);
+    // The name ends before the question's type and class.
+    const nameEnd = req.query.questionEnd - 4;
+    if (!patchQuestionCase(copy, req.bytes, nameEnd)) return undefined;
+    this.hits++;
+    return { wire: copy, stored };
+  }
+
+  /** Remembers where `name` goes; `facts` is what lookup() returned. */
+  keepRoute(
+    name: string,
+    facts: NameFacts | undefined,
+    route: ZoneRoute,
+  ): void {
+    if (facts === undefined) {
+      this.#add(name, { route, variants: [], answers: [] });
+    } else if (facts.route === undefined) {
+      facts.route = route;
+      this.#grew(name, facts);
+    }
+  }
+
+  /**
+   * Keeps `wire` as the answer to `variant` (not copied: the caller must not
+   * change it afterwards). Counted as a miss: only answers that could be
+   * memoised count.
+   */
+  keepAnswer(
+    name: string,
+    facts: NameFacts | undefined,
+    variant: number,
+    wire: Uint8Array,
+  ): void {
+    this.misses++;
+    if (facts === undefined) {
+      this.#add(name, {
+        route: undefined,
+        variants: [variant],
+        answers: [wire],
+      });
+      return;
+    }
+    const index = facts.variants.indexOf(variant);
+    if (index !== -1) {
+      facts.answers[index] = wire;
+      return;
+    }
+    if (facts.variants.length >= MAX_ANSWERS_PER_NAME) {
+      facts.variants.shift();
+      facts.answers.shift();
+    } else {
+      this.#grew(name, facts);
+    }
+    facts.variants.push(variant);
+    facts.answers.push(wire);
+  }
+
+  #add(name: string, facts: NameFacts): void {
+    // A name absent from lookup() is in neither generation.
+    this.#admit(name, facts, entriesOf(facts));
+  }
+
+  /** Counts one more entry for `facts`, which lookup() put in `#recent`. */
+  #grew(name: string, facts: NameFacts): void {
+    if (this.#recent.get(name) === facts) {
+      // Names already kept grow too: rotate once they overfill it.
+      if (++this.#recentEntries > this.#generation) this.#rotate();
+      return;
+    }
+    // A rotation since lookup() moved it to the older generation.
+    if (this.#older.get(name) === facts) {
+      this.#older.delete(name);
+      this.#olderEntries -= entriesOf(facts) - 1;
+    }
+    this.#admit(name, facts, entriesOf(facts));
+  }
+
+  #admit(name: string, facts: NameFacts, entries: number): void {
+    if (this.#recentEntries >= this.#generation) this.#rotate();
+    this.#recent.set(name, facts);
+    this.#recentEntries += entries;
+  }
+
+  #rotate(): void {
+    this.#older = this.#recent;
+    this.#olderEntries = this.#recentEntries;
+    this.#recent = new Map();
+    this.#recentEntries = 0;
+  }
+}
+
+function entriesOf(facts: NameFacts): number {
+  return facts.answers.length + (facts.route === undefined ? 0 : 1);
+}
