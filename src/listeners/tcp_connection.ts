@@ -45,14 +45,26 @@ export function serveTcpConnection(
   let writes: Promise<void> = Promise.resolve();
   let wakeReader: (() => void) | null = null;
   let idleTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Date.now() when the last query arrived (or the connection opened). */
+  let lastQueryAt = Date.now();
   const finished = Promise.withResolvers<void>();
 
-  function armIdleTimer() {
-    clearTimeout(idleTimer);
-    idleTimer = setTimeout(() => {
-      counters.tcpIdleClosed++;
-      beginClose();
-    }, opts.idleTimeoutMs);
+  // One timer per idle period, not one per query: it fires when the
+  // connection could have become idle, and waits again for the rest of
+  // the period if a query came since. (Clearing and setting a timer for
+  // every query cost ~1.5 µs of a ~12 µs TCP query, perf on the listener.)
+  function armIdleTimer(delayMs: number) {
+    idleTimer = setTimeout(checkIdle, delayMs);
+  }
+
+  function checkIdle() {
+    const idleMs = Date.now() - lastQueryAt;
+    if (idleMs < opts.idleTimeoutMs) {
+      armIdleTimer(opts.idleTimeoutMs - idleMs);
+      return;
+    }
+    counters.tcpIdleClosed++;
+    beginClose();
   }
 
   function beginClose() {
@@ -114,10 +126,10 @@ export function serveTcpConnection(
       beginClose();
       return;
     }
+    if (messages.length > 0) lastQueryAt = Date.now();
     for (const query of messages) {
       inFlight++;
       counters.queries++;
-      armIdleTimer();
       answer(query);
     }
   }
@@ -142,7 +154,7 @@ export function serveTcpConnection(
     beginClose();
   }
 
-  armIdleTimer();
+  armIdleTimer(opts.idleTimeoutMs);
   const reading = readLoop();
   return {
     done: Promise.all([reading, finished.promise]).then(() => {}),

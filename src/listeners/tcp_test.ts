@@ -97,6 +97,25 @@ Deno.test("serveTcp closes a connection idle for idleTimeoutMs", async () => {
   assert.equal(s.counters.tcpIdleClosed, 1);
 });
 
+Deno.test("serveTcp keeps a connection open while queries keep coming", async () => {
+  await using s = start("127.0.0.1", { idleTimeoutMs: 200 });
+  using conn = await s.connect();
+  const began = performance.now();
+  // Six queries 80 ms apart: 480 ms in all, never 200 ms without one.
+  for (let id = 1; id <= 6; id++) {
+    await writeAll(conn, frames(buildQuery(id, "a.test")));
+    assert.equal((await readAnswer(conn)).id, id);
+    await new Promise((resolve) => setTimeout(resolve, 80));
+  }
+  assert.equal(s.counters.tcpIdleClosed, 0);
+  assert.equal(await within(readFrame(conn), 2000), null);
+  assert.ok(
+    performance.now() - began >= 600,
+    "closed 200 ms after the last query",
+  );
+  assert.equal(s.counters.tcpIdleClosed, 1);
+});
+
 Deno.test("serveTcp idle timeout still sends the answer in flight", async () => {
   await using s = start("127.0.0.1", { idleTimeoutMs: 200 });
   using conn = await s.connect();
