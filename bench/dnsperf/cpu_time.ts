@@ -47,21 +47,33 @@ function allStats(): ProcStat[] {
   return stats;
 }
 
-/** Seconds of CPU used so far by `pid` and every live descendant. */
-export function treeCpuSeconds(pid: number, ticksPerSecond: number): number {
+/** `pid` and every live descendant: the statistics of each. */
+function treeStats(pid: number): ProcStat[] {
   const stats = allStats();
   const children = new Map<number, ProcStat[]>();
   for (const s of stats) {
     children.set(s.ppid, [...(children.get(s.ppid) ?? []), s]);
   }
-  let ticks = 0;
+  const tree: ProcStat[] = [];
   const root = stats.find((s) => s.pid === pid);
   const queue = root ? [root] : [];
   while (queue.length > 0) {
     const s = queue.pop()!;
-    ticks += s.ticks;
+    tree.push(s);
     queue.push(...(children.get(s.pid) ?? []));
   }
+  return tree;
+}
+
+/** `pid` and the process ids of every live descendant. */
+export function treePids(pid: number): number[] {
+  return treeStats(pid).map((s) => s.pid);
+}
+
+/** Seconds of CPU used so far by `pid` and every live descendant. */
+export function treeCpuSeconds(pid: number, ticksPerSecond: number): number {
+  let ticks = 0;
+  for (const s of treeStats(pid)) ticks += s.ticks;
   return ticks / ticksPerSecond;
 }
 

@@ -3,7 +3,7 @@
  * zone, over UDP and TCP; prints q/s, CPU µs per query and kudurru's ratios.
  *
  *   deno run -A bench/dnsperf/run.ts [--duration 10] [--clients 4] [--qps 200000]
- *     [--servers kudurru,kudurru-nolog,nsd,knot]
+ *     [--servers kudurru,kudurru-nolog,nsd,knot] [--pin]
  *
  * kudurru-nolog is kudurru with `querylog.enabled: false`: the ratio of the
  * two is what logging every query costs (issue 6 target: at most 10 %).
@@ -13,6 +13,8 @@
  * below what the servers can do, every server answers the same load. The
  * last column counts cross-CPU interrupts per query (machine-wide): see
  * cross_cpu_interrupts.ts for why kudurru's UDP runs come in two modes.
+ * `--pin` puts each server on CPU 0 and dnsperf on CPU 1 (cpu_pinning.ts),
+ * which keeps kudurru in one mode.
  *
  * Every server is stopped before the next starts, and at the end, even on
  * failure. kudurru is skipped (with a note) until src/listeners/ exists.
@@ -33,6 +35,7 @@ import {
   treeCpuSeconds,
 } from "./cpu_time.ts";
 import { crossCpuInterrupts } from "./cross_cpu_interrupts.ts";
+import { dnsperfCommand, pinServer } from "./cpu_pinning.ts";
 import { renderZoneFile } from "../../tests/interop/zone_file.ts";
 import {
   type RunningServer,
@@ -67,6 +70,7 @@ const { values } = parseArgs({
     clients: { type: "string", default: "4" },
     qps: { type: "string", default: "200000" },
     servers: { type: "string", default: "kudurru,kudurru-nolog,nsd,knot" },
+    pin: { type: "boolean", default: false },
   },
 });
 const seconds = Math.min(Math.max(Number(values.duration), 1), 300);
@@ -105,8 +109,9 @@ async function dnsperf(
   const args = ["-s", "127.0.0.1", "-p", String(port), "-d", queryFile];
   args.push("-l", String(length), "-c", String(clients), "-Q", String(maxQps));
   if (transport === "tcp") args.push("-m", "tcp");
-  const child = new Deno.Command("dnsperf", {
-    args,
+  const run = dnsperfCommand(args, values.pin);
+  const child = new Deno.Command(run.command, {
+    args: run.args,
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
@@ -135,6 +140,7 @@ async function measure(
 ): Promise<Row[]> {
   const rows: Row[] = [];
   await using running = await start(server);
+  if (values.pin) await pinServer(running.pid);
   const isKudurru = server.startsWith("kudurru");
   // Start-up work (objects, snapshot, JIT, the answer memo) stays out.
   await dnsperf(running.port, queryFile, "udp", WARM_UP_SECONDS);

@@ -2,6 +2,7 @@
  * One dnsperf run over UDP against a loopback resolver, bounded by a kill
  * timer, and the figures read back from its report.
  */
+import { dnsperfCommand } from "../dnsperf/cpu_pinning.ts";
 
 /** What one dnsperf run reported. */
 export interface DnsperfResult {
@@ -28,6 +29,8 @@ export interface DnsperfOptions {
   outstanding?: number;
   /** Killed after this long. */
   killAfterMs: number;
+  /** Run dnsperf on its own CPU (see ../dnsperf/cpu_pinning.ts). */
+  pin?: boolean;
 }
 
 /** Reads the statistics block dnsperf prints at the end of a run. */
@@ -62,8 +65,9 @@ export async function runDnsperf(opts: DnsperfOptions): Promise<DnsperfResult> {
   if (opts.outstanding !== undefined) {
     args.push("-q", String(opts.outstanding));
   }
-  const out = await new Deno.Command("dnsperf", {
-    args,
+  const run = dnsperfCommand(args, opts.pin === true);
+  const out = await new Deno.Command(run.command, {
+    args: run.args,
     stdin: "null",
     stdout: "piped",
     stderr: "piped",

@@ -6,7 +6,7 @@
  * query and kudurru's ratios to the others.
  *
  *   deno run -A bench/resolver/run.ts [--duration 10] [--clients 4]
- *     [--qps 200000] [--servers kudurru,unbound,dnsmasq]
+ *     [--qps 200000] [--servers kudurru,unbound,dnsmasq] [--querylog on|off] [--pin]
  *
  * Every process is stopped at the end, even on failure; each dnsperf run is
  * killed after its bound. kudurru is skipped (with a note) until serve
@@ -16,6 +16,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { API_VERSION } from "../../src/api/v1alpha1/meta.ts";
 import { clockTicks, treeCpuSeconds } from "../dnsperf/cpu_time.ts";
+import { pinServer } from "../dnsperf/cpu_pinning.ts";
 import { query } from "../../tests/interop/dns_client.ts";
 import {
   listenersExist,
@@ -59,6 +60,8 @@ const { values } = parseArgs({
     servers: { type: "string", default: RESOLVERS.join(",") },
     /** "off" runs kudurru with querylog.enabled false (the peers log nothing). */
     querylog: { type: "string", default: "on" },
+    /** Each resolver on CPU 0, dnsperf on CPU 1 (../dnsperf/cpu_pinning.ts). */
+    pin: { type: "boolean", default: false },
   },
 });
 const seconds = Math.min(Math.max(Number(values.duration) || 10, 1), 300);
@@ -168,6 +171,7 @@ async function measure(
   ticks: number,
 ): Promise<Row> {
   await using running = await start(server, nsd.port);
+  if (values.pin) await pinServer(running.pid);
   await warm(server, running, queryFile);
   const before = treeCpuSeconds(running.pid, ticks);
   const nsdBefore = treeCpuSeconds(nsd.pid, ticks);
@@ -178,6 +182,7 @@ async function measure(
     seconds,
     maxQps,
     killAfterMs: (seconds + 30) * 1000,
+    pin: values.pin,
   });
   const cpu = treeCpuSeconds(running.pid, ticks) - before;
   const nsdCpu = treeCpuSeconds(nsd.pid, ticks) - nsdBefore;
