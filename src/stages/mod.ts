@@ -31,7 +31,7 @@ import {
   createCacheStage,
   type SerializedEntry,
 } from "./cache/mod.ts";
-import { createUpstreamStage } from "./upstream/mod.ts";
+import { clientSubnetCacheScope, createUpstreamStage } from "./upstream/mod.ts";
 import { createResolver } from "../upstream/resolver.ts";
 
 export interface StandardStagesOptions {
@@ -46,6 +46,14 @@ export interface StandardStagesOptions {
   resolvePtr?: (address: string) => Promise<string | null>;
 }
 
+/**
+ * The cache stage as the standard chain uses it: answers obtained with an
+ * ECS option (upstreams.ecs forward or add) are kept per client subnet.
+ */
+export function createStandardCacheStage(): CacheStage {
+  return createCacheStage({ ecsScope: clientSubnetCacheScope });
+}
+
 /** One instance of every stage that exists so far (order does not matter: the chain sorts). */
 export function createStandardStages(opts: StandardStagesOptions): Stage[] {
   return [
@@ -58,7 +66,7 @@ export function createStandardStages(opts: StandardStagesOptions): Stage[] {
     createLocalStage(),
     createAuthoritativeStage(opts.authoritative ?? {}),
     createBlockingStage({ logger: opts.logger }),
-    opts.cache ?? createCacheStage(),
+    opts.cache ?? createStandardCacheStage(),
     // The resolver is built from the snapshot's upstreams settings, inside
     // the worker, and rebuilt only when those settings change.
     createUpstreamStage({
@@ -107,7 +115,7 @@ export function createStandardQueryHandler(
   opts: StandardQueryHandlerOptions,
 ): PipelineQueryHandler & CacheDumpHooks & QueryEventHooks {
   const counters = opts.counters ?? createStageCounters();
-  const cache = createCacheStage();
+  const cache = createStandardCacheStage();
   // Host names of clients come from PTR queries through this very handler.
   const built: { handler?: PipelineQueryHandler } = {};
   const stages = createStandardStages({

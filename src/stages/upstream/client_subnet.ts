@@ -63,6 +63,31 @@ export function clientSubnetFor(
   return option === undefined ? { ok: true } : { ok: true, option };
 }
 
+/** The cache scope of a query whose ECS option is malformed: it never hits. */
+export const MALFORMED_SUBNET_SCOPE = "malformed";
+
+/**
+ * What an answer to `req` depends on besides its question, under the
+ * snapshot's `upstreams.ecs`: the ECS option that would be sent upstream,
+ * as hex, for the cache key (RFC 7871 §7.3: an answer tailored to one
+ * subnet must not reach clients of another). Undefined when none would be
+ * sent (strip, or no option for this client), so those answers are shared
+ * as before. Keying by the subnet sent rather than by the scope the
+ * upstream returns never serves a wrong answer; it only shares less.
+ */
+export function clientSubnetCacheScope(req: Request): string | undefined {
+  const ecs = req.snapshot?.settings?.upstreams?.ecs;
+  if (ecs === undefined || ecs.mode === "strip") return undefined;
+  const decision = clientSubnetFor(req, ecs);
+  if (!decision.ok) return MALFORMED_SUBNET_SCOPE;
+  if (decision.option === undefined) return undefined;
+  let hex = "";
+  for (const octet of decision.option) {
+    hex += octet.toString(16).padStart(2, "0");
+  }
+  return hex;
+}
+
 /**
  * ECS option data for `address` truncated to its family's prefix length,
  * or undefined when the address is not globally routable unicast.

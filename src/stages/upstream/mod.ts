@@ -19,6 +19,7 @@ export {
   type RouteRule,
 } from "./routing.ts";
 export {
+  clientSubnetCacheScope,
   clientSubnetFor,
   EDNS_CLIENT_SUBNET,
   encodeClientSubnet,

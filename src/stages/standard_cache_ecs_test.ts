@@ -1,0 +1,114 @@
+import assert from "node:assert/strict";
+import type { Request } from "../pipeline/mod.ts";
+import { decodeAnswer, requestFor } from "../pipeline/testing/mod.ts";
+import { forwarded, ScriptedUpstream } from "./cache/testdata/answers.ts";
+import { createStandardCacheStage } from "./mod.ts";
+import {
+  snapshotWith,
+  upstreamsOf,
+} from "./upstream/testdata/upstream_fixtures.ts";
+import {
+  clientSubnetCacheScope,
+  EDNS_CLIENT_SUBNET,
+  MALFORMED_SUBNET_SCOPE,
+} from "./upstream/client_subnet.ts";
+
+/** ECS option data: IPv4, /24, scope 0, the first three octets. */
+function subnet(a: number, b: number, c: number): Uint8Array {
+  return new Uint8Array([0, 1, 24, 0, a, b, c]);
+}
+
+function ask(mode: string, ecs?: Uint8Array, address = "192.0.2.7"): Request {
+  const req = requestFor("www.example.org. A", {
+    snapshot: snapshotWith(upstreamsOf({ ecs: { mode } })),
+    edns: {
+      udpSize: 1232,
+      ...(ecs && { options: [{ code: EDNS_CLIENT_SUBNET, data: ecs }] }),
+    },
+  });
+  (req.client as { address: string }).address = address;
+  return req;
+}
+
+/** An upstream whose A record tells which client subnet it was asked for. */
+function subnetAwareUpstream(): ScriptedUpstream {
+  return new ScriptedUpstream((req) => {
+    const sent = req.query.edns?.options.find((o) =>
+      o.code === EDNS_CLIENT_SUBNET
+    );
+    const third = sent?.data[6] ?? 0;
+    return forwarded(req, {
+      answer: [`www.example.org. 300 IN A 192.0.2.${third}`],
+    });
+  });
+}
+
+async function addressOf(
+  stage: ReturnType<typeof createStandardCacheStage>,
+  upstream: ScriptedUpstream,
+  req: Request,
+): Promise<string> {
+  const res = await stage.serve(req, upstream.next);
+  return decodeAnswer(res.wire!).answer[0]!.split(" ").at(-1)!;
+}
+
+Deno.test("standard cache keeps ECS-forwarded answers per client subnet", async () => {
+  const stage = createStandardCacheStage();
+  const upstream = subnetAwareUpstream();
+  assert.equal(
+    await addressOf(stage, upstream, ask("forward", subnet(198, 51, 100))),
+    "192.0.2.100",
+  );
+  assert.equal(
+    await addressOf(stage, upstream, ask("forward", subnet(203, 0, 113))),
+    "192.0.2.113",
+  );
+  assert.equal(upstream.calls, 2, "another subnet is a miss");
+  assert.equal(
+    await addressOf(stage, upstream, ask("forward", subnet(198, 51, 100))),
+    "192.0.2.100",
+  );
+  assert.equal(await addressOf(stage, upstream, ask("forward")), "192.0.2.0");
+  assert.equal(upstream.calls, 3, "same subnet hits; no ECS is its own entry");
+  assert.equal(stage.stats().hits, 1);
+});
+
+Deno.test("standard cache shares answers when ECS is stripped", async () => {
+  const stage = createStandardCacheStage();
+  const upstream = subnetAwareUpstream();
+  await addressOf(stage, upstream, ask("strip", subnet(198, 51, 100)));
+  await addressOf(stage, upstream, ask("strip", subnet(203, 0, 113)));
+  assert.equal(upstream.calls, 1);
+});
+
+Deno.test("clientSubnetCacheScope is the option sent upstream", async (t) => {
+  const cases: { name: string; req: Request; want: string | undefined }[] = [
+    { name: "strip", req: ask("strip", subnet(198, 51, 100)), want: undefined },
+    { name: "forward, no option", req: ask("forward"), want: undefined },
+    {
+      name: "forward, the client's option",
+      req: ask("forward", subnet(198, 51, 100)),
+      want: "00011800c63364",
+    },
+    {
+      name: "add, a public client's /24",
+      req: ask("add", undefined, "8.8.4.4"),
+      want: "00011800080804",
+    },
+    {
+      name: "add, a private client sends none",
+      req: ask("add", undefined, "10.1.2.3"),
+      want: undefined,
+    },
+    {
+      name: "forward, a malformed option never hits",
+      req: ask("forward", new Uint8Array([0, 1, 24])),
+      want: MALFORMED_SUBNET_SCOPE,
+    },
+  ];
+  for (const c of cases) {
+    await t.step(c.name, () => {
+      assert.equal(clientSubnetCacheScope(c.req), c.want);
+    });
+  }
+});
