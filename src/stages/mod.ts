@@ -31,7 +31,7 @@ import {
   createCacheStage,
   type SerializedEntry,
 } from "./cache/mod.ts";
-import { clientSubnetCacheScope, createUpstreamStage } from "./upstream/mod.ts";
+import { createUpstreamStage, upstreamCacheScope } from "./upstream/mod.ts";
 import { createResolver } from "../upstream/resolver.ts";
 
 export interface StandardStagesOptions {
@@ -47,11 +47,12 @@ export interface StandardStagesOptions {
 }
 
 /**
- * The cache stage as the standard chain uses it: answers obtained with an
- * ECS option (upstreams.ecs forward or add) are kept per client subnet.
+ * The cache stage as the standard chain uses it: conditional forwarding
+ * bypasses it, and answers are kept per Policy upstream group and per ECS
+ * option sent (upstream/cache_scope.ts).
  */
 export function createStandardCacheStage(): CacheStage {
-  return createCacheStage({ ecsScope: clientSubnetCacheScope });
+  return createCacheStage({ scope: upstreamCacheScope });
 }
 
 /** One instance of every stage that exists so far (order does not matter: the chain sorts). */

@@ -26,10 +26,12 @@ export interface CacheStageOptions {
   /** Milliseconds since the epoch; tests pass a fake clock. @default Date.now */
   now?: () => number;
   /**
-   * The ECS scope an answer depends on, when ECS is forwarded (RFC 7871
-   * §7.3): part of the key. @default no scope
+   * What an answer to `req` depends on besides its question (the client's
+   * upstream group, the ECS option sent: RFC 7871 §7.3), as part of its
+   * key; "" for nothing. False: the query bypasses the cache, neither
+   * answered from it nor stored (conditional forwarding). @default ""
    */
-  ecsScope?: (req: Request) => string | undefined;
+  scope?: (req: Request) => string | false;
 }
 
 /** The stage, plus the operations `kudurru cache flush` and tests use. */
@@ -236,7 +238,8 @@ export function createCacheStage(opts: CacheStageOptions = {}): CacheStage {
       const policy = cachePolicyOf(settings);
       lastPolicy = policy;
       if (policy.maxEntries === 0) return next(req);
-      const scope = opts.ecsScope?.(req) ?? "";
+      const scope = opts.scope === undefined ? "" : opts.scope(req);
+      if (scope === false) return next(req);
       const at = now();
       let entry = cache.get(req.qname, cacheVariant(req), scope);
       if (entry !== undefined && at < entry.expiresAt) {

@@ -21,19 +21,20 @@ export function isCacheableQuery(req: Request): boolean {
  * The key of `req`'s answer: lowercased name, type, class, the DO bit (an
  * answer with RRSIGs is not one without) and the CD bit (RFC 4035 §4.7:
  * data fetched without checking must not answer a query that wants it
- * checked), plus the ECS scope when ECS is forwarded (RFC 7871 §7.3).
+ * checked), plus the scope the cache stage was given for `req` (the
+ * client's upstream group, the ECS option sent: RFC 7871 §7.3).
  * EDNS presence and the size limit are not in the key: a hit writes the
  * client's own OPT record and truncates for the client's limit.
  *
  * Hits do not build it: they find the entry by name, variant and scope
  * (answer_cache.ts). It names in-flight questions and dumped entries.
  */
-export function cacheKey(req: Request, ecsScope?: string): string {
+export function cacheKey(req: Request, scope?: string): string {
   const question = req.query.question!;
   const bits = (req.query.edns?.dnssecOk ? "D" : "-") +
     (req.query.cd ? "C" : "-");
   const key = `${req.qname} ${question.type} ${question.class} ${bits}`;
-  return ecsScope === undefined || ecsScope === "" ? key : `${key} ${ecsScope}`;
+  return scope === undefined || scope === "" ? key : `${key} ${scope}`;
 }
 
 /** The key's type, class, DO and CD as one number, for finding hits without a key. */
@@ -48,7 +49,7 @@ export function cacheVariant(req: Request): number {
 }
 
 /**
- * The variant and ECS scope ("" for none) `key` was made from, for an entry
+ * The variant and scope ("" for none) `key` was made from, for an entry
  * read back from a dump; undefined when `key` is not a key of `name`.
  */
 export function parseCacheKey(

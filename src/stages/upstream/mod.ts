@@ -18,6 +18,7 @@ export {
   routeQuery,
   type RouteRule,
 } from "./routing.ts";
+export { isCacheableRoute, upstreamCacheScope } from "./cache_scope.ts";
 export {
   clientSubnetCacheScope,
   clientSubnetFor,

@@ -26,7 +26,8 @@ import type { UpstreamRequest, UpstreamResult } from "../../upstream/types.ts";
 import { clientSubnetFor, clientSubnetOption } from "./client_subnet.ts";
 import { forwardedAnswer } from "./forwarded_answer.ts";
 import { ResolverHolder, type ResolverSource } from "./resolver_holder.ts";
-import { routeQuery } from "./routing.ts";
+import { isCacheableRoute } from "./cache_scope.ts";
+import { type Route, routeQuery } from "./routing.ts";
 
 /**
  * Extended DNS Error codes used here (RFC 8914 §4, IANA registry):
@@ -62,7 +63,8 @@ export function createUpstreamStage(opts: UpstreamStageOptions): UpstreamStage {
     upstreams: UpstreamsSettings,
     request: UpstreamRequest,
   ): Promise<Response> {
-    const { group } = routeQuery(req, upstreams);
+    const route = routeQuery(req, upstreams);
+    const { group } = route;
     const held = holder.resolverFor(upstreams);
     held.pending++;
     let result: UpstreamResult;
@@ -71,7 +73,7 @@ export function createUpstreamStage(opts: UpstreamStageOptions): UpstreamStage {
     } finally {
       holder.settled(held);
     }
-    return responseFor(req, group, result);
+    return responseFor(req, route, result);
   }
 
   return {
@@ -102,9 +104,10 @@ export function createUpstreamStage(opts: UpstreamStageOptions): UpstreamStage {
 
 function responseFor(
   req: Request,
-  group: string,
+  route: Route,
   result: UpstreamResult,
 ): Response {
+  const { group } = route;
   if (!result.ok) {
     return result.reason === "timeout"
       ? failure(
@@ -140,8 +143,9 @@ function responseFor(
     status: "forwarded",
     stage: "upstream",
     upstream: result.server,
-    // A truncated answer is this client's size, not the answer.
-    cacheable: !truncated,
+    // A truncated answer is this client's size, not the answer; conditional
+    // forwarding is never cached (cache_scope.ts).
+    cacheable: !truncated && isCacheableRoute(route),
   };
 }
 

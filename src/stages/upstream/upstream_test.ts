@@ -82,6 +82,15 @@ Deno.test("upstream forwards and answers with the upstream's records", async () 
   assert.deepEqual(decoded.answer, ["www.example.org. 300 IN A 192.0.2.1"]);
 });
 
+Deno.test("upstream marks conditional answers not cacheable", async () => {
+  const { stage } = stageWith(
+    answered(upstreamAnswer("host.corp.example. A")),
+  );
+  const { res } = await serve(stage, "host.corp.example. A");
+  assert.equal(res.status, "forwarded");
+  assert.equal(res.cacheable, false);
+});
+
 Deno.test("upstream answers carry RA, the client's case and no AA", async () => {
   const { stage } = stageWith(answered(wwwAnswer));
   const { res } = await serve(stage, "WwW.ExAmple.ORG. A");
