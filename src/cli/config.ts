@@ -1,6 +1,7 @@
 /**
  * `kudurru config`: print the JSON Schema of kudurru.yaml, or the effective
- * configuration (file + environment + defaults, secrets masked).
+ * configuration (file + environment + defaults, secrets masked), or the
+ * `upstreams` a dnsmasq file's forwarding lines mean.
  */
 import YAML from "yaml";
 import {
@@ -15,14 +16,18 @@ import { maskSecrets } from "../config/debug.ts";
 import { configJsonSchema } from "../config/json_schema.ts";
 import { loadConfig } from "../config/load.ts";
 import { settingsTable } from "../config/settings_table.ts";
+import { runImportDnsmasq } from "./config_import_dnsmasq.ts";
 
-const USAGE = `Usage:
-  kudurru config schema
+const USAGE = `  kudurru config schema
       Print the JSON Schema of kudurru.yaml (for # yaml-language-server: $schema=…).
   kudurru config get [KEY] [--config FILE] [-o yaml|json]
       Print the effective configuration, or one key such as cache.maxTTL, with
       secrets masked. The file is --config, else $KUDURRU_CONFIG, else
       /etc/kudurru/kudurru.yaml; KUDURRU_* variables override it.
+  kudurru config import-dnsmasq FILE [-o yaml|json]
+      Print the upstreams groups and conditional entries that dnsmasq's
+      server=, local= and rev-server= lines in FILE mean (Pi-hole writes
+      them), to merge into kudurru.yaml.
 `;
 
 /** What the command reads from the machine; tests substitute all of it. */
@@ -115,13 +120,19 @@ function dispatch(
       return 0;
     case "get":
       return runGet(rest, io, host);
+    case "import-dnsmasq":
+      return runImportDnsmasq(
+        rest,
+        io,
+        host.readFile ?? ((path) => Deno.readTextFileSync(path)),
+      );
     case undefined:
       throw new UsageError(
-        "kudurru config: missing subcommand (schema or get)",
+        "kudurru config: missing subcommand (schema, get or import-dnsmasq)",
       );
     default:
       throw new UsageError(
-        `kudurru config: unknown subcommand "${sub}" (schema or get)`,
+        `kudurru config: unknown subcommand "${sub}" (schema, get or import-dnsmasq)`,
       );
   }
 }
@@ -132,7 +143,8 @@ export function createConfigCommand(
 ): Command {
   return {
     name: "config",
-    summary: "Print the effective configuration or its JSON Schema",
+    summary:
+      "Print the effective configuration or its JSON Schema; import dnsmasq forwarding",
     usage: USAGE,
     // A Promise so that usage errors reject rather than throw synchronously.
     run: (args, io) =>

@@ -114,3 +114,58 @@ Deno.test("config rejects bad usage", async (t) => {
     });
   }
 });
+
+const PIHOLE_CONF = `# written by Pi-hole
+server=1.1.1.1
+server=/corp.example/10.0.0.5
+server=/ad.corp.example/10.0.0.5
+rev-server=192.168.1.0/24,192.168.1.1
+local=/lan/
+cache-size=10000
+`;
+
+Deno.test("config import-dnsmasq prints the upstreams its forwarding lines mean", async () => {
+  const got = await run(
+    ["import-dnsmasq", "/etc/dnsmasq.d/01-pihole.conf", "-o", "json"],
+    host({ "/etc/dnsmasq.d/01-pihole.conf": PIHOLE_CONF }),
+  );
+  assert.equal(got.code, 0, got.stderr);
+  const { upstreams } = JSON.parse(got.stdout);
+  assert.deepEqual(upstreams.groups.default, { servers: ["1.1.1.1"] });
+  assert.equal(
+    upstreams.conditional["corp.example."],
+    upstreams.conditional["ad.corp.example."],
+  );
+  const corp = upstreams.groups[upstreams.conditional["corp.example."]];
+  assert.deepEqual(corp, { servers: ["10.0.0.5"] });
+  assert.ok(upstreams.conditional["1.168.192.in-addr.arpa."]);
+  assert.match(got.stderr, /never forwards lan/);
+  assert.match(got.stderr, /1 line\(s\) that are not forwarding lines/);
+});
+
+Deno.test("config import-dnsmasq output is valid upstreams settings", async () => {
+  const files = { "/d.conf": PIHOLE_CONF };
+  const imported = await run(["import-dnsmasq", "/d.conf"], host(files));
+  assert.equal(imported.code, 0);
+  // The YAML it prints, used as kudurru.yaml, loads and reads back.
+  const got = await run(
+    ["get", "upstreams.conditional", "-o", "json"],
+    host({ [FILE]: imported.stdout }),
+  );
+  assert.equal(got.code, 0, got.stderr);
+  assert.ok(JSON.parse(got.stdout)["corp.example."]);
+});
+
+Deno.test("config import-dnsmasq explains a line it cannot import and a missing file", async () => {
+  const bad = await run(
+    ["import-dnsmasq", "/d.conf"],
+    host({ "/d.conf": "server=/corp.example/10.0.0.5@eth0\n" }),
+  );
+  assert.equal(bad.code, 1);
+  assert.match(bad.stderr, /"\/d\.conf": line 1: /);
+  assert.equal(bad.stdout, "");
+  const missing = await run(["import-dnsmasq", "/nope.conf"], host({}));
+  assert.equal(missing.code, 1);
+  assert.match(missing.stderr, /Cannot read "\/nope\.conf"/);
+  await assert.rejects(run(["import-dnsmasq"]), UsageError);
+});
