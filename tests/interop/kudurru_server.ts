@@ -28,6 +28,8 @@ export interface KudurruOptions {
   startTimeoutMs?: number;
   /** Top-level config sections merged over the defaults here (e.g. cache). */
   extraConfig?: Record<string, unknown>;
+  /** Environment of the kudurru process besides NO_COLOR (e.g. DENO_CERT). */
+  env?: Record<string, string>;
 }
 
 /**
@@ -77,7 +79,7 @@ export async function startKudurru(
         "--config",
         config,
       ],
-      env: { NO_COLOR: "1" },
+      env: { NO_COLOR: "1", ...opts.env },
       port,
       tempDir: dir,
       readyZone: opts.readyZone,

@@ -31,9 +31,11 @@ export interface SpawnOptions {
   /** @default 20000 */
   startTimeoutMs?: number;
   env?: Record<string, string>;
+  /** Ask the readiness question over TCP (a server without UDP). */
+  probeTcp?: boolean;
 }
 
-/** Spawns a server and waits until it answers `readyZone` SOA over UDP. */
+/** Spawns a server and waits until it answers `readyZone` SOA (UDP unless probeTcp). */
 export async function spawnServer(opts: SpawnOptions): Promise<RunningServer> {
   const child = new Deno.Command(opts.command, {
     args: opts.args,
@@ -98,6 +100,7 @@ async function waitUntilAnswering(
     try {
       const reply = await query(opts.port, opts.readyZone, "SOA", {
         timeoutMs: 300,
+        tcp: opts.probeTcp === true,
       });
       if (reply.rcode === "NOERROR" && reply.answers.length > 0) return;
     } catch {

@@ -7,27 +7,47 @@ import { join } from "node:path";
 import { freePort, hasIpv6Loopback } from "../interop/free_port.ts";
 import { type RunningServer, spawnServer } from "../interop/server_process.ts";
 
+/** How else Unbound listens, for upstream transport tests. */
+export interface UnboundOptions {
+  /** Also serve DNS over TLS with this certificate (PEM texts). */
+  tls?: { cert: string; key: string };
+  /** false: TCP only (`do-udp: no`), so an answer proves a TCP exchange. */
+  udp?: boolean;
+}
+
+/** A running Unbound; `tlsPort` is set when it serves DNS over TLS. */
+export type RunningUnbound = RunningServer & { tlsPort?: number };
+
 /** Starts `unbound -d` forwarding "." to 127.0.0.1@forwardPort. */
 export async function startUnbound(
   forwardPort: number,
   readyZone: string,
-): Promise<RunningServer> {
+  opts: UnboundOptions = {},
+): Promise<RunningUnbound> {
   const dir = await Deno.makeTempDir({ prefix: "kudurru-unbound-" });
   try {
     const port = freePort();
+    const tlsPort = opts.tls === undefined ? undefined : freePort();
+    if (opts.tls !== undefined) {
+      await Deno.writeTextFile(join(dir, "tls.pem"), opts.tls.cert);
+      await Deno.writeTextFile(join(dir, "tls.key"), opts.tls.key);
+    }
     const conf = join(dir, "unbound.conf");
     await Deno.writeTextFile(
       conf,
-      unboundConfig(dir, port, forwardPort, readyZone),
+      unboundConfig(dir, port, forwardPort, readyZone, opts, tlsPort),
     );
-    return await spawnServer({
+    const server = await spawnServer({
       label: "Unbound",
       command: "unbound",
       args: ["-d", "-c", conf],
       port,
       tempDir: dir,
       readyZone,
+      // The readiness probe asks over UDP; TCP only needs a TCP probe.
+      ...(opts.udp === false && { probeTcp: true }),
     });
+    return tlsPort === undefined ? server : Object.assign(server, { tlsPort });
   } catch (error) {
     await Deno.remove(dir, { recursive: true }).catch(() => {});
     throw error;
@@ -39,11 +59,21 @@ function unboundConfig(
   port: number,
   forwardPort: number,
   zone: string,
+  opts: UnboundOptions,
+  tlsPort: number | undefined,
 ): string {
   const interfaces = hasIpv6Loopback() ? ["127.0.0.1", "::1"] : ["127.0.0.1"];
+  const tls = tlsPort === undefined ? [] : [
+    `  interface: 127.0.0.1@${tlsPort}`,
+    `  tls-port: ${tlsPort}`,
+    `  tls-service-pem: "${join(dir, "tls.pem")}"`,
+    `  tls-service-key: "${join(dir, "tls.key")}"`,
+  ];
   return [
     "server:",
     ...interfaces.map((a) => `  interface: ${a}`),
+    ...tls,
+    ...(opts.udp === false ? ["  do-udp: no"] : []),
     `  port: ${port}`,
     '  username: ""',
     '  chroot: ""',

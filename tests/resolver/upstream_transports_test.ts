@@ -1,0 +1,83 @@
+/**
+ * kudurru forwarding to a real Unbound over TCP and over DNS-over-TLS
+ * (issue 4: "over UDP, TCP and DoT"; forwarding_test.ts covers UDP). The
+ * upstream group names only the transport under test, and Unbound offers
+ * nothing else there (no UDP at all; TLS on a port of its own), so an
+ * answer with NSD's data proves the exchange. Naming the plain-UDP address
+ * instead, or leaving the test CA out, makes both tests fail (SERVFAIL).
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { API_VERSION } from "../../src/api/v1alpha1/meta.ts";
+import { makeTestCertificates } from "../../src/upstream/testdata/certs.ts";
+import { query } from "../interop/dns_client.ts";
+import { startKudurru } from "../interop/kudurru_server.ts";
+import { startNsd } from "../interop/peers.ts";
+import { startUnbound } from "./unbound.ts";
+
+const ZONE = `$ORIGIN resolver.test.
+@      300 IN SOA ns1 hostmaster 1 3600 900 1209600 300
+@      300 IN NS  ns1
+ns1    300 IN A   192.0.2.53
+www    300 IN A   192.0.2.10
+`;
+
+const LOCAL_ZONE = {
+  apiVersion: API_VERSION,
+  kind: "DNSZone",
+  metadata: { name: "local-test" },
+  spec: { zoneName: "local.test.", type: "primary" },
+};
+
+/** Asks kudurru for www.resolver.test. A, forwarded to `server`. */
+async function forwardedThrough(
+  server: string,
+  env: Record<string, string> = {},
+): Promise<string[]> {
+  await using kudurru = await startKudurru({
+    objects: [LOCAL_ZONE],
+    readyZone: "local.test.",
+    // extraConfig's upstreams replace the ones upstreamPort would make.
+    upstreamPort: 9,
+    extraConfig: {
+      upstreams: {
+        groups: { default: { servers: [server] } },
+        bootstrap: ["127.0.0.1:9"], // unused: the server is an address
+      },
+    },
+    env,
+  });
+  const reply = await query(kudurru.port, "www.resolver.test.", "A");
+  assert.equal(reply.rcode, "NOERROR", `answer via ${server}`);
+  return reply.answers.map((r) => r.data as string);
+}
+
+Deno.test("resolver forwards to Unbound over TCP", async () => {
+  await using nsd = await startNsd([{ name: "resolver.test.", text: ZONE }]);
+  await using unbound = await startUnbound(nsd.port, "resolver.test.", {
+    udp: false,
+  });
+  const answers = await forwardedThrough(`tcp://127.0.0.1:${unbound.port}`);
+  assert.deepEqual(answers, ["192.0.2.10"]);
+});
+
+Deno.test("resolver forwards to Unbound over DNS-over-TLS, trusting its CA", async () => {
+  const certs = await makeTestCertificates();
+  const dir = await Deno.makeTempDir({ prefix: "kudurru-dot-ca-" });
+  try {
+    const caFile = join(dir, "ca.pem");
+    await Deno.writeTextFile(caFile, certs.caCert);
+    await using nsd = await startNsd([{ name: "resolver.test.", text: ZONE }]);
+    await using unbound = await startUnbound(nsd.port, "resolver.test.", {
+      tls: { cert: certs.cert, key: certs.key },
+    });
+    // Deno adds DENO_CERT to the roots it trusts (Deno.connectTls too).
+    const answers = await forwardedThrough(
+      `tls://127.0.0.1:${unbound.tlsPort}`,
+      { DENO_CERT: caFile },
+    );
+    assert.deepEqual(answers, ["192.0.2.10"]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
