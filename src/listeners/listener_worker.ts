@@ -47,6 +47,8 @@ export type CountingQueryHandler = QueryHandler & {
   drainEvents?(): { events: PostedQueryEvents; dropped: number };
   /** Makes the next batch start a new string table (`QueryEventHooks`). */
   restartEventStrings?(): void;
+  /** Rate-limit buckets evicted since the previous call. */
+  drainBucketEvictions?(): number;
 };
 
 /** Builds the worker's handler (one pipeline instance per worker). */
@@ -100,9 +102,11 @@ export function runListenerWorker(createHandler: HandlerFactory): void {
     // This worker's resolvers count here (see upstream_counters.ts).
     const upstream = workerUpstreamCounters.drain();
     if (Object.keys(upstream).length > 0) deltas.upstream = upstream;
+    const evicted = handler?.drainBucketEvictions?.() ?? 0;
+    if (evicted > 0) deltas.rateLimit = { bucketsEvicted: evicted };
     const quiet = isQuiet(deltas.socket) && isQuiet(deltas.handler ?? {}) &&
       deltas.detail === undefined && cache === undefined &&
-      deltas.upstream === undefined;
+      deltas.upstream === undefined && deltas.rateLimit === undefined;
     if (!quiet) post({ type: "counters", deltas });
   }
 

@@ -86,6 +86,11 @@ export interface CounterDeltas {
   cache?: CacheStats;
   /** Upstream attempts by configured server, when there were any. */
   upstream?: UpstreamCounts;
+  /**
+   * Rate-limit buckets dropped to stay within `ratelimit.maxBuckets` (a
+   * flood from many sources), when there were any.
+   */
+  rateLimit?: { bucketsEvicted: number };
 }
 
 /** Worker → main thread. */

@@ -128,7 +128,7 @@ Deno.test("record counts socket events, blocks by list and rate limiting", async
     tcpAccepted: 3,
     tcpRejected: 1,
   };
-  metrics.record(deltas, UDP);
+  metrics.record({ ...deltas, rateLimit: { bucketsEvicted: 5 } }, UDP);
   const text = await registry.metrics();
   assert.equal(sample(text, "kudurru_blocked_total", { list: "ads/oisd" }), 2);
   assert.equal(
@@ -143,6 +143,7 @@ Deno.test("record counts socket events, blocks by list and rate limiting", async
     sample(text, "kudurru_ratelimit_limited_total", { action: "truncate" }),
     1,
   );
+  assert.equal(sample(text, "kudurru_ratelimit_buckets_evicted_total", {}), 5);
   assert.equal(
     sample(text, "kudurru_dns_dropped_total", { reason: "udp_overload" }),
     4,

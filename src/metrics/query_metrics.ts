@@ -120,6 +120,12 @@ export function createQueryMetrics(registry: Registry) {
     labelNames: ["action"] as const,
     registers,
   });
+  const bucketsEvicted = new client.Counter({
+    name: "kudurru_ratelimit_buckets_evicted_total",
+    help:
+      "Rate-limit buckets dropped to stay within ratelimit.maxBuckets; a steady rise means more client prefixes than buckets (a spoofed flood), so limits reset early.",
+    registers,
+  });
   const lists = new CappedLabel(MAX_LIST_LABELS);
 
   return {
@@ -148,6 +154,8 @@ export function createQueryMetrics(registry: Registry) {
           encodeErrors.inc(handler.encodeErrors);
         }
       }
+      const evicted = deltas.rateLimit?.bucketsEvicted;
+      if (isCount(evicted)) bucketsEvicted.inc(evicted);
       if (detail === undefined) {
         // A pipeline without detail counts: queries by transport only.
         addEach(handler?.queries, (t, n) =>

@@ -19,7 +19,7 @@ import { createControlStage } from "./control/mod.ts";
 import { createIdentifyStage } from "./identify/mod.ts";
 import { createBlockingStage } from "./blocking/mod.ts";
 import { ptrLookupThrough } from "./ptr_lookup.ts";
-import { createIngressStage } from "./ingress/mod.ts";
+import { createIngressStage, type IngressStage } from "./ingress/mod.ts";
 import { createLocalStage } from "./local/mod.ts";
 import {
   createLogStage,
@@ -111,10 +111,16 @@ export interface QueryEventHooks {
   restartEventStrings(): void;
 }
 
+/** How a listener worker reports its rate limiter's bucket evictions. */
+export interface RateLimitHooks {
+  /** Buckets evicted to stay within ratelimit.maxBuckets since the previous call. */
+  drainBucketEvictions(): number;
+}
+
 /** The QueryHandler a listener worker uses: every standard stage, one set of counters. */
 export function createStandardQueryHandler(
   opts: StandardQueryHandlerOptions,
-): PipelineQueryHandler & CacheDumpHooks & QueryEventHooks {
+): PipelineQueryHandler & CacheDumpHooks & QueryEventHooks & RateLimitHooks {
   const counters = opts.counters ?? createStageCounters();
   const cache = createStandardCacheStage();
   // Host names of clients come from PTR queries through this very handler.
@@ -126,6 +132,7 @@ export function createStandardQueryHandler(
     resolvePtr: ptrLookupThrough(() => built.handler),
     ...(opts.authoritative && { authoritative: opts.authoritative }),
   });
+  const ingress = stages.find((s) => s.name === "ingress") as IngressStage;
   const events = createQueryEventBuffer();
   const handler = createQueryHandler({
     logger: opts.logger,
@@ -143,5 +150,6 @@ export function createStandardQueryHandler(
     drainEvents: () => events.drain(),
     restartEventStrings: () => events.restartStrings(),
     cacheStats: () => cache.stats(),
+    drainBucketEvictions: () => ingress.drainRateLimitCounters().evicted,
   });
 }

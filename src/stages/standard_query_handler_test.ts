@@ -16,6 +16,11 @@ import {
 } from "../pipeline/testing/mod.ts";
 import type { AuthoritativeStage } from "./authoritative/mod.ts";
 import { createStandardQueryHandler, createStandardStages } from "./mod.ts";
+import {
+  cacheSchema,
+  ratelimitSchema,
+  upstreamsSchema,
+} from "../config/schema_resolver.ts";
 
 const UDP: ClientInfo = { address: "192.0.2.7", port: 40000, transport: "udp" };
 const TCP: ClientInfo = { ...UDP, transport: "tcp" };
@@ -299,4 +304,24 @@ Deno.test("query handler counts queries and answers", async () => {
     stageErrors: {},
     encodeErrors: 0,
   });
+});
+
+Deno.test("standard query handler reports rate-limit buckets evicted", async () => {
+  const handler = createStandardQueryHandler({ logger: memoryLogger() });
+  handler.setSnapshot({
+    ...snapshotOf([exampleZone()]),
+    settings: {
+      upstreams: upstreamsSchema.parse({}),
+      cache: cacheSchema.parse({}),
+      ratelimit: ratelimitSchema.parse({ maxBuckets: 4 }),
+    },
+  });
+  // Ten /24s, three levels of buckets each: most of them cannot stay.
+  for (let i = 0; i < 10; i++) {
+    const client = { ...UDP, address: `198.51.${i}.1` };
+    await handler.handle(encodeQuery("www.example.org. A"), client);
+  }
+  const evicted = handler.drainBucketEvictions();
+  assert.ok(evicted >= 10, `evicted ${evicted}`);
+  assert.equal(handler.drainBucketEvictions(), 0, "drained");
 });
