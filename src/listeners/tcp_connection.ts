@@ -10,10 +10,20 @@ import type { SocketCounters } from "./worker_messages.ts";
 import { frameMessage, FrameReader } from "../dns/wire/tcp_framing.ts";
 
 /**
- * Most queries of one connection answered at once; beyond it the connection
- * stops reading until one completes (back-pressure, not a limit on queries).
+ * Most queries of one connection in flight at once, counted until their
+ * answer is written; beyond it the connection stops reading until one
+ * completes (back-pressure, not a limit on queries). A client that sends
+ * and never reads so holds at most this many answers in memory.
  */
 export const TCP_MAX_PIPELINE = 128;
+
+/**
+ * Longest wait, once a connection is closing (idle, shut down, reset), for
+ * the answers in flight to be written; then it is closed regardless. A
+ * client that never reads must not hold a connection (and a place under the
+ * connection cap) for ever.
+ */
+export const TCP_CLOSE_GRACE_MS = 5_000;
 
 export interface TcpConnectionOptions {
   handler: QueryHandler;
@@ -45,6 +55,7 @@ export function serveTcpConnection(
   let writes: Promise<void> = Promise.resolve();
   let wakeReader: (() => void) | null = null;
   let idleTimer: ReturnType<typeof setTimeout> | undefined;
+  let graceTimer: ReturnType<typeof setTimeout> | undefined;
   /** Date.now() when the last query arrived (or the connection opened). */
   let lastQueryAt = Date.now();
   const finished = Promise.withResolvers<void>();
@@ -73,14 +84,26 @@ export function serveTcpConnection(
     clearTimeout(idleTimer);
     wakeReader?.();
     if (inFlight === 0) finish();
+    else {
+      graceTimer = setTimeout(
+        close,
+        Math.min(TCP_CLOSE_GRACE_MS, opts.idleTimeoutMs),
+      );
+    }
   }
 
   async function finish() {
     await writes;
+    close();
+  }
+
+  /** Closes now: a pending read ends, pending writes fail. */
+  function close() {
+    clearTimeout(graceTimer);
     if (closed) return;
     closed = true;
     try {
-      conn.close(); // also ends a pending read
+      conn.close();
     } catch {
       // already closed by the peer's reset
     }
@@ -108,8 +131,12 @@ export function serveTcpConnection(
       });
       const framed = reply === null ? null : frameMessage(reply);
       if (reply !== null && framed === null) counters.sendErrors++;
-      // Chained so two answers never interleave their bytes.
-      if (framed !== null) writes = writes.then(() => writeAll(framed));
+      if (framed !== null) {
+        // Chained so two answers never interleave their bytes; in flight
+        // until written (writeAll never throws).
+        writes = writes.then(() => writeAll(framed));
+        await writes;
+      }
     } catch (err) {
       logger.error("query handler threw", { error: err });
     } finally {

@@ -124,6 +124,45 @@ Deno.test("serveTcp idle timeout still sends the answer in flight", async () => 
   assert.equal(await within(readFrame(conn), 2000), null);
 });
 
+Deno.test("serveTcp stops reading from a client that does not read its answers", async () => {
+  await using s = start("127.0.0.1");
+  using conn = await s.connect();
+  const queries = Array.from(
+    { length: 1000 },
+    (_, i) => buildQuery(i, "big.test"),
+  );
+  await writeAll(conn, frames(...queries));
+  await sleep(500);
+  // Answers count as in flight until written: TCP_MAX_PIPELINE of them wait,
+  // plus what fits in the socket buffers; the rest stay unread in the kernel.
+  const handled = s.handler.clients.length;
+  assert.ok(handled >= 128 && handled < 1000, `handled ${handled} queries`);
+});
+
+Deno.test("serveTcp closes an idle client that does not read, and frees its place", async () => {
+  await using s = start("127.0.0.1", { idleTimeoutMs: 200, maxConnections: 1 });
+  const stuck = await s.connect();
+  const queries = Array.from(
+    { length: 1000 },
+    (_, i) => buildQuery(i, "big.test"),
+  );
+  await writeAll(stuck, frames(...queries));
+  // Idle after 200 ms, then at most 200 ms more for the answers in flight.
+  for (
+    let waited = 0;
+    s.server.connections() > 0 && waited < 3000;
+    waited += 50
+  ) {
+    await sleep(50);
+  }
+  assert.equal(s.server.connections(), 0, "the stuck connection was closed");
+  assert.equal(s.counters.tcpIdleClosed, 1);
+  stuck.close();
+  using next = await s.connect();
+  await writeAll(next, frames(buildQuery(7, "a.test")));
+  assert.equal((await readAnswer(next)).id, 7);
+});
+
 Deno.test("serveTcp closes connections beyond maxConnections at once", async () => {
   await using s = start("127.0.0.1", { maxConnections: 1 });
   using first = await s.connect();

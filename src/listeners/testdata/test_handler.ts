@@ -5,6 +5,7 @@
  * - `slow-<ms>.test.`: waits that long, then answers A 192.0.2.1
  * - `drop.test.`: no answer (null)
  * - `snapshot.test.`: TXT with the current snapshot's version, or "none"
+ * - `big.test.`: TXT of ~60,000 octets (fills socket buffers quickly)
  * - anything else: A 192.0.2.1
  */
 import dnsPacket from "dns-packet";
@@ -57,6 +58,9 @@ export function createTestHandler(
   };
 }
 
+/** 240 strings of 250 octets: a ~60 KB answer, under the 65,535 a TCP frame holds. */
+const BIG_TXT = Array.from({ length: 240 }, () => "x".repeat(250));
+
 function answerTo(
   q: dnsPacket.Packet,
   name: string,
@@ -65,6 +69,8 @@ function answerTo(
   if (name === "drop.test") return null;
   const answer: dnsPacket.Answer = name === "snapshot.test"
     ? { type: "TXT", name, ttl: 0, data: String(snapshot?.version ?? "none") }
+    : name === "big.test"
+    ? { type: "TXT", name, ttl: 0, data: BIG_TXT }
     : { type: "A", name, ttl: 60, data: "192.0.2.1" };
   return new Uint8Array(dnsPacket.encode({
     id: q.id ?? 0,
