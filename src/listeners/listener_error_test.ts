@@ -1,5 +1,9 @@
 import assert from "node:assert/strict";
-import { describeBindError, ListenerError } from "./listener_error.ts";
+import {
+  describeBindError,
+  explainDualStackClash,
+  ListenerError,
+} from "./listener_error.ts";
 
 Deno.test("describeBindError says why and what to do", async (t) => {
   const cases: [string, string, string][] = [
@@ -42,4 +46,34 @@ Deno.test("ListenerError carries its name and code", () => {
   assert.equal(err.name, "ListenerError");
   assert.equal(err.code, "AddrInUse");
   assert.ok(err instanceof Error);
+});
+
+Deno.test("explainDualStackClash names 0.0.0.0 and [::] on one port, and nothing else", () => {
+  type Listener = { address: string; protocols: ("udp" | "tcp")[] };
+  const inUse = new ListenerError(
+    "Cannot listen on 0.0.0.0:53/udp",
+    "AddrInUse",
+  );
+  const v4: Listener = { address: "0.0.0.0:53", protocols: ["udp", "tcp"] };
+  const v6: Listener = { address: "[::]:53", protocols: ["udp"] };
+  const explained = explainDualStackClash([v4, v6], inUse) as ListenerError;
+  assert.ok(explained instanceof ListenerError);
+  assert.equal(explained.code, "AddrInUse");
+  assert.equal(explained.cause, inUse);
+  assert.equal(
+    explained.message,
+    "Cannot listen on both 0.0.0.0:53 and [::]:53: on this system a socket " +
+      "on [::] also takes IPv4 (dual-stack), so the two collide; list only " +
+      '"[::]:53" in listeners.dns to serve IPv4 and IPv6 clients (IPv4 ' +
+      "clients then arrive as ::ffff: addresses)",
+  );
+  const unchanged: [string, Listener[], unknown][] = [
+    ["other ports", [v4, { ...v6, address: "[::]:5353" }], inUse],
+    ["no shared protocol", [{ ...v4, protocols: ["tcp"] }, v6], inUse],
+    ["one family only", [v4], inUse],
+    ["another error", [v4, v6], new ListenerError("no", "PermissionDenied")],
+  ];
+  for (const [name, listeners, error] of unchanged) {
+    assert.equal(explainDualStackClash(listeners, error), error, name);
+  }
 });

@@ -8,6 +8,7 @@ import type { Transport } from "../pipeline/handler.ts";
 import type { Snapshot } from "../pipeline/snapshot.ts";
 import type { Logger } from "../log/logger.ts";
 import { parseListenAddress } from "./listen_address.ts";
+import { explainDualStackClash } from "./listener_error.ts";
 import { TCP_IDLE_TIMEOUT_MS, TCP_MAX_CONNECTIONS } from "./tcp.ts";
 import type { CounterDeltas } from "./worker_messages.ts";
 import {
@@ -95,7 +96,7 @@ export async function startDnsListeners(
   const failed = results.find((r) => r.status === "rejected");
   if (failed) {
     await Promise.all(workers.map((w) => w.stop()));
-    throw failed.reason;
+    throw explainDualStackClash(opts.listeners, failed.reason);
   }
   for (const w of workers) {
     opts.logger.info("listening for DNS", { ...w.bound });
