@@ -146,6 +146,31 @@ Deno.test("startZoneController bumps the serial to max(prev + 1, now) on content
   await store.close();
 });
 
+Deno.test("startZoneController re-stamps the serial when an endpoint's expiresAt lapses", async () => {
+  const store = await storeWithZone();
+  // 200 ms after the controller's (fake) now: its expiry timer is real.
+  const expiresAt = new Date(NOW * 1000 + 200).toISOString();
+  await store.apply(
+    recordSet("apps", "temp", "example-org", [
+      { ...a("temp.example.org", "192.0.2.7"), kudurru: { expiresAt } },
+    ]),
+    API,
+  );
+  {
+    await using c = control(store);
+    await serialIs(store, NOW);
+    await settle(store); // from here on only the expiry timer starts a pass
+    assert.equal((await zone(store)).status?.recordCount, 2);
+    const hash = (await zone(store)).status?.contentHash;
+    c.clock.advance(1); // the timer finds the endpoint past its expiresAt
+    await serialIs(store, NOW + 1);
+    const status = (await zone(store)).status;
+    assert.equal(status?.recordCount, 1);
+    assert.notEqual(status?.contentHash, hash);
+  }
+  await store.close();
+});
+
 Deno.test("startZoneController does not bump the serial for a label-only change", async () => {
   const store = await storeWithZone();
   {

@@ -124,6 +124,22 @@ Deno.test("serveTcp idle timeout still sends the answer in flight", async () => 
   assert.equal(await within(readFrame(conn), 2000), null);
 });
 
+Deno.test("serveTcp answers 600 pipelined queries on one connection (no per-connection limit)", async () => {
+  await using s = start("127.0.0.1");
+  using conn = await s.connect();
+  const ids = Array.from({ length: 600 }, (_, i) => i + 1);
+  // Written while the answers are read: more than TCP_MAX_PIPELINE at once.
+  const writing = writeAll(
+    conn,
+    frames(...ids.map((id) => buildQuery(id, "a.test"))),
+  );
+  const seen = new Set<number>();
+  for (const _ of ids) seen.add((await readAnswer(conn)).id);
+  await writing;
+  assert.equal(seen.size, 600);
+  assert.equal(s.server.connections(), 1, "still open");
+});
+
 Deno.test("serveTcp stops reading from a client that does not read its answers", async () => {
   await using s = start("127.0.0.1");
   using conn = await s.connect();
