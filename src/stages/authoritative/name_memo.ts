@@ -191,14 +191,14 @@ export class NameMemo {
       facts.answers[index] = wire;
       return;
     }
-    if (facts.variants.length >= MAX_ANSWERS_PER_NAME) {
+    const full = facts.variants.length >= MAX_ANSWERS_PER_NAME;
+    if (full) {
       facts.variants.shift();
       facts.answers.shift();
-    } else {
-      this.#grew(name, facts);
     }
     facts.variants.push(variant);
     facts.answers.push(wire);
+    if (!full) this.#grew(name, facts);
   }
 
   #add(name: string, facts: NameFacts): void {
@@ -206,7 +206,10 @@ export class NameMemo {
     this.#admit(name, facts, entriesOf(facts));
   }
 
-  /** Counts one more entry for `facts`, which lookup() put in `#recent`. */
+  /**
+   * Counts the entry just added to `facts` (which lookup() put in
+   * `#recent`, unless a rotation has moved it since).
+   */
   #grew(name: string, facts: NameFacts): void {
     if (this.#recent.get(name) === facts) {
       // Names already kept grow too: rotate once they overfill it.

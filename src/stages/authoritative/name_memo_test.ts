@@ -164,16 +164,18 @@ Deno.test("name memo counts a name moved by a rotation between lookup and keep",
   memo.keepAnswer("a.example.", facts, aaaa, wireFor("a.example. AAAA"));
   // a (two answers) is recent again beside c; b is older.
   assert.equal(memo.size, 4);
-  for (
-    const q of [
-      "a.example. AAAA",
-      "a.example. A",
-      "b.example. A",
-      "c.example. A",
-    ]
-  ) {
-    assert.ok(answerFor(memo, q), q);
-  }
+  // The next name rotates: a's two answers and c become the older
+  // generation (3 entries), b goes.
+  keepA(memo, "d");
+  assert.equal(memo.size, 4);
+  assert.equal(memo.lookup("b.example."), undefined);
+  const kept = [
+    "a.example. AAAA",
+    "a.example. A",
+    "c.example. A",
+    "d.example. A",
+  ];
+  for (const q of kept) assert.ok(answerFor(memo, q), q);
 });
 
 Deno.test("memo variants leave out answers with per-client options and fit in 2^53", () => {
