@@ -180,6 +180,16 @@ Deno.test("loadConfig rejects", async (t) => {
       /blocking\.defaultResponse: must be one of "zeroIP", "nxdomain", "customIP", "refused", not the string "nxdomian"/,
     ],
     [
+      "a network among the block answer's addresses",
+      'blocking: { defaultResponse: customIP, customIPs: ["192.0.2.0/24"] }',
+      /blocking\.customIPs\[0\]: must be an IP address such as "192\.0\.2\.1"/,
+    ],
+    [
+      "customIP answers without addresses",
+      "blocking: { defaultResponse: customIP }",
+      /blocking\.customIPs: must not be empty when defaultResponse is customIP/,
+    ],
+    [
       "a bad duration",
       "cache: { maxTTL: 1day }",
       /cache\.maxTTL: must be a duration such as "30s", "10m" or "24h"/,

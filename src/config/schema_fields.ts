@@ -3,6 +3,7 @@
  * metadata, so the schema itself is the settings table (seed §6.2).
  */
 import { z } from "zod";
+import { isIpAddress } from "../api/v1alpha1/field_schemas.ts";
 import ipaddr from "ipaddr.js";
 import { durationSchema } from "./duration.ts";
 import { sizeSchema } from "./size.ts";
@@ -102,6 +103,17 @@ export function prefixSchema() {
 
 export function stringList(def: string[], meta: SettingMeta) {
   return z.array(z.string()).default(def).meta(meta);
+}
+
+/** IP addresses, one by one (no prefixes): "192.0.2.1", "2001:db8::1". */
+export function addressList(def: string[], meta: SettingMeta) {
+  const address = z.string().refine(isIpAddress, {
+    message: 'must be an IP address such as "192.0.2.1" or "2001:db8::1"',
+  });
+  return z.array(address).default(def).meta({
+    kind: "list of IP addresses",
+    ...meta,
+  });
 }
 
 export function prefixList(def: string[], meta: SettingMeta) {

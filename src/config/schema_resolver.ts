@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { durationSchema } from "./duration.ts";
 import {
+  addressList,
   duration,
   flag,
   integer,
@@ -129,7 +130,7 @@ export const blockingSchema = z.strictObject({
         "Answer for blocked names (refused is discouraged: clients retry elsewhere)",
     },
   ),
-  customIPs: prefixList([], {
+  customIPs: addressList([], {
     help: "Addresses answered when defaultResponse is customIP",
   }),
   blockTTL: duration("10m", { help: "TTL of blocked answers" }),
@@ -150,6 +151,14 @@ export const blockingSchema = z.strictObject({
     hostOnly: true,
     restartRequired: true,
   }),
+}).superRefine((b, ctx) => {
+  if (b.defaultResponse === "customIP" && b.customIPs.length === 0) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["customIPs"],
+      message: "must not be empty when defaultResponse is customIP",
+    });
+  }
 }).prefault({}).meta({ help: "Blocking of ads, trackers and malware" });
 
 const prefixLimits = (def: Record<string, number>, help: string) =>

@@ -57,22 +57,25 @@ function byPriorityThenKey(a: PolicyData, b: PolicyData): number {
 }
 
 /**
- * The answer for blocked names. blockMode and customIPs travel together
- * (customIPs belong to the mode that uses them), so both come from the
- * policy that sets blockMode; the TTL is picked on its own.
+ * The answer for blocked names. customIPs travel with the blockMode of the
+ * policy that sets one (they belong to the mode that uses them); a policy
+ * that sets customIPs alone changes the addresses of the server's mode.
+ * The TTL is picked on its own.
  */
 function responseFor(
   applying: PolicyData[],
   server: BlockResponse,
 ): BlockResponse {
   const modeFrom = applying.find((p) => p.blockMode !== undefined);
+  const ipsFrom = modeFrom ??
+    applying.find((p) => p.customIPs !== undefined);
   const ttlFrom = applying.find((p) => p.blockTTL !== undefined);
-  if (modeFrom === undefined && ttlFrom === undefined) return server;
+  if (ipsFrom === undefined && ttlFrom === undefined) return server;
   return Object.freeze({
     mode: modeFrom?.blockMode ?? server.mode,
-    customIPs: modeFrom === undefined
+    customIPs: ipsFrom === undefined
       ? server.customIPs
-      : Object.freeze([...(modeFrom.customIPs ?? [])]) as string[],
+      : Object.freeze([...(ipsFrom.customIPs ?? [])]) as string[],
     ttl: ttlFrom?.blockTTL ?? server.ttl,
   });
 }

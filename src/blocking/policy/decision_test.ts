@@ -167,6 +167,20 @@ Deno.test("decidePolicy: customIP mode brings its addresses", () => {
   });
 });
 
+Deno.test("decidePolicy: customIPs alone change the addresses of the server's mode", () => {
+  const snapshot = blocking([
+    policy("a/low", { customIPs: ["192.0.2.8"] }),
+    policy("a/p", { priority: 1, customIPs: ["192.0.2.9"] }),
+  ]);
+  snapshot.response = { mode: "customIP", customIPs: ["192.0.2.1"], ttl: 600 };
+  const decision = decidePolicy(["a/kids"], snapshot, NOON);
+  assert.deepEqual(decision.response, {
+    mode: "customIP",
+    customIPs: ["192.0.2.9"],
+    ttl: 600,
+  });
+});
+
 Deno.test("decidePolicy: unset parts come from the server's response", () => {
   const snapshot = blocking([policy("a/p")]);
   const decision = decidePolicy(["a/kids"], snapshot, NOON);
