@@ -54,5 +54,20 @@ export function resolvePolicy(
     data.blockTTL = Math.round((parseDuration(spec.blockTTL) ?? 0) / 1000);
   }
   if (spec.queryLog !== undefined) data.queryLog = spec.queryLog;
+  for (const field of NOT_APPLIED_YET) {
+    if (spec[field] !== undefined) {
+      warn(
+        `Policy "${key}" sets ${field}, which this version does not apply yet; it is ignored`,
+      );
+    }
+  }
   return data;
 }
+
+/** Policy fields the API accepts ahead of the catalogue that gives them meaning. */
+const NOT_APPLIED_YET = [
+  "blockedServices",
+  "blockedCategories",
+  "allowedServices",
+  "safeSearch",
+] as const;

@@ -65,3 +65,16 @@ Deno.test("resolvePolicy leaves unset settings unset", () => {
     allowOnly: false,
   });
 });
+
+Deno.test("resolvePolicy says which accepted fields it does not apply yet", () => {
+  const warnings: string[] = [];
+  resolvePolicy(
+    policy({ blockedServices: ["tiktok"], safeSearch: true }),
+    modes,
+    (m) => warnings.push(m),
+  );
+  assert.deepEqual(warnings, [
+    'Policy "home/kids" sets blockedServices, which this version does not apply yet; it is ignored',
+    'Policy "home/kids" sets safeSearch, which this version does not apply yet; it is ignored',
+  ]);
+});

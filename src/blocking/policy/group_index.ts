@@ -112,6 +112,10 @@ export function buildGroupIndex(groups: ClientGroupData[]): GroupIndex {
         const id = client.clientID.toLowerCase();
         const set = byClientId.get(id) ?? new Set<string>();
         byClientId.set(id, set.add(key));
+        // Indexed for the DoT/DoH listeners that will name clients; no
+        // listener does yet, so say that these match nobody today.
+        const unnamed = unmatchable.get("clientID") ?? new Set<string>();
+        unmatchable.set("clientID", unnamed.add(key));
       } else if (client.hostname !== undefined) {
         try {
           globs.push({

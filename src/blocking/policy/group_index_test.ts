@@ -190,10 +190,12 @@ Deno.test("group index: needsHostnames and never-matching entries", () => {
   const plain = buildGroupIndex([
     DEFAULT,
     group("a/mac", { mac: "aa:bb:cc:dd:ee:ff" }),
+    group("a/phone", { clientID: "phone-anna" }),
   ]);
   assert.equal(plain.needsHostnames, false);
   assert.deepEqual(plain.diagnoses, [
     "ClientGroups a/mac have mac entries, which match no client yet (no source for them in this version)",
+    "ClientGroups a/phone have clientID entries, which match no client yet (no source for them in this version)",
   ]);
 });
 
