@@ -13,6 +13,7 @@ import {
   parseDisabledUntil,
 } from "../blocking/blocking_state.ts";
 import { closestMatch } from "../config/closest_match.ts";
+import { ConfigError } from "../config/config_error.ts";
 import { formatDuration, parseDuration } from "../config/duration.ts";
 import type { Store } from "../store/store.ts";
 import {
@@ -21,7 +22,12 @@ import {
   parseFlags,
   UsageError,
 } from "./command.ts";
-import { openLocalStore, STORE_FLAGS } from "./local_store.ts";
+import {
+  loadLocalConfig,
+  openLocalStore,
+  STORE_FLAGS,
+  type StoreFlagValues,
+} from "./local_store.ts";
 
 /** `kudurru blocking disable` without a duration. */
 export const DEFAULT_DISABLE_MS = 5 * 60_000;
@@ -120,6 +126,21 @@ async function describeState(store: Store, io: CommandIO): Promise<string> {
   } (${leftText} left${by})\n`;
 }
 
+/**
+ * True when the configuration turns blocking off for good, which no stored
+ * disable time can undo. A configuration that does not load is reported and
+ * the stored state shown.
+ */
+function configuredOff(values: StoreFlagValues, io: CommandIO): boolean {
+  try {
+    return !loadLocalConfig(values).blocking.enabled;
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    io.stderr(`kudurru blocking: ${err.message}; showing the stored state\n`);
+    return false;
+  }
+}
+
 async function run(args: string[], io: CommandIO): Promise<number> {
   const { values, positionals } = parseFlags("blocking", args, STORE_FLAGS);
   const [word, ...rest] = positionals;
@@ -151,7 +172,11 @@ async function run(args: string[], io: CommandIO): Promise<number> {
         io.stdout("Blocking is on\n");
         return 0;
       case "status":
-        io.stdout(await describeState(store, io));
+        io.stdout(
+          configuredOff(values, io)
+            ? "Blocking is off by configuration (blocking.enabled: false)\n"
+            : await describeState(store, io),
+        );
         return 0;
     }
   } finally {
@@ -168,6 +193,7 @@ export const blockingCommand: Command = {
   kudurru blocking enable ${FLAGS_USAGE}
       Turn blocking back on now.
   kudurru blocking status ${FLAGS_USAGE}
-      Print "Blocking is on" or "Blocking is off until <time> (<left> left)".`,
+      Print "Blocking is on", "Blocking is off until <time> (<left> left)", or
+      that the configuration turns it off (blocking.enabled: false).`,
   run,
 };

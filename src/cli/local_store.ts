@@ -5,6 +5,7 @@
  */
 import { join } from "node:path";
 import { loadConfig } from "../config/load.ts";
+import type { Config } from "../config/schema.ts";
 import type { Store } from "../store/store.ts";
 import { openSqliteStore } from "../store/sqlite/sqlite_store.ts";
 import { machineFacts } from "./machine.ts";
@@ -22,15 +23,23 @@ export interface StoreFlagValues {
 
 export function resolveDataDir(values: StoreFlagValues): string {
   if (values["data-dir"]) return values["data-dir"];
+  return loadLocalConfig(values).node.dataDir;
+}
+
+/**
+ * The configuration this machine's server reads (--config, else
+ * $KUDURRU_CONFIG, else the default path; KUDURRU_* variables over it).
+ * @throws {ConfigError} when it does not load
+ */
+export function loadLocalConfig(values: StoreFlagValues): Config {
   const facts = machineFacts();
-  const { config } = loadConfig({
+  return loadConfig({
     ...(values.config ? { path: values.config } : {}),
     env: Deno.env.toObject(),
     isRoot: facts.isRoot,
     hostname: facts.hostname,
     cwd: facts.cwd,
-  });
-  return config.node.dataDir;
+  }).config;
 }
 
 /** Creates the data directory when needed, with an error that says what to do. */
