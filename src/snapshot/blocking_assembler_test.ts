@@ -24,6 +24,13 @@ Deno.test("BlockingAssembler builds lists, groups and policies and follows chang
     API,
   );
   await store.apply(
+    object("BlockList", "malware", {
+      sources: [{ inline: "||malware.example^" }],
+      response: { mode: "customIP", customIPs: ["192.0.2.66"] },
+    }),
+    API,
+  );
+  await store.apply(
     object("ClientGroup", "kids", { clients: [{ cidr: "10.0.0.0/24" }] }),
     API,
   );
@@ -56,10 +63,14 @@ Deno.test("BlockingAssembler builds lists, groups and policies and follows chang
       customIPs: [],
       ttl: 300,
     });
-    assert.deepEqual(first.lists.map((l) => [l.key, l.ruleCount]), [[
-      "home/ads",
-      1,
-    ]]);
+    assert.deepEqual(
+      first.lists.map((l) => [l.key, l.ruleCount, l.response]),
+      [
+        ["home/ads", 1, undefined],
+        // A BlockList's own answer travels with its compiled list.
+        ["home/malware", 1, { mode: "customIP", customIPs: ["192.0.2.66"] }],
+      ],
+    );
     assert.deepEqual(first.groups, [{
       key: "home/kids",
       clients: [{ cidr: "10.0.0.0/24" }],
@@ -81,7 +92,7 @@ Deno.test("BlockingAssembler builds lists, groups and policies and follows chang
     await store.delete({ kind: "BlockList", namespace: "home", name: "ads" });
     await waitFor(
       "the list is gone",
-      () => assembler.current()!.lists.length === 0,
+      () => assembler.current()!.lists.length === 1,
     );
     assert.ok(changes > before, "every build is announced");
     assert.deepEqual(assembler.current()!.policies[0]?.blockLists, []);
