@@ -255,27 +255,16 @@ Deno.test("blockingCommand describes itself for kudurru help", () => {
 Deno.test("kudurru blocking status says when the configuration turns blocking off", async () => {
   await withDataDir(async (dir) => {
     const config = join(dir, "..", "kudurru.yaml");
+    const status = () =>
+      blocking(["status", "--data-dir", dir, "--config", config]);
     await Deno.writeTextFile(config, "blocking: { enabled: false }\n");
-    const status = await blocking([
-      "status",
-      "--data-dir",
-      dir,
-      "--config",
-      config,
-    ]);
-    assert.deepEqual(status, {
+    assert.deepEqual(await status(), {
       code: 0,
       stdout: "Blocking is off by configuration (blocking.enabled: false)\n",
       stderr: "",
     });
     await Deno.writeTextFile(config, "blocking: { enabeld: false }\n");
-    const broken = await blocking([
-      "status",
-      "--data-dir",
-      dir,
-      "--config",
-      config,
-    ]);
+    const broken = await status();
     assert.equal(broken.stdout, "Blocking is on\n");
     assert.match(
       broken.stderr,
