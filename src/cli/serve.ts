@@ -25,7 +25,7 @@ import { startZoneController } from "../controller/zone_controller.ts";
 import { ensureDataDir } from "./local_store.ts";
 import { loadCacheDump, LOCAL_DB_FILE, saveCacheDump } from "./local_db.ts";
 import { startControlSocket } from "./control_socket.ts";
-import { startBlocking } from "./serve_blocking.ts";
+import { listsReadiness, startBlocking } from "./serve_blocking.ts";
 import { starterBlockList } from "../blocking/starter/starter.ts";
 import { createHealth, type Health } from "../health/health.ts";
 import { enterLameduck } from "../health/lameduck.ts";
@@ -181,18 +181,10 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       onChange: () => refreshSnapshot(),
     });
     stops.push(() => blocking.stop());
-    // blocking.allowDegraded: false makes a failed list cost readiness.
-    health.register("lists", () => {
-      if (config.blocking.allowDegraded) return { ready: true };
-      const failed = blocking.assembler.failedLists();
-      return failed.length === 0 ? { ready: true } : {
-        ready: false,
-        reason:
-          `block lists failed to load (blocking.allowDegraded is false): ${
-            failed.join("; ")
-          }`,
-      };
-    });
+    health.register(
+      "lists",
+      listsReadiness(config.blocking.allowDegraded, blocking.assembler),
+    );
     let snapshotAt: number | undefined;
     metrics.readSnapshotTimeFrom(() => snapshotAt);
     health.register(

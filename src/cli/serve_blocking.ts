@@ -6,6 +6,7 @@
  */
 import { join } from "node:path";
 import type { Config } from "../config/schema.ts";
+import type { HealthCheck } from "../health/health.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Store } from "../store/store.ts";
 import {
@@ -36,6 +37,26 @@ export interface BlockingWiring {
   assembler: BlockingAssembler;
   /** Stops the fetcher, the watch and the assembler. */
   stop(): Promise<void>;
+}
+
+/**
+ * The "lists" readiness check: with `blocking.allowDegraded: false` a list
+ * that failed to load costs readiness, and the reason names it.
+ */
+export function listsReadiness(
+  allowDegraded: boolean,
+  assembler: Pick<BlockingAssembler, "failedLists">,
+): HealthCheck {
+  return () => {
+    if (allowDegraded) return { ready: true };
+    const failed = assembler.failedLists();
+    return failed.length === 0 ? { ready: true } : {
+      ready: false,
+      reason: `block lists failed to load (blocking.allowDegraded is false): ${
+        failed.join("; ")
+      }`,
+    };
+  };
 }
 
 /** Where list bodies are kept: `blocking.listsDir`, else `<dataDir>/lists`. */

@@ -4,7 +4,7 @@ import { API_VERSION, type KObject } from "../api/v1alpha1/meta.ts";
 import { loadConfig } from "../config/load.ts";
 import { memoryLogger } from "../log/logger.ts";
 import { createMemoryStore } from "../store/memory/memory_store.ts";
-import { startBlocking } from "./serve_blocking.ts";
+import { listsReadiness, startBlocking } from "./serve_blocking.ts";
 
 /** A TCP port on loopback that nobody listens on (just closed). */
 function closedPort(): number {
@@ -83,6 +83,28 @@ Deno.test("blocking.initStrategy blocking waits, then serves without the failed 
       0,
     ]]);
     await Deno.stat(join(env.dir, "lists"));
+  } finally {
+    await wiring.stop();
+  }
+});
+
+Deno.test("blocking.allowDegraded false makes a list that failed to load cost readiness", async () => {
+  await using env = await setup("blocking");
+  const wiring = await startBlocking({
+    store: env.store,
+    config: env.config,
+    logger: memoryLogger(),
+    onChange: () => {},
+    fetcher: quick,
+  });
+  try {
+    const strict = listsReadiness(false, wiring.assembler)();
+    assert.equal(strict.ready, false);
+    assert.match(
+      strict.reason ?? "",
+      /block lists failed to load \(blocking.allowDegraded is false\): home\/remote/,
+    );
+    assert.deepEqual(listsReadiness(true, wiring.assembler)(), { ready: true });
   } finally {
     await wiring.stop();
   }
