@@ -133,6 +133,22 @@ Deno.test("a refresh is a conditional GET; 304 keeps the body and moves lastFetc
   });
 });
 
+Deno.test("a BlockList without refreshInterval refreshes at blocking.refreshInterval", async () => {
+  await run(async (h) => {
+    h.server.routes.set("/a", { body: BODY, etag: '"v1"' });
+    const list = blockList("l", [{ url: h.server.url("/a") }]);
+    delete (list.spec as { refreshInterval?: string }).refreshInterval;
+    await h.apply(list);
+    const fetcher = h.start({ defaultRefreshMs: 30 * 60_000 });
+    await fetcher.initialFetchDone;
+    h.clockMs += 20 * 60_000; // not due yet (at most 5 % early)
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(h.server.seen("/a").length, 1);
+    h.clockMs += 20 * 60_000; // 40 minutes: due
+    await waitFor(() => h.server.seen("/a").length === 2);
+  });
+});
+
 Deno.test("Last-Modified alone drives If-Modified-Since", async () => {
   await run(async (h) => {
     h.server.routes.set("/lm", { body: BODY, lastModified: LAST_MODIFIED });
