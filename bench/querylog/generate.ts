@@ -10,6 +10,7 @@ import { openQueryLogDb } from "../../src/querylog/db.ts";
 import { foldDomainMinutes } from "../../src/querylog/domain_hours.ts";
 import { createEventFilter } from "../../src/querylog/event_filter.ts";
 import { querylogSchema } from "../../src/config/schema_resolver.ts";
+import { hexOf } from "../../src/dns/hex.ts";
 import { QueryEventPacker } from "../../src/pipeline/query_event_pack.ts";
 import { QueryEventReceiver } from "../../src/pipeline/query_event_receiver.ts";
 import {
@@ -42,9 +43,7 @@ async function layoutFingerprint(): Promise<string> {
       "SHA-256",
       new TextEncoder().encode(String(sql)),
     );
-    return [...new Uint8Array(digest)].map((b) =>
-      b.toString(16).padStart(2, "0")
-    ).join("");
+    return hexOf(new Uint8Array(digest));
   } finally {
     db.close();
   }

@@ -5,6 +5,7 @@
  */
 import { createHash } from "node:crypto";
 import { join } from "node:path";
+import { hexOf } from "../dns/hex.ts";
 
 /** Lowercase hex sha256 of a string (UTF-8) or of bytes. */
 export function sha256Hex(data: string | Uint8Array): string {
@@ -27,6 +28,5 @@ export const TEMP_MARKER = ".tmp-";
 /** A fresh temporary name next to `finalPath`, so the rename stays on one filesystem. */
 export function tempPathFor(finalPath: string): string {
   const random = crypto.getRandomValues(new Uint8Array(8));
-  const hex = Array.from(random, (b) => b.toString(16).padStart(2, "0"));
-  return `${finalPath}${TEMP_MARKER}${hex.join("")}`;
+  return `${finalPath}${TEMP_MARKER}${hexOf(random)}`;
 }

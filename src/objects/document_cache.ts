@@ -4,6 +4,7 @@
  * validation and comparison; any store write moves the resourceVersion and
  * takes the full path again.
  */
+import { hexOf } from "../dns/hex.ts";
 
 interface Agreement {
   hash: string;
@@ -50,10 +51,7 @@ export class DocumentCache {
 export async function hashDocument(value: unknown): Promise<string> {
   const bytes = new TextEncoder().encode(canonicalJson(value));
   const digest = await crypto.subtle.digest("SHA-256", bytes);
-  return Array.from(
-    new Uint8Array(digest),
-    (b) => b.toString(16).padStart(2, "0"),
-  ).join("");
+  return hexOf(new Uint8Array(digest));
 }
 
 function canonicalJson(value: unknown): string {

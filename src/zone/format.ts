@@ -7,6 +7,7 @@
 import { RECORD_TYPES, typeCode } from "../dns/rdata_text.ts";
 import type { SvcParam } from "../dns/rdata.ts";
 import type { RecordData, RRSet } from "./types.ts";
+import { hexOf } from "../dns/hex.ts";
 
 /** Mnemonics for codes that appear in answers but are not DNSRecordSet types. */
 const EXTRA_TYPE_NAMES: Record<number, string> = {
@@ -52,8 +53,7 @@ export function formatCharString(octets: Uint8Array): string {
 }
 
 function hex(octets: Uint8Array): string {
-  return Array.from(octets, (o) => o.toString(16).padStart(2, "0")).join("")
-    .toUpperCase();
+  return hexOf(octets).toUpperCase();
 }
 
 function base64(octets: Uint8Array): string {

@@ -6,6 +6,7 @@
  */
 import type { DecodedRecord, DecodedResponse } from "./dns_client.ts";
 import { typeCode } from "../../src/dns/rdata_text.ts";
+import { hexOf } from "../../src/dns/hex.ts";
 
 /** A response reduced to what servers must agree on. */
 export interface NormalizedResponse {
@@ -123,8 +124,7 @@ function absolute(name: string): string {
 }
 
 function hex(bytes: Uint8Array): string {
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")
-    .toUpperCase();
+  return hexOf(bytes).toUpperCase();
 }
 
 /** A character-string in quotes; non-printable octets as \DDD. */

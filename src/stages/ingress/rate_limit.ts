@@ -7,6 +7,7 @@
 import ipaddr from "ipaddr.js";
 import type { ClientInfo } from "../../pipeline/mod.ts";
 import type { RateLimitSettings } from "../../pipeline/settings.ts";
+import { HEX_BYTES } from "../../dns/hex.ts";
 
 /** What to do with one query. */
 export type RateLimitVerdict = "pass" | "slip" | "drop";
@@ -257,13 +258,10 @@ function isLoopback(octets: number[]): boolean {
 function prefixKey(octets: number[], length: number): string {
   let key = `${octets.length === 4 ? 4 : 6}/${length}/`;
   const whole = length >> 3;
-  for (let i = 0; i < whole; i++) key += HEX[octets[i]!];
+  for (let i = 0; i < whole; i++) key += HEX_BYTES[octets[i]!];
   const spare = length & 7;
-  if (spare !== 0) key += HEX[octets[whole]! & ((0xff << (8 - spare)) & 0xff)];
+  if (spare !== 0) {
+    key += HEX_BYTES[octets[whole]! & ((0xff << (8 - spare)) & 0xff)];
+  }
   return key;
 }
-
-const HEX = Array.from(
-  { length: 256 },
-  (_, i) => i.toString(16).padStart(2, "0"),
-);

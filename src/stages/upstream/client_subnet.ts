@@ -6,6 +6,7 @@
 import ipaddr from "ipaddr.js";
 import type { Request } from "../../pipeline/mod.ts";
 import type { UpstreamsSettings } from "../../pipeline/settings.ts";
+import { hexOf } from "../../dns/hex.ts";
 
 /** The ECS option code (RFC 7871 §6). */
 export const EDNS_CLIENT_SUBNET = 8;
@@ -81,11 +82,7 @@ export function clientSubnetCacheScope(req: Request): string | undefined {
   const decision = clientSubnetFor(req, ecs);
   if (!decision.ok) return MALFORMED_SUBNET_SCOPE;
   if (decision.option === undefined) return undefined;
-  let hex = "";
-  for (const octet of decision.option) {
-    hex += octet.toString(16).padStart(2, "0");
-  }
-  return hex;
+  return hexOf(decision.option);
 }
 
 /**
