@@ -34,6 +34,12 @@ export interface Response {
   /** The BlockList and the rule that matched. */
   list?: string;
   rule?: string;
+  /**
+   * A forwarded answer's EDNS Client Subnet option (RFC 7871), when the
+   * upstream answered for the subnet sent: the cache keeps it and passes it
+   * on to later askers that sent that subnet themselves.
+   */
+  clientSubnet?: Uint8Array;
   /** Whether the cache may keep it (local and authoritative answers: never). */
   cacheable?: boolean;
   /** Keep out of the query log (the health check); counters still count it. */

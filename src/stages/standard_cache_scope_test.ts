@@ -4,9 +4,15 @@ import { decodeAnswer, requestFor } from "../pipeline/testing/mod.ts";
 import { forwarded, ScriptedUpstream } from "./cache/testdata/answers.ts";
 import { createStandardCacheStage } from "./mod.ts";
 import {
+  answered,
+  rrsets,
+  scriptedResolver,
   snapshotWith,
+  upstreamAnswer,
   upstreamsOf,
 } from "./upstream/testdata/upstream_fixtures.ts";
+import { createUpstreamStage } from "./upstream/upstream.ts";
+import { memoryLogger } from "../log/logger.ts";
 import {
   clientSubnetCacheScope,
   EDNS_CLIENT_SUBNET,
@@ -18,6 +24,13 @@ import type { PolicyDecision } from "../pipeline/blocking_snapshot.ts";
 /** ECS option data: IPv4, /24, scope 0, the first three octets. */
 function subnet(a: number, b: number, c: number): Uint8Array {
   return new Uint8Array([0, 1, 24, 0, a, b, c]);
+}
+
+/** `option` with its SCOPE PREFIX-LENGTH set to `scope`. */
+function withScope(option: Uint8Array, scope: number): Uint8Array {
+  const out = option.slice();
+  out[3] = scope;
+  return out;
 }
 
 const ROUTED = upstreamsOf({
@@ -122,6 +135,55 @@ Deno.test("standard cache keeps ECS answers per client subnet", async () => {
   assert.equal(await addressOf(stage, upstream, ask("forward")), "192.0.2.0");
   assert.equal(upstream.calls, 3, "same subnet hits; no ECS is its own entry");
   assert.equal(stage.stats().hits, 1);
+});
+
+/** The ECS options in `wire`'s OPT record, as arrays of octets. */
+function subnetsIn(wire: Uint8Array): number[][] {
+  return (decodeAnswer(wire).opt?.options ?? [])
+    .filter((o) => o.code === EDNS_CLIENT_SUBNET).map((o) => [...o.data]);
+}
+
+Deno.test("standard cache gives a hit the upstream's client subnet, for clients that sent it", async () => {
+  // An upstream that answers for the subnet it was sent with SCOPE 16.
+  const resolver = scriptedResolver(({ request }) =>
+    answered(upstreamAnswer("www.example.org. A", {
+      answer: rrsets(["www.example.org. 300 IN A 192.0.2.1"]),
+      edns: {
+        udpSize: 1232,
+        options: request.clientSubnet === undefined ? [] : [{
+          code: EDNS_CLIENT_SUBNET,
+          data: withScope(request.clientSubnet, 16),
+        }],
+      },
+    }))
+  );
+  const upstream = createUpstreamStage({ resolver, logger: memoryLogger() });
+  const next = (req: Request) =>
+    upstream.serve(req, () => {
+      throw new Error("the upstream stage never calls next");
+    });
+  const stage = createStandardCacheStage();
+  const scoped = [...withScope(subnet(198, 51, 100), 16)];
+  const miss = await stage.serve(ask("forward", subnet(198, 51, 100)), next);
+  assert.deepEqual(subnetsIn(miss.wire!), [scoped]);
+  const hit = await stage.serve(ask("forward", subnet(198, 51, 100)), next);
+  assert.equal(hit.status, "cached");
+  assert.deepEqual(subnetsIn(hit.wire!), [scoped], "a hit echoes it too");
+  assert.equal(resolver.calls.length, 1);
+  // `add`: the subnet sent is the client's /24, not what the client sent.
+  const added = () => ask("add", subnet(203, 0, 113), "8.8.4.4");
+  const first = await stage.serve(added(), next);
+  const again = await stage.serve(added(), next);
+  assert.equal(again.status, "cached");
+  assert.deepEqual(subnetsIn(first.wire!), []);
+  assert.deepEqual(subnetsIn(again.wire!), []);
+  const own = await stage.serve(ask("add", subnet(8, 8, 4), "8.8.4.4"), next);
+  assert.equal(own.status, "cached");
+  assert.deepEqual(
+    subnetsIn(own.wire!),
+    [[...withScope(subnet(8, 8, 4), 16)]],
+    "a client that sent the subnet used gets it, SCOPE as answered",
+  );
 });
 
 Deno.test("standard cache shares answers when ECS is stripped", async () => {

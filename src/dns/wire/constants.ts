@@ -64,6 +64,8 @@ export const OPCODE = {
 /** EDNS option codes. */
 export const EDNS_OPTION = {
   NSID: 3,
+  /** EDNS Client Subnet (RFC 7871). */
+  CLIENT_SUBNET: 8,
   COOKIE: 10,
   PADDING: 12,
   /** Extended DNS Errors (RFC 8914). */

@@ -32,6 +32,12 @@ export {
   type QueryInfo,
   type Question,
 } from "./query.ts";
+export {
+  clientSubnetEcho,
+  isClientSubnet,
+  queryClientSubnet,
+  sameClientSubnet,
+} from "./client_subnet.ts";
 export { patchQuestionCase } from "./question_case.ts";
 export { ipv4Text, ipv6Text } from "./address_text.ts";
 export { EDE, extendedError } from "./extended_error.ts";

@@ -5,6 +5,7 @@
  * milliseconds, so the age an entry had at the dump and the downtime both
  * count against its TTLs after the import.
  */
+import { isClientSubnet } from "../../dns/wire/mod.ts";
 import type { AnswerCache } from "./answer_cache.ts";
 import type { CacheEntry } from "./cache_entry.ts";
 import { parseCacheKey } from "./cache_key.ts";
@@ -31,6 +32,8 @@ export interface SerializedEntry {
   /** Seconds from storedAt to expiresAt. */
   ttl: number;
   negative: boolean;
+  /** The upstream's ECS option for the subnet asked with, if any. */
+  clientSubnet?: Uint8Array;
 }
 
 /**
@@ -58,6 +61,7 @@ export function exportEntries(
       staleUntil,
       ttl: entry.ttl,
       negative: entry.negative,
+      ...(entry.clientSubnet && { clientSubnet: entry.clientSubnet.slice() }),
     });
   }
   return out.length > limit ? out.slice(out.length - limit) : out;
@@ -130,6 +134,13 @@ function toEntry(raw: unknown, now: number): CacheEntry | undefined {
   }
   if (expiresAt <= storedAt || staleUntil < expiresAt) return undefined;
   if (storedAt > now || now >= staleUntil) return undefined;
+  const subnet = e.clientSubnet;
+  if (
+    subnet !== undefined &&
+    !(subnet instanceof Uint8Array && isClientSubnet(subnet))
+  ) {
+    return undefined;
+  }
   return {
     key: e.key,
     name: e.name,
@@ -142,6 +153,7 @@ function toEntry(raw: unknown, now: number): CacheEntry | undefined {
     expiresAt,
     ttl,
     negative: e.negative,
+    ...(subnet !== undefined && { clientSubnet: subnet.slice() }),
     hits: 0,
     windowStart: now,
     prefetching: false,

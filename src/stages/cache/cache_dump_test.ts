@@ -48,6 +48,32 @@ Deno.test("cache dump carries an entry's age and the downtime across an import",
   ]);
 });
 
+Deno.test("cache dump keeps the upstream's client subnet for later hits", async () => {
+  const subnet = new Uint8Array([0, 1, 24, 16, 198, 51, 100]);
+  const before = setup();
+  before.upstream.script = (req) => ({
+    ...forwarded(req, { answer: [WWW_A] }),
+    clientSubnet: subnet,
+  });
+  await query(before.stage, before.upstream);
+  const dump = before.stage.exportEntries();
+  assert.deepEqual(dump[0]?.clientSubnet, subnet);
+
+  const after = setup();
+  assert.equal(after.stage.importEntries(structuredClone(dump)), 1);
+  const asked = new Uint8Array([0, 1, 24, 0, 198, 51, 100]);
+  const hit = await after.stage.serve(
+    ask("www.example.org. A", SNAPSHOT, {
+      edns: { options: [{ code: 8, data: asked }] },
+    }),
+    after.upstream.next,
+  );
+  assert.equal(hit.status, "cached");
+  assert.deepEqual(decodeAnswer(hit.wire!).opt?.options, [
+    { code: 8, data: subnet },
+  ]);
+});
+
 Deno.test("cache dump leaves out entries past the stale window", async () => {
   const { clock, stage, upstream } = setup();
   await query(stage, upstream);
@@ -88,6 +114,14 @@ Deno.test("cache import skips malformed entries", async (t) => {
     ["expiry before storage", { ...good, expiresAt: good.storedAt }],
     ["stored in the future", { ...good, storedAt: good.storedAt + 1e9 }],
     ["negative not a boolean", { ...good, negative: "no" }],
+    ["client subnet of family 3", {
+      ...good,
+      clientSubnet: new Uint8Array([0, 3, 24, 0, 198, 51, 100]),
+    }],
+    ["client subnet shorter than its prefix", {
+      ...good,
+      clientSubnet: new Uint8Array([0, 1, 24, 0, 198]),
+    }],
   ];
   for (const [name, bad] of rows) {
     await t.step(name, () => {

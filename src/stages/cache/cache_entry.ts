@@ -21,6 +21,11 @@ export interface StoredAnswer {
   readonly offsets: Uint16Array;
   /** The TTL each record was stored with, in seconds. */
   readonly ttls: Uint32Array;
+  /**
+   * The upstream's EDNS Client Subnet option for the subnet the answer was
+   * asked with (RFC 7871); hits pass it on to clients that sent that subnet.
+   */
+  readonly clientSubnet?: Uint8Array;
 }
 
 /** A cached answer. */
@@ -99,7 +104,7 @@ export function readAnswer(
 
 /**
  * A cache entry for `message`, the answer to `req` (under `key`, for ECS
- * `scope`), or undefined when it
+ * `scope`, with the upstream's `clientSubnet` option), or undefined when it
  * must not be kept: truncated (TC=1), an RCODE other than NOERROR and
  * NXDOMAIN (SERVFAIL included, see README.md), a negative answer without
  * an SOA (RFC 2308 §5), a referral, or a TTL of 0 after clamping.
@@ -115,6 +120,7 @@ export function buildEntry(
   scope: string,
   policy: CachePolicy,
   now: number,
+  clientSubnet?: Uint8Array,
 ): CacheEntry | undefined {
   if (message.length < HEADER_OCTETS || (message[2]! & 0x02) !== 0) {
     return undefined;
@@ -146,6 +152,7 @@ export function buildEntry(
   }
   return {
     ...stored,
+    ...(clientSubnet !== undefined && { clientSubnet }),
     key,
     name: req.qname,
     variant: cacheVariant(req),

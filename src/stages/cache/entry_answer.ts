@@ -4,6 +4,7 @@
  * case, the TTLs, and the client's own OPT record.
  */
 import {
+  clientSubnetEcho,
   decrementTtls,
   EDNS_OPTION,
   patchQuestionCase,
@@ -54,7 +55,10 @@ function writeAnswer(
 ): Uint8Array | undefined {
   const { query } = req;
   const wire = stored.wire;
-  const optOctets = query.edns === undefined ? 0 : optLength(req, stale);
+  const subnet = clientSubnetEcho(query, stored.clientSubnet);
+  const optOctets = query.edns === undefined
+    ? 0
+    : optLength(req, stale, subnet);
   // Too big for the client's limit: header, question and OPT with TC=1,
   // as the encoder truncates; the client retries over TCP and hits again.
   const truncated = wire.length + optOctets > req.maxSize;
@@ -86,7 +90,7 @@ function writeAnswer(
     else decrementTtls(out, stored.offsets, stored.ttls, ttl);
   }
   if (optOctets > 0) {
-    writeOpt(out, body, req, stale);
+    writeOpt(out, body, req, stale, subnet);
     arcount++;
   }
   out[10] = arcount >>> 8;
@@ -94,18 +98,27 @@ function writeAnswer(
   return out;
 }
 
-function optLength(req: Request, stale: boolean): number {
+function optLength(
+  req: Request,
+  stale: boolean,
+  subnet: Uint8Array | undefined,
+): number {
   let octets = OPT_FIXED_OCTETS + (stale ? EDE_OPTION_OCTETS : 0);
   for (const option of req.answerOptions) octets += 4 + option.data.length;
+  if (subnet !== undefined) octets += 4 + subnet.length;
   return octets;
 }
 
-/** Our OPT record (RFC 6891): payload size, DO echoed, the request's options. */
+/**
+ * Our OPT record (RFC 6891): payload size, DO echoed, the request's options,
+ * the client's subnet as the upstream answered it, and EDE 3 when stale.
+ */
 function writeOpt(
   out: Uint8Array,
   at: number,
   req: Request,
   stale: boolean,
+  subnet: Uint8Array | undefined,
 ): void {
   out[at] = 0; // root owner
   at = writeU16(out, at + 1, TYPE.OPT);
@@ -120,6 +133,12 @@ function writeOpt(
     at = writeU16(out, at, option.data.length);
     out.set(option.data, at);
     at += option.data.length;
+  }
+  if (subnet !== undefined) {
+    at = writeU16(out, at, EDNS_OPTION.CLIENT_SUBNET);
+    at = writeU16(out, at, subnet.length);
+    out.set(subnet, at);
+    at += subnet.length;
   }
   if (stale) {
     at = writeU16(out, at, EDNS_OPTION.EDE);

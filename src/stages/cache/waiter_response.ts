@@ -37,7 +37,11 @@ function rewriteWire(o: Outcome, req: Request): Uint8Array | undefined {
   const wire = o.res.wire!;
   const read = readAnswer(wire, req);
   if (read !== undefined) {
-    const made = writeCachedAnswer(read.stored, req, 0);
+    const { clientSubnet } = o.res;
+    const stored = clientSubnet === undefined
+      ? read.stored
+      : { ...read.stored, clientSubnet };
+    const made = writeCachedAnswer(stored, req, 0);
     if (made !== undefined) return made;
   }
   // Not a message we can take apart: at least the ID and case are ours.

@@ -7,9 +7,10 @@ import ipaddr from "ipaddr.js";
 import type { Request } from "../../pipeline/mod.ts";
 import type { UpstreamsSettings } from "../../pipeline/settings.ts";
 import { hexOf } from "../../dns/hex.ts";
+import { EDNS_OPTION, queryClientSubnet } from "../../dns/wire/mod.ts";
 
 /** The ECS option code (RFC 7871 §6). */
-export const EDNS_CLIENT_SUBNET = 8;
+export const EDNS_CLIENT_SUBNET = EDNS_OPTION.CLIENT_SUBNET;
 
 const FAMILY_IPV4 = 1;
 const FAMILY_IPV6 = 2;
@@ -20,12 +21,6 @@ export type EcsSettings = UpstreamsSettings["ecs"];
 export type ClientSubnetDecision =
   | { ok: true; option?: Uint8Array }
   | { ok: false; reason: string };
-
-/** The client's ECS option data, if its query carried one. */
-export function clientSubnetOption(req: Request): Uint8Array | undefined {
-  return req.query.edns?.options.find((o) => o.code === EDNS_CLIENT_SUBNET)
-    ?.data;
-}
 
 /**
  * The ECS option to send for `req`.
@@ -45,7 +40,7 @@ export function clientSubnetFor(
   ecs: EcsSettings,
 ): ClientSubnetDecision {
   if (ecs.mode === "strip") return { ok: true };
-  const sent = clientSubnetOption(req);
+  const sent = queryClientSubnet(req.query);
   if (sent !== undefined) {
     const problem = clientSubnetProblem(sent);
     if (problem !== undefined) return { ok: false, reason: problem };

@@ -6,9 +6,11 @@
  * question's case and the OPT record are ours.
  */
 import {
+  clientSubnetEcho,
   EDNS_OPTION,
   type EdnsOption,
   HEADER_OCTETS,
+  sameClientSubnet,
   skipName,
   TYPE,
   WireFormatError,
@@ -49,14 +51,17 @@ export interface ForwardedAnswer {
   wire: Uint8Array;
   /** TC=1 with empty sections: the answer and authority did not fit. */
   truncated: boolean;
+  /**
+   * The upstream's ECS option when it answers for the subnet sent (its
+   * SCOPE as it set it), whether or not this client gets it: the cache
+   * passes it on to later askers that sent that subnet.
+   */
+  clientSubnet?: Uint8Array;
 }
 
 export interface ForwardedAnswerOptions {
-  /**
-   * Pass the upstream's ECS option back: true when the client sent one
-   * (RFC 7871 §7.2.2); never otherwise, so an ECS we added stays ours.
-   */
-  keepClientSubnet: boolean;
+  /** The ECS option sent upstream with the query, if any. */
+  sentSubnet?: Uint8Array | undefined;
 }
 
 /**
@@ -71,8 +76,9 @@ export interface ForwardedAnswerOptions {
  *   point into octets that move; additional data is optional, RFC 2181 §9);
  * - OPT: present exactly when the query had one (RFC 6891 §7), with our
  *   payload size, the client's DO, the upstream's extended RCODE, the
- *   upstream's Extended DNS Errors (RFC 8914), its ECS when
- *   `keepClientSubnet`, and `req.answerOptions` (NSID from ingress).
+ *   upstream's Extended DNS Errors (RFC 8914), `req.answerOptions` (NSID
+ *   from ingress), and the upstream's ECS when it answers for the subnet
+ *   sent and that subnet is the client's own (client_subnet.ts).
  *
  * Too big for `req.maxSize`: additional records go first (no TC, RFC 2181
  * §9); when answer and authority still do not fit, TC=1 with all three
@@ -88,7 +94,8 @@ export function forwardedAnswer(
   opts: ForwardedAnswerOptions,
 ): ForwardedAnswer {
   const layout = readLayout(upstream, req);
-  const opt = ourOpt(req, layout, opts);
+  const clientSubnet = answeredSubnet(layout, opts.sentSubnet);
+  const opt = ourOpt(req, layout, clientSubnetEcho(req.query, clientSubnet));
   const question = req.bytes.subarray(HEADER_OCTETS, req.query.questionEnd);
   const records = upstream.subarray(layout.questionEnd, layout.recordsEnd);
   const additional = upstream.subarray(layout.recordsEnd, layout.additionalEnd);
@@ -115,7 +122,26 @@ export function forwardedAnswer(
     }
   }
   if (opt !== undefined) body.push(opt);
-  return { wire: assemble(req.query.id, flags, counts, body), truncated };
+  const wire = assemble(req.query.id, flags, counts, body);
+  return clientSubnet === undefined
+    ? { wire, truncated }
+    : { wire, truncated, clientSubnet };
+}
+
+/**
+ * The upstream's ECS option if it names the subnet we sent; one about any
+ * other subnet (or sent when we sent none) is not an answer to our query
+ * (RFC 7871 §7.3) and is not passed on.
+ */
+function answeredSubnet(
+  layout: UpstreamLayout,
+  sent: Uint8Array | undefined,
+): Uint8Array | undefined {
+  if (sent === undefined) return undefined;
+  const option = layout.options.find((o) => o.code === EDNS_CLIENT_SUBNET);
+  return option !== undefined && sameClientSubnet(option.data, sent)
+    ? option.data
+    : undefined;
 }
 
 function headerFlags(upstreamFlags: number, req: Request): number {
@@ -220,7 +246,7 @@ function checkQuestion(bytes: Uint8Array, req: Request): number {
 function ourOpt(
   req: Request,
   layout: UpstreamLayout,
-  opts: ForwardedAnswerOptions,
+  echo: Uint8Array | undefined,
 ): Uint8Array | undefined {
   const edns = req.query.edns;
   if (edns === undefined) {
@@ -231,10 +257,11 @@ function ourOpt(
     }
     return undefined;
   }
-  const options = layout.options.filter((o) =>
-    o.code === EDNS_OPTION.EDE ||
-    (opts.keepClientSubnet && o.code === EDNS_CLIENT_SUBNET)
-  ).concat(req.answerOptions);
+  const options = layout.options.filter((o) => o.code === EDNS_OPTION.EDE)
+    .concat(req.answerOptions);
+  if (echo !== undefined) {
+    options.push({ code: EDNS_CLIENT_SUBNET, data: echo });
+  }
   let rdlength = 0;
   for (const o of options) rdlength += 4 + o.data.length;
   const out = new Uint8Array(1 + RR_FIXED_OCTETS + rdlength);

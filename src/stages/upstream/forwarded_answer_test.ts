@@ -8,7 +8,7 @@ import {
   upstreamAnswer,
 } from "./testdata/upstream_fixtures.ts";
 
-const keep = { keepClientSubnet: false };
+const noSubnet = {};
 
 Deno.test("forwardedAnswer keeps compressed names readable in the client's case", () => {
   const upstream = upstreamAnswer("www.example.org. A", {
@@ -18,7 +18,7 @@ Deno.test("forwardedAnswer keeps compressed names readable in the client's case"
     ]),
   });
   const req = requestFrom("WWW.Example.ORG. A");
-  const decoded = decodeAnswer(forwardedAnswer(upstream, req, keep).wire);
+  const decoded = decodeAnswer(forwardedAnswer(upstream, req, noSubnet).wire);
   assert.deepEqual(decoded.question, ["WWW.Example.ORG. A IN"]);
   assert.deepEqual(decoded.answer, [
     "WWW.Example.ORG. 300 IN CNAME web.Example.ORG.",
@@ -36,7 +36,7 @@ Deno.test("forwardedAnswer leaves out additional records before setting TC", () 
     additional: rrsets(glue),
   });
   const req = requestFrom("example.org. NS");
-  const { wire, truncated } = forwardedAnswer(upstream, req, keep);
+  const { wire, truncated } = forwardedAnswer(upstream, req, noSubnet);
   const decoded = decodeAnswer(wire);
   assert.equal(truncated, false);
   assert.equal(decoded.tc, false);
@@ -51,10 +51,10 @@ Deno.test("forwardedAnswer drops records after the upstream's OPT", () => {
     edns: { udpSize: 1232 },
   });
   const req = requestFrom("www.example.org. A", { edns: {} });
-  const decoded = decodeAnswer(forwardedAnswer(upstream, req, keep).wire);
+  const decoded = decodeAnswer(forwardedAnswer(upstream, req, noSubnet).wire);
   assert.deepEqual(decoded.additional, ["ns.example.org. 300 IN A 192.0.2.53"]);
   const reordered = optFirst(upstream);
-  const after = decodeAnswer(forwardedAnswer(reordered, req, keep).wire);
+  const after = decodeAnswer(forwardedAnswer(reordered, req, noSubnet).wire);
   assert.deepEqual(after.additional, []);
   assert.notEqual(after.opt, undefined);
 });
@@ -80,7 +80,7 @@ Deno.test("forwardedAnswer keeps AD only for clients that set DO or AD", async (
   for (const c of cases) {
     await t.step(c.name, () => {
       const req = requestFrom("www.example.org. A", { edns: c.edns });
-      const wire = forwardedAnswer(upstream, req, keep).wire;
+      const wire = forwardedAnswer(upstream, req, noSubnet).wire;
       assert.equal((wire[3]! & 0x20) !== 0, c.ad);
     });
   }
@@ -90,7 +90,7 @@ Deno.test("forwardedAnswer keeps the upstream's TC", () => {
   const upstream = upstreamAnswer("www.example.org. A", { tc: true });
   const req = requestFrom("www.example.org. A");
   assert.equal(
-    decodeAnswer(forwardedAnswer(upstream, req, keep).wire).tc,
+    decodeAnswer(forwardedAnswer(upstream, req, noSubnet).wire).tc,
     true,
   );
 });
@@ -101,7 +101,10 @@ Deno.test("forwardedAnswer rejects an extended RCODE for a client without EDNS",
     edns: { udpSize: 1232 },
   });
   const req = requestFrom("www.example.org. A");
-  assert.throws(() => forwardedAnswer(upstream, req, keep), WireFormatError);
+  assert.throws(
+    () => forwardedAnswer(upstream, req, noSubnet),
+    WireFormatError,
+  );
 });
 
 Deno.test("forwardedAnswer rejects a truncated message", () => {
@@ -110,7 +113,82 @@ Deno.test("forwardedAnswer rejects a truncated message", () => {
   });
   const req = requestFrom("www.example.org. A");
   assert.throws(
-    () => forwardedAnswer(upstream.subarray(0, upstream.length - 2), req, keep),
+    () =>
+      forwardedAnswer(upstream.subarray(0, upstream.length - 2), req, noSubnet),
     WireFormatError,
   );
+});
+
+/** ECS option data for 198.51.100.0/24 or 203.0.113.0/24, with `scope`. */
+function subnet(third: "198.51.100" | "203.0.113", scope = 0): Uint8Array {
+  return new Uint8Array([0, 1, 24, scope, ...third.split(".").map(Number)]);
+}
+
+Deno.test("forwardedAnswer passes the upstream's client subnet on only for the subnet the client sent", async (t) => {
+  const ours = subnet("198.51.100");
+  const theirs = subnet("203.0.113");
+  const cases: {
+    name: string;
+    client?: Uint8Array;
+    sent?: Uint8Array;
+    upstream?: Uint8Array;
+    /** What the client gets, and what the cache is told. */
+    echoed?: Uint8Array;
+    kept?: Uint8Array;
+  }[] = [
+    {
+      name: "forwarded as the client sent it",
+      client: ours,
+      sent: ours,
+      upstream: subnet("198.51.100", 16),
+      echoed: subnet("198.51.100", 16),
+      kept: subnet("198.51.100", 16),
+    },
+    {
+      name: "added for a client that sent none",
+      sent: ours,
+      upstream: subnet("198.51.100", 24),
+      kept: subnet("198.51.100", 24),
+    },
+    {
+      name: "added in place of the client's own subnet",
+      client: theirs,
+      sent: ours,
+      upstream: subnet("198.51.100", 24),
+      kept: subnet("198.51.100", 24),
+    },
+    {
+      name: "upstream answers for a subnet not sent",
+      client: ours,
+      sent: ours,
+      upstream: subnet("203.0.113", 24),
+    },
+    {
+      name: "upstream answers with one though none was sent",
+      client: ours,
+      upstream: subnet("198.51.100", 24),
+    },
+  ];
+  for (const c of cases) {
+    await t.step(c.name, () => {
+      const upstream = upstreamAnswer("www.example.org. A", {
+        answer: rrsets(["www.example.org. 300 IN A 192.0.2.1"]),
+        edns: {
+          udpSize: 1232,
+          options: c.upstream ? [{ code: 8, data: c.upstream }] : [],
+        },
+      });
+      const req = requestFrom("www.example.org. A", {
+        edns: { options: c.client ? [{ code: 8, data: c.client }] : [] },
+      });
+      const made = forwardedAnswer(upstream, req, { sentSubnet: c.sent });
+      const echoed = decodeAnswer(made.wire).opt!.options
+        .filter((o) => o.code === 8).map((o) => [...o.data]);
+      assert.deepEqual(echoed, c.echoed ? [[...c.echoed]] : []);
+      assert.deepEqual(
+        made.clientSubnet && [...made.clientSubnet],
+        c.kept && [...c.kept],
+      );
+    });
+  }
 });

@@ -23,8 +23,8 @@ import {
 } from "../../pipeline/mod.ts";
 import type { UpstreamsSettings } from "../../pipeline/settings.ts";
 import type { UpstreamRequest, UpstreamResult } from "../../upstream/types.ts";
-import { clientSubnetFor, clientSubnetOption } from "./client_subnet.ts";
-import { forwardedAnswer } from "./forwarded_answer.ts";
+import { clientSubnetFor } from "./client_subnet.ts";
+import { type ForwardedAnswer, forwardedAnswer } from "./forwarded_answer.ts";
 import { ResolverHolder, type ResolverSource } from "./resolver_holder.ts";
 import { isCacheableRoute } from "./cache_scope.ts";
 import { type Route, routeQuery } from "./routing.ts";
@@ -73,7 +73,7 @@ export function createUpstreamStage(opts: UpstreamStageOptions): UpstreamStage {
     } finally {
       holder.settled(held);
     }
-    return responseFor(req, route, result);
+    return responseFor(req, route, result, request.clientSubnet);
   }
 
   return {
@@ -106,6 +106,7 @@ function responseFor(
   req: Request,
   route: Route,
   result: UpstreamResult,
+  sentSubnet: Uint8Array | undefined,
 ): Response {
   const { group } = route;
   if (!result.ok) {
@@ -123,12 +124,9 @@ function responseFor(
         `upstream group "${group}" failed`,
       );
   }
-  let wire: Uint8Array;
-  let truncated: boolean;
+  let made: ForwardedAnswer;
   try {
-    ({ wire, truncated } = forwardedAnswer(result.message, req, {
-      keepClientSubnet: clientSubnetOption(req) !== undefined,
-    }));
+    made = forwardedAnswer(result.message, req, { sentSubnet });
   } catch (error) {
     if (!(error instanceof WireFormatError)) throw error;
     return failure(
@@ -138,15 +136,17 @@ function responseFor(
       `upstream group "${group}" sent an unusable answer`,
     );
   }
-  return {
-    wire,
+  const res: Response = {
+    wire: made.wire,
     status: "forwarded",
     stage: "upstream",
     upstream: result.server,
     // A truncated answer is this client's size, not the answer; conditional
     // forwarding is never cached (cache_scope.ts).
-    cacheable: !truncated && isCacheableRoute(route),
+    cacheable: !made.truncated && isCacheableRoute(route),
   };
+  if (made.clientSubnet !== undefined) res.clientSubnet = made.clientSubnet;
+  return res;
 }
 
 /** SERVFAIL, RA set (we do offer recursion), with an Extended DNS Error. */
