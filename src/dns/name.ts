@@ -171,6 +171,43 @@ export function checkDomainName(
   return null;
 }
 
+/**
+ * `name` written the one way `readName` (wire/read_name.ts) writes a name
+ * read off the wire, case kept: escapes only where they are needed (`\.`
+ * and `\\` in a label, `\DDD` outside printable ASCII, `\*` for a star
+ * that is not the whole leftmost label), a trailing dot. So `\*.a.`,
+ * `\042.a` and `*.a.` all become `*.a.`, and `\065` becomes `A`: names
+ * that are equal on the wire compare equal as strings (up to ASCII case).
+ * An invalid name comes back unchanged.
+ */
+export function canonicalName(name: string): string {
+  const scanned = scanName(name);
+  if (typeof scanned === "string") return name;
+  if (scanned.labels.length === 0) return ".";
+  let out = "";
+  scanned.labels.forEach((label, index) => {
+    const wildcard = index === 0 && label.octets.length === 1 &&
+      label.octets[0] === STAR;
+    for (const octet of label.octets) {
+      if (
+        octet === DOT || octet === BACKSLASH || (octet === STAR && !wildcard)
+      ) {
+        out += "\\" + String.fromCharCode(octet);
+      } else if (octet > 0x20 && octet < 0x7f) {
+        out += String.fromCharCode(octet);
+      } else {
+        out += "\\" + String(octet).padStart(3, "0");
+      }
+    }
+    out += ".";
+  });
+  return out;
+}
+
+const DOT = 0x2e;
+const BACKSLASH = 0x5c;
+const STAR = 0x2a;
+
 /** True when the name ends with an unescaped dot (`a\.` does not). */
 function endsWithUnescapedDot(name: string): boolean {
   if (!name.endsWith(".")) return false;

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
+import { readName } from "./wire/read_name.ts";
 import {
+  canonicalName,
   checkDomainName,
   type DomainNameOptions,
   isSubdomainOf,
@@ -178,4 +180,32 @@ Deno.test("splitLabels and labelOctets round-trip any generated valid name", () 
       assert.ok(isSubdomainOf(name, texts.slice(1).join(".") || "."));
     }),
   );
+});
+
+/** `labels` as a name in wire form. */
+function wireName(labels: Uint8Array[]): Uint8Array {
+  const out: number[] = [];
+  for (const label of labels) out.push(label.length, ...label);
+  out.push(0);
+  return Uint8Array.from(out);
+}
+
+Deno.test("canonicalName spells a name as readName reads it off the wire", () => {
+  const starFirst = fc.tuple(fc.constant(Uint8Array.of(0x2a)), nameArb)
+    .map(([star, rest]) => [star, ...rest]);
+  fc.assert(
+    fc.property(fc.oneof(nameArb, starFirst), (labels) => {
+      const read = readName(wireName(labels), 0).name;
+      // Every octet escaped: the most roundabout spelling there is.
+      const escaped = labels.map((label) =>
+        Array.from(label, (o) => "\\" + String(o).padStart(3, "0")).join("")
+      ).join(".");
+      assert.equal(canonicalName(escaped), read);
+      assert.equal(canonicalName(read), read);
+    }),
+  );
+  assert.equal(canonicalName("\\*.a.Example"), "*.a.Example.");
+  assert.equal(canonicalName("a.*.b."), "a.\\*.b.");
+  assert.equal(canonicalName("."), ".");
+  assert.equal(canonicalName("a..b"), "a..b", "invalid: unchanged");
 });

@@ -17,12 +17,12 @@ export const OUR_UDP_PAYLOAD_SIZE = 1232;
 /** RFC 1035 §4.2.1: the UDP limit without EDNS. */
 const CLASSIC_UDP_LIMIT = 512;
 /**
- * The most we send over UDP whatever the client advertises: larger UDP
- * answers fragment, and fragments are both lost and spoofable; 4096 is also
- * the payload size resolvers traditionally offer, so a bigger advertisement
- * buys nothing real. TCP remains for anything larger.
+ * The most we send over UDP whatever the client advertises: the size we
+ * advertise ourselves (DNS Flag Day 2020), as NSD, Knot, BIND and Unbound
+ * send by default. Larger UDP answers fragment, and fragments are both lost
+ * and spoofable; the client gets TC=1 and asks again over TCP.
  */
-const MAX_UDP_LIMIT = 4096;
+const MAX_UDP_LIMIT = OUR_UDP_PAYLOAD_SIZE;
 /** A TCP message's two-octet length prefix caps it. */
 const TCP_LIMIT = 65535;
 

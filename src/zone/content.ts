@@ -7,7 +7,7 @@
 import { createHash } from "node:crypto";
 import type { DNSZone } from "../api/v1alpha1/dnszone.ts";
 import type { DNSRecordSet, Endpoint } from "../api/v1alpha1/dnsrecordset.ts";
-import { isSubdomainOf, normalizeName } from "../dns/name.ts";
+import { canonicalName, isSubdomainOf, normalizeName } from "../dns/name.ts";
 import { parseRdata, typeCode } from "../dns/rdata_text.ts";
 import { canonicalNameKey, compareNameKeys } from "./canonical_order.ts";
 import {
@@ -128,7 +128,8 @@ class ZoneAssembly {
         endpoint: index,
       });
     };
-    const owner = normalizeName(endpoint.dnsName);
+    // Written as a query's name is read (`\*.a` is the wildcard `*.a`).
+    const owner = normalizeName(canonicalName(endpoint.dnsName));
     if (!isSubdomainOf(owner, this.zoneName)) {
       return report(
         "OutsideZone",

@@ -319,3 +319,18 @@ Deno.test("forwardZoneOf describes forward zones only", () => {
   );
   assert.equal(forwardZoneOf(zone()), undefined);
 });
+
+Deno.test("buildZoneContent writes owners as the wire reads them: one spelling per name", () => {
+  const build = buildZoneContent(zone(), [
+    recordSet("spellings", [
+      ep("\\*.esc.example.org", "A", ["192.0.2.7"]),
+      ep("\\065bc.example.org", "A", ["192.0.2.8"]),
+      ep("a.\\*.mid.example.org", "TXT", ['"star"']),
+    ]),
+  ], NOW);
+  assert.deepEqual(lines(build).filter((l) => !/ (SOA|NS) /.test(l)), [
+    "abc.example.org. 300 IN A 192.0.2.8",
+    "*.esc.example.org. 300 IN A 192.0.2.7",
+    'a.\\*.mid.example.org. 300 IN TXT "star"',
+  ]);
+});

@@ -47,14 +47,21 @@ export interface ZoneIndex {
   zones: Map<string, IndexedZone | IndexedForwardZone>;
 }
 
-/** A lowercase FQDN and its ancestors, longest first, ending with `.`. */
+/**
+ * A lowercase FQDN and its ancestors, longest first, ending with `.`.
+ * Names are written as `readName` writes them, where a star label is `\*`
+ * except as the leftmost label: so the ancestor `\*.mid.` of `a.\*.mid.`
+ * comes out as the wildcard `*.mid.` a lookup asks for (RFC 4592 §2.2.1).
+ */
 export function nameSuffixes(name: string): string[] {
   const labels = splitLabels(name);
   const out: string[] = [];
-  let suffix = ".";
+  let rest = ".";
   for (let i = labels.length - 1; i >= 0; i--) {
-    suffix = suffix === "." ? `${labels[i]}.` : `${labels[i]}.${suffix}`;
-    out.push(suffix);
+    const label = labels[i]!;
+    const head = label === "\\*" ? "*" : label;
+    out.push(rest === "." ? `${head}.` : `${head}.${rest}`);
+    rest = rest === "." ? `${label}.` : `${label}.${rest}`;
   }
   out.reverse();
   out.push(".");

@@ -765,3 +765,21 @@ Deno.test("lookup answers a wildcard below an empty non-terminal", async (t) => 
     assert.equal(lookup(w, "c.b.w.test.", 1)!.kind, "nxdomain");
   });
 });
+
+Deno.test("lookup: a star label below the leftmost makes the wildcard an empty non-terminal (RFC 4592 §2.2.1)", async (t) => {
+  const zone = zoneFromText("w.test.", [
+    "w.test. 60 IN SOA ns.w.test. h.w.test. 1 3600 900 1209600 30",
+    "a.\\*.mid.w.test. 60 IN TXT star",
+  ]);
+  const w = buildZoneIndex([zone], []);
+  for (const q of ["x.mid.w.test.", "y.x.mid.w.test.", "*.mid.w.test."]) {
+    await t.step(`${q} matches the empty wildcard: NODATA`, () => {
+      assert.equal(lookup(w, q, 1)!.kind, "nodata");
+    });
+  }
+  await t.step("the name itself, as the wire spells it", () => {
+    assert.deepEqual(sectionText(lookup(w, "a.\\*.mid.w.test.", 16)!.answer), [
+      'a.\\*.mid.w.test. 60 IN TXT "star"',
+    ]);
+  });
+});

@@ -90,6 +90,10 @@ export const CORPUS: CorpusQuery[] = [
   q("empty non-terminal blocks the wildcard", `x.b.wc.${M}`, "A"),
   q("exact name beside the wildcard", `a.b.wc.${M}`, "A"),
   q("wildcard CNAME followed in zone", `x.wcname.${M}`, "A"),
+  q("star label below the leftmost: empty wildcard", `x.mid.${M}`, "A"),
+  q("star label: two labels under the empty wildcard", `y.x.mid.${M}`, "A"),
+  q("star label: the empty wildcard itself", `*.mid.${M}`, "TXT"),
+  q("wildcard owner written with an escaped star", `x.esc.${M}`, "A"),
   // CNAME.
   q("CNAME followed in zone", `alias.${M}`, "A"),
   q("CNAME followed for AAAA", `alias.${M}`, "AAAA"),
@@ -140,6 +144,10 @@ export const CORPUS: CorpusQuery[] = [
   q("large RRset truncates over UDP without EDNS", `big.${M}`, "TXT"),
   q("large RRset fits with EDNS 1232", `big.${M}`, "TXT", EDNS),
   q("large RRset over TCP", `big.${M}`, "TXT", TCP),
+  q("EDNS 4096 gets at most 1232 octets", `bigger.${M}`, "TXT", {
+    edns: { udpSize: 4096, do: false },
+  }),
+  q("qtype OPT is NODATA", `www.${M}`, "TYPE41"),
   q("IPv6 loopback", `www.${M}`, "A", { address: "::1" }),
   q("RD clear", `www.${M}`, "A", { rd: false }),
   // Opcodes and classes.
@@ -149,4 +157,7 @@ export const CORPUS: CorpusQuery[] = [
   q("CHAOS id.server", "id.server.", "TXT", { class: "CH" }),
   q("CHAOS hostname.bind", "hostname.bind.", "TXT", { class: "CH" }),
   q("CHAOS query for a zone name", M, "SOA", { class: "CH" }),
+  q("CHAOS id.server for type A is REFUSED", "id.server.", "A", {
+    class: "CH",
+  }),
 ];

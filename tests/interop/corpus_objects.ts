@@ -85,6 +85,11 @@ const BIG_TXT = Array.from(
   { length: 8 },
   (_, i) => `"${String(i).repeat(100)}"`,
 );
+/** 14 strings of 100 octets: > 1232 octets on the wire. */
+const BIGGER_TXT = Array.from(
+  { length: 14 },
+  (_, i) => `"${String(i % 10).repeat(100)}"`,
+);
 
 export const ZONES: DNSZone[] = [
   zone(
@@ -129,6 +134,7 @@ export const RECORD_SETS: DNSRecordSet[] = [
     rr(`svc-backend.${M}`, "A", ["192.0.2.90"]),
     rr(`private.${M}`, "TYPE65400", ["\\# 4 DEADBEEF"]),
     rr(`big.${M}`, "TXT", BIG_TXT),
+    rr(`bigger.${M}`, "TXT", BIGGER_TXT),
   ]),
   recordSet("aliases", "kudurru-test", [
     rr(`alias.${M}`, "CNAME", [`www.${M}`]),
@@ -149,6 +155,11 @@ export const RECORD_SETS: DNSRecordSet[] = [
     // Makes b.wc an empty non-terminal, which blocks the wildcard below it.
     rr(`a.b.wc.${M}`, "A", ["192.0.2.81"]),
     rr(`*.wcname.${M}`, "CNAME", [`www.${M}`]),
+    // A star label below the leftmost: `*.mid` exists as an empty
+    // non-terminal, an empty wildcard (RFC 4592 §2.2.1).
+    rr(`a.\\*.mid.${M}`, "TXT", ["star"]),
+    // The wildcard written with an escaped star: the same name on the wire.
+    rr(`\\*.esc.${M}`, "A", ["192.0.2.91"]),
   ]),
   recordSet("delegations", "kudurru-test", [
     rr(`sub.${M}`, "NS", [`ns1.sub.${M}`, "ns.other.test"]),

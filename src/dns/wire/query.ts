@@ -75,8 +75,9 @@ export interface QueryInfo {
  *
  * @throws {WireFormatError} when the message is malformed: shorter than the
  *   header, more than one question, a truncated section, a bad name (see
- *   {@linkcode readName}), more than one OPT record, or an OPT record whose
- *   owner is not the root or whose options overrun it
+ *   {@linkcode readName}), more than one OPT record, an OPT record outside
+ *   the additional section, or one whose owner is not the root or whose
+ *   options overrun it
  */
 export function parseQuery(bytes: Uint8Array): QueryInfo {
   if (bytes.length < HEADER_OCTETS) {
@@ -97,7 +98,14 @@ export function parseQuery(bytes: Uint8Array): QueryInfo {
     pos = end + 4;
   }
   const questionEnd = pos;
-  for (let i = ancount + nscount; i > 0; i--) pos = skipRecord(bytes, pos);
+  for (let i = ancount + nscount; i > 0; i--) {
+    const fixed = skipName(bytes, pos);
+    // RFC 6891 §6.1.1: an OPT record belongs in the additional section only.
+    if (fixed + 2 <= bytes.length && u16(bytes, fixed) === TYPE.OPT) {
+      throw new WireFormatError("OPT record outside the additional section");
+    }
+    pos = recordEnd(bytes, fixed);
+  }
   let edns: EdnsInfo | undefined;
   for (let i = arcount; i > 0; i--) {
     const ownerStart = pos;
@@ -162,10 +170,6 @@ export function headerOnlyQuery(bytes: Uint8Array): QueryInfo {
 
 function u16(bytes: Uint8Array, at: number): number {
   return (bytes[at]! << 8) | bytes[at + 1]!;
-}
-
-function skipRecord(bytes: Uint8Array, pos: number): number {
-  return recordEnd(bytes, skipName(bytes, pos));
 }
 
 /** The end of a record whose fixed part (after the owner) starts at `fixed`. */

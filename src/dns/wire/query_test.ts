@@ -348,6 +348,16 @@ const malformed: { case: string; bytes: number[]; reason: string }[] = [
     reason: "compression pointer does not point backwards",
   },
   {
+    case: "pointer into the header",
+    bytes: [...header(1), 3, 0x77, 0x77, 0x77, 0xc0, 2, ...A_IN],
+    reason: "compression pointer into the header",
+  },
+  {
+    case: "OPT record in the answer section",
+    bytes: [...header(1, 1), ...WWW_EXAMPLE, ...A_IN, ...opt()],
+    reason: "OPT record outside the additional section",
+  },
+  {
     case: "pointer cut after one octet",
     bytes: [...header(1), 0xc0],
     reason: "name truncated",

@@ -13,6 +13,8 @@ const MAX_NAME_OCTETS = 255;
  * from costing more than a valid name ever needs.
  */
 const MAX_POINTER_JUMPS = 127;
+/** A message's header, where no name is (RFC 1035 §4.1.1). */
+const HEADER_OCTETS = 12;
 
 const BACKSLASH = 0x5c;
 const DOT = 0x2e;
@@ -81,6 +83,10 @@ function walkName(bytes: Uint8Array, offset: number, render: boolean): number {
     if (kind === 0xc0) {
       if (pos + 1 >= bytes.length) throw new WireFormatError("name truncated");
       const target = ((len & 0x3f) << 8) | bytes[pos + 1]!;
+      // The header holds no names (NSD answers FORMERR too).
+      if (target < HEADER_OCTETS) {
+        throw new WireFormatError("compression pointer into the header");
+      }
       if (target >= segmentStart) {
         throw new WireFormatError(
           "compression pointer does not point backwards",

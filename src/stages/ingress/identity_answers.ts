@@ -45,12 +45,15 @@ export function chaosAnswer(req: Request): Response {
   if (text === undefined) {
     return answer(req, "ingress", "refused", RCODE.REFUSED);
   }
-  // AA stays clear: we hold no CHAOS zone, and NSD and Knot answer so too.
-  if (req.query.question?.type !== TYPE.TXT) {
-    return answer(req, "ingress", "chaos", RCODE.NOERROR);
+  // The names hold TXT only; NSD and Knot refuse other types. ANY gets
+  // the TXT, as from NSD.
+  const question = req.query.question;
+  if (question?.type !== TYPE.TXT && question?.type !== TYPE.ANY) {
+    return answer(req, "ingress", "refused", RCODE.REFUSED);
   }
+  // AA stays clear: we hold no CHAOS zone, and NSD and Knot answer so too.
   return answer(req, "ingress", "chaos", RCODE.NOERROR, {
-    answer: [txt(req.query.question.name, CLASS.CH, [text(req)])],
+    answer: [txt(question.name, CLASS.CH, [text(req)])],
   });
 }
 

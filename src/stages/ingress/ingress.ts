@@ -76,7 +76,9 @@ function opcodeRejection(req: Request): Response | undefined {
 function questionRejection(req: Request): Response | undefined {
   const question = req.query.question;
   // A QUERY must ask exactly one question (more fail to parse already).
-  if (question === undefined || question.type === TYPE.OPT) {
+  // A question for type OPT is answered like any other (NODATA from a
+  // zone), as NSD and Knot do.
+  if (question === undefined) {
     return answer(req, "ingress", "formerr", RCODE.FORMERR);
   }
   // Zone transfers come with their own issue; never over UDP in any case.

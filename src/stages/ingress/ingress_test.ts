@@ -102,6 +102,13 @@ Deno.test("ingress answers errors for queries it will not process", async (t) =>
       rcode: "REFUSED",
       status: "refused",
     },
+    {
+      name: "CHAOS identity names hold TXT only: other types are refused",
+      q: "id.server. A",
+      opts: { qclass: "CH" },
+      rcode: "REFUSED",
+      status: "refused",
+    },
   ];
   for (const c of cases) {
     await t.step(c.name, async () => {
@@ -167,6 +174,11 @@ Deno.test("ingress passes ordinary IN queries on", async () => {
   assert.equal(res, passed);
 });
 
+Deno.test("ingress passes a question for type OPT on, as NSD and Knot answer it", async () => {
+  const { res } = await run("www.example.org. TYPE41", { snapshot });
+  assert.equal(res, passed);
+});
+
 Deno.test("ingress answers CHAOS identity names", async (t) => {
   const cases = [
     { q: "id.server. TXT", answer: 'id.server. 0 CH TXT "node-a"' },
@@ -179,6 +191,7 @@ Deno.test("ingress answers CHAOS identity names", async (t) => {
       q: "VERSION.Server. TXT",
       answer: 'VERSION.Server. 0 CH TXT "kudurru 1.2.3"',
     },
+    { q: "id.server. ANY", answer: 'id.server. 0 CH TXT "node-a"' },
   ];
   for (const c of cases) {
     await t.step(c.q, async () => {
