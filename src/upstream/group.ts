@@ -7,6 +7,7 @@
  * wins and every other attempt is aborted.
  */
 import { askServer } from "./ask_server.ts";
+import { QueryTimeoutError } from "./pipelined_connection.ts";
 import type { UpstreamEndpoint } from "./endpoint.ts";
 import { planAttempts, type StrategyName } from "./strategies.ts";
 import type { UpstreamRequest, UpstreamResult } from "./types.ts";
@@ -171,7 +172,11 @@ function stopAttempt(
   ending: Ending,
   counters: UpstreamCounters | undefined,
 ): void {
-  attempt.control.abort(new Error(`stopped: ${ending}`));
+  attempt.control.abort(
+    ending === "timeout"
+      ? new QueryTimeoutError("stopped: timeout")
+      : new Error(`stopped: ${ending}`),
+  );
   const { score } = attempt.endpoint;
   if (ending === "timeout") {
     score.recordFailure();

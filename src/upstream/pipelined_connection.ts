@@ -29,6 +29,19 @@ export class ConnectionClosedError extends Error {
   }
 }
 
+/**
+ * Why a query was given up: its group's timeout passed with no answer.
+ * A connection that has received nothing since such a query was written is
+ * taken for dead and closed, so the next query opens a new one: a server
+ * (or a NAT on the way) can silently drop a connection that is never idle.
+ */
+export class QueryTimeoutError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "QueryTimeoutError";
+  }
+}
+
 /** Limits of one connection. */
 export interface PipelinedConnectionOptions {
   /** Most queries awaiting an answer at once; more are refused at once. */
@@ -42,6 +55,8 @@ export interface PipelinedConnectionOptions {
 interface Pending {
   expected: ExpectedAnswer;
   callerId: number;
+  /** Reads (of any bytes) on the connection when the query was sent. */
+  readsBefore: number;
   resolve: (answer: Uint8Array) => void;
   reject: (error: unknown) => void;
 }
@@ -57,6 +72,8 @@ export class PipelinedConnection {
   #writing: Promise<void> = Promise.resolve();
   #idleTimer: ReturnType<typeof setTimeout> | undefined;
   #closed = false;
+  /** Reads that returned bytes, for telling a silent connection. */
+  #reads = 0;
   /** Settles when the read loop has ended and the stream is closed. */
   readonly done: Promise<void>;
 
@@ -105,6 +122,7 @@ export class PipelinedConnection {
     const pending: Pending = {
       expected: { id: wireId, question: asked.question },
       callerId: asked.id,
+      readsBefore: this.#reads,
       resolve,
       reject,
     };
@@ -112,6 +130,15 @@ export class PipelinedConnection {
       if (this.#pending.get(wireId) !== pending) return;
       this.#pending.delete(wireId);
       reject(signal.reason);
+      if (
+        signal.reason instanceof QueryTimeoutError &&
+        this.#reads === pending.readsBefore
+      ) {
+        this.#shutdown(
+          new ConnectionClosedError(`${label}: silent past a query's timeout`),
+        );
+        return;
+      }
       this.#armIdle();
     };
     signal.addEventListener("abort", onAbort, { once: true });
@@ -147,6 +174,7 @@ export class PipelinedConnection {
       for (;;) {
         const n = await this.#stream.read(buf);
         if (n === null) break;
+        this.#reads++;
         const messages = this.#frames.push(buf.subarray(0, n));
         if (messages === "malformed") {
           throw new Error("a zero-length message is not DNS");

@@ -3,6 +3,7 @@ import { parseQuery, TYPE } from "../dns/wire/mod.ts";
 import { readAddressRecords } from "./address_records.ts";
 import { buildQuery } from "./build_query.ts";
 import { parseUpstreamServer } from "./server_address.ts";
+import { QueryTimeoutError } from "./pipelined_connection.ts";
 import { createTcpTransport, type PooledTransport } from "./tcp.ts";
 import {
   answer,
@@ -119,6 +120,66 @@ Deno.test("tcp transport refuses queries beyond its in-flight bound", async () =
     );
     stop.abort(new Error("done"));
     await assert.rejects(first, /done/);
+  } finally {
+    await transport.closeAndWait();
+    await server.close();
+  }
+});
+
+/** Asks "<n>.example." with ID `n` and aborts it after 50 ms with `reason`. */
+async function askAndAbort(t: PooledTransport, n: number, reason: Error) {
+  const control = new AbortController();
+  const timer = setTimeout(() => control.abort(reason), 50);
+  try {
+    await assert.rejects(
+      t.exchange(buildQuery(question(`${n}.example.`), n), control.signal),
+      (error: unknown) => error === reason,
+    );
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+Deno.test("tcp transport replaces a connection that stays silent past a query's timeout", async () => {
+  // Answers the first query of each connection only, then goes silent.
+  let answeredOn = 0;
+  const server: ScriptedServer = startTcpUpstream((q) => {
+    if (server.connections === answeredOn) return [];
+    answeredOn = server.connections;
+    return [{ message: answer(q, { a: ["192.0.2.1"] }) }];
+  });
+  const transport = createTcpTransport(
+    parseUpstreamServer(urlOf("tcp", server)),
+    { address: server.hostname },
+  );
+  try {
+    assert.equal(await ask(transport, 1, 1), "192.0.2.1");
+    await askAndAbort(transport, 2, new QueryTimeoutError("stopped: timeout"));
+    assert.equal(await ask(transport, 3, 3), "192.0.2.1");
+    assert.equal(server.connections, 2);
+  } finally {
+    await transport.closeAndWait();
+    await server.close();
+  }
+});
+
+Deno.test("tcp transport keeps its connection when a query is given up for another reason", async () => {
+  // Never answers 2.example.; answers everything else.
+  const server = startTcpUpstream((q) =>
+    q.question!.name.startsWith("2.")
+      ? []
+      : [{ message: answer(q, { a: ["192.0.2.1"] }) }]
+  );
+  const transport = createTcpTransport(
+    parseUpstreamServer(urlOf("tcp", server)),
+    { address: server.hostname },
+  );
+  try {
+    assert.equal(await ask(transport, 1, 1), "192.0.2.1");
+    // Another server answered first (parallel_best): this one is just slower.
+    await askAndAbort(transport, 2, new Error("stopped: answered"));
+    assert.equal(await ask(transport, 3, 3), "192.0.2.1");
+    assert.equal(server.connections, 1);
   } finally {
     await transport.closeAndWait();
     await server.close();
