@@ -357,6 +357,10 @@ export class EventEncoder {
         const answer = filter.answerText(text);
         return answer === "" ? 0 : this.answers.idOf(answer, minute);
       }
+      case EV.rule: {
+        const rule = filter.ruleText(text);
+        return rule === "" ? 0 : this.labels.rule.idOf(rule, minute);
+      }
       case EV.node:
         return label("node");
       case EV.transport:

@@ -8,8 +8,9 @@
  * Privacy modes (the schema's names):
  * - full: clients and names as they are;
  * - hideClient: the client stored as "hidden" (port 0);
- * - hideDomain: the name stored as "hidden." and the answer text left out
- *   (it names CNAME targets);
+ * - hideDomain: the name stored as "hidden.", and the answer text and the
+ *   block rule left out (they name CNAME targets and blocked domains; the
+ *   list name stays);
  * - anonymous: both;
  * - anonymized: client addresses truncated to their /24 (IPv4) or /48
  *   (IPv6), the source port dropped (0);
@@ -44,6 +45,8 @@ export interface EventFilter {
   qnameText(qname: string): string;
   /** The answer summary as stored under the privacy mode ("" leaves it out). */
   answerText(answer: string): string;
+  /** The block rule as stored under the privacy mode ("" leaves it out). */
+  ruleText(rule: string): string;
 }
 
 /** What hidden clients and names are stored as. */
@@ -101,6 +104,7 @@ export function createEventFilter(settings: QueryLogSettings): EventFilter {
     port: (port) => anonymized || hideClient ? 0 : port,
     qnameText: (qname) => hideDomain ? HIDDEN_NAME : qname,
     answerText: (answer) => hideDomain ? "" : answer,
+    ruleText: (rule) => hideDomain ? "" : rule,
   };
 }
 

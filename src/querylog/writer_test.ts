@@ -206,12 +206,13 @@ Deno.test("writer with enabled: false stores nothing", async () => {
 });
 
 Deno.test("writer hides clients, names or both by privacy mode, in events and rollups", async (t) => {
+  const RULE = "||www.example^";
   const cases = [
-    ["hideClient", "hidden", "www.example.", "A 192.0.2.1"],
-    ["hideDomain", "192.0.2.9", "hidden.", ""],
-    ["anonymous", "hidden", "hidden.", ""],
+    ["hideClient", "hidden", "www.example.", "A 192.0.2.1", RULE],
+    ["hideDomain", "192.0.2.9", "hidden.", "", undefined],
+    ["anonymous", "hidden", "hidden.", "", undefined],
   ] as const;
-  for (const [privacy, client, qname, answer] of cases) {
+  for (const [privacy, client, qname, answer, rule] of cases) {
     await t.step(privacy, async () => {
       await using log = await tempQueryLog();
       await using writer = testWriter(log.path, {
@@ -222,6 +223,8 @@ Deno.test("writer hides clients, names or both by privacy mode, in events and ro
         clientPort: 5353,
         qname: "www.example.",
         answer: "A 192.0.2.1",
+        list: "ads",
+        rule: RULE,
       })));
       await writer.flush();
       const stored = searchEvents(writer.db, { limit: 10 }).events;
@@ -230,6 +233,8 @@ Deno.test("writer hides clients, names or both by privacy mode, in events and ro
         assert.equal(e.clientAddress, client);
         assert.equal(e.qname, qname);
         assert.equal(e.answer, answer);
+        assert.equal(e.rule, rule, "a rule names the blocked domain");
+        assert.equal(e.list, "ads");
         assert.equal(e.clientPort, client === "hidden" ? 0 : 5353);
       }
       const texts = (table: string) =>
@@ -237,6 +242,10 @@ Deno.test("writer hides clients, names or both by privacy mode, in events and ro
           .map((r) => String(r.text));
       assert.deepEqual(texts("names"), [qname], "nothing else is stored");
       assert.deepEqual(texts("clients"), [client]);
+      assert.equal(
+        texts("labels").some((text) => text.includes("example")),
+        rule !== undefined,
+      );
     });
   }
 });
