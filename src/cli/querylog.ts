@@ -65,10 +65,16 @@ export function makeQuerylogCommand(
         ? 100
         : parseCount("querylog", "--limit", values.limit);
       const filters = {
-        ...(values.client ? { client: values.client } : {}),
-        ...(values.domain ? { domain: values.domain } : {}),
-        ...(values.status ? { status: values.status } : {}),
+        ...filterFlag("client", values.client),
+        ...filterFlag("domain", values.domain),
+        ...filterFlag("status", values.status),
       };
+      const window = timeWindow(
+        "querylog",
+        values.since,
+        values.until,
+        now(),
+      );
       const db = openQueryLogDb(
         join(resolveDataDir(values), QUERYLOG_DB_FILE),
         { readOnly: true },
@@ -80,8 +86,7 @@ export function makeQuerylogCommand(
           searchEvents(db, {
             ...filters,
             limit,
-            ...timeFlag("since", values.since, now),
-            ...timeFlag("until", values.until, now),
+            ...window,
             ...(values.before ? { before: values.before } : {}),
           })
         );
@@ -209,13 +214,44 @@ export function parseTimeFlag(
   );
 }
 
-function timeFlag(
-  flag: "since" | "until",
-  text: string | undefined,
-  now: () => number,
+/**
+ * --since and --until in ms (each only when given); a window that ends
+ * before it starts is a usage error, not an empty result.
+ */
+export function timeWindow(
+  command: string,
+  since: string | undefined,
+  until: string | undefined,
+  now: number,
 ): { since?: number; until?: number } {
+  const window: { since?: number; until?: number } = {};
+  if (since !== undefined) {
+    window.since = parseTimeFlag(command, "since", since, now);
+  }
+  if (until !== undefined) {
+    window.until = parseTimeFlag(command, "until", until, now);
+  }
+  if (
+    window.since !== undefined && window.until !== undefined &&
+    window.since >= window.until
+  ) {
+    throw new UsageError(
+      `kudurru ${command}: --since (${since}) is not before --until (${until})`,
+    );
+  }
+  return window;
+}
+
+/** A filter flag's value, when given; given empty, a usage error. */
+function filterFlag<F extends "client" | "domain" | "status">(
+  flag: F,
+  text: string | undefined,
+): { [K in F]?: string } {
   if (text === undefined) return {};
-  return { [flag]: parseTimeFlag("querylog", flag, text, now()) };
+  if (text.trim() === "") {
+    throw new UsageError(`kudurru querylog: --${flag} needs a value`);
+  }
+  return { [flag]: text } as { [K in F]?: string };
 }
 
 const pad = (n: number, width = 2) => String(n).padStart(width, "0");

@@ -132,6 +132,18 @@ Deno.test("kudurru querylog filters, pages and prints JSON", async () => {
   assert.doesNotMatch(byDomain.stdout, /tracker/);
   const none = await run(["--data-dir", data.dir, "--client", "203.0.113.1"]);
   assert.equal(none.stdout, "No queries found.\n");
+  const mapped = await run([
+    "--data-dir",
+    data.dir,
+    "--client",
+    "::ffff:192.0.2.99",
+    "-o",
+    "json",
+  ]);
+  assert.ok(
+    (JSON.parse(mapped.stdout).events as LoggedEvent[]).length > 0,
+    "an IPv4-mapped address finds the IPv4 client",
+  );
 });
 
 Deno.test("kudurru querylog refuses bad flags with usage errors", async (t) => {
@@ -143,6 +155,22 @@ Deno.test("kudurru querylog refuses bad flags with usage errors", async (t) => {
     ["since", ["--since", "yesterday"], /--since takes a duration/],
     ["cursor", ["--before", "zzz"], /Invalid query-log cursor/],
     ["positional", ["extra"], /unexpected argument "extra"/],
+    [
+      "client that is no address",
+      ["--client", "not-an-ip"],
+      /--client takes an address or a CIDR prefix/,
+    ],
+    [
+      "prefix too long",
+      ["--client", "10.0.0.0/99"],
+      /--client takes an address or a CIDR prefix/,
+    ],
+    ["empty status", ["--status", ""], /--status needs a value/],
+    [
+      "window backwards",
+      ["--since", "10d", "--until", "20d"],
+      /--since \(10d\) is not before --until \(20d\)/,
+    ],
   ];
   for (const [name, args, message] of cases) {
     await t.step(name, async () => {

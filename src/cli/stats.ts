@@ -23,7 +23,7 @@ import {
   formatLogTime,
   formatMicros,
   parseCount,
-  parseTimeFlag,
+  timeWindow,
 } from "./querylog.ts";
 
 export interface StatsCommandOptions {
@@ -77,13 +77,12 @@ function runStats(args: string[], io: CommandIO, now: () => number): number {
       `kudurru stats: -o must be table or json, not "${format}"`,
     );
   }
-  const at = now();
-  const window = {
-    since: parseTimeFlag("stats", "since", values.since ?? "24h", at),
-    ...(values.until === undefined
-      ? {}
-      : { until: parseTimeFlag("stats", "until", values.until, at) }),
-  };
+  const window = timeWindow(
+    "stats",
+    values.since ?? "24h",
+    values.until,
+    now(),
+  ) as { since: number; until?: number };
   const limit = values.limit === undefined
     ? 10
     : parseCount("stats", "--limit", values.limit);

@@ -158,6 +158,10 @@ Deno.test("kudurru stats refuses bad flags and a missing query log", async () =>
     UsageError,
   );
   await assert.rejects(
+    () => run(["--data-dir", data.dir, "--since", "1h", "--until", "2h"]),
+    /--since \(1h\) is not before --until \(2h\)/,
+  );
+  await assert.rejects(
     () =>
       statsCommand.run(
         ["--data-dir", join(data.dir, "nowhere")],

@@ -8,6 +8,7 @@ import ipaddr from "ipaddr.js";
 import type { DatabaseSync } from "node:sqlite";
 import { C } from "./chunk_codec.ts";
 import { BLOCKED_STATUSES } from "./encode.ts";
+import { HIDDEN_CLIENT } from "./event_filter.ts";
 
 export interface EventFilters {
   /** An address as stored (exactly), or a CIDR prefix. */
@@ -166,10 +167,27 @@ function domainMinutes(
   return result;
 }
 
+/**
+ * The ids of the clients `client` names: an address (IPv4-mapped IPv6 as
+ * the IPv4 address it is, which is how it is stored), a CIDR prefix, or
+ * the privacy placeholder "hidden".
+ *
+ * @throws {FilterError} for anything else
+ */
 function clientIds(db: DatabaseSync, client: string): number[] {
-  const exact = db.prepare("SELECT id FROM clients WHERE text = ?").get(client);
+  const byText = db.prepare("SELECT id FROM clients WHERE text = ?");
+  const exact = byText.get(client);
   if (exact !== undefined) return [Number(exact.id)];
-  if (!ipaddr.isValidCIDR(client)) return [];
+  if (client === HIDDEN_CLIENT) return [];
+  if (ipaddr.isValid(client)) {
+    const stored = byText.get(ipaddr.process(client).toString());
+    return stored === undefined ? [] : [Number(stored.id)];
+  }
+  if (!ipaddr.isValidCIDR(client)) {
+    throw new FilterError(
+      `--client takes an address or a CIDR prefix such as 192.0.2.0/24, not "${client}"`,
+    );
+  }
   const [range, bits] = ipaddr.parseCIDR(client);
   const ids: number[] = [];
   for (const row of db.prepare("SELECT id, text FROM clients").iterate()) {
