@@ -40,6 +40,11 @@ export interface Response {
    * on to later askers that sent that subnet themselves.
    */
   clientSubnet?: Uint8Array;
+  /**
+   * When `wire` was truncated (TC=1) to fit this client: the whole answer,
+   * which is what the cache keeps.
+   */
+  wholeWire?: Uint8Array;
   /** Whether the cache may keep it (local and authoritative answers: never). */
   cacheable?: boolean;
   /** Keep out of the query log (the health check); counters still count it. */

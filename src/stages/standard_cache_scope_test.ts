@@ -293,3 +293,30 @@ Deno.test("clientSubnetCacheScope is the option sent upstream", async (t) => {
     });
   }
 });
+
+Deno.test("standard cache keeps the whole answer when a client got it truncated", async () => {
+  const records = Array.from(
+    { length: 40 },
+    (_, i) => `www.example.org. 300 IN A 192.0.2.${i + 1}`,
+  );
+  const resolver = scriptedResolver(
+    answered(upstreamAnswer("www.example.org. A", { answer: rrsets(records) })),
+  );
+  const upstream = createUpstreamStage({ resolver, logger: memoryLogger() });
+  const next = (req: Request) =>
+    upstream.serve(req, () => {
+      throw new Error("the upstream stage never calls next");
+    });
+  const stage = createStandardCacheStage();
+  const ask = (transport: "udp" | "tcp") =>
+    requestFor("www.example.org. A", {
+      snapshot: snapshotWith(upstreamsOf({})),
+      transport,
+    });
+  const small = await stage.serve(ask("udp"), next);
+  assert.equal(decodeAnswer(small.wire!).tc, true, "40 A records exceed 512");
+  const retry = await stage.serve(ask("tcp"), next);
+  assert.equal(retry.status, "cached", "the retry over TCP hits");
+  assert.equal(decodeAnswer(retry.wire!).answer.length, 40);
+  assert.equal(resolver.calls.length, 1);
+});

@@ -76,7 +76,15 @@ export function createCacheStage(opts: CacheStageOptions = {}): CacheStage {
     policy: CachePolicy,
   ): Outcome {
     const entry = isStorable(res)
-      ? buildEntry(res.wire!, req, key, scope, policy, now(), res.clientSubnet)
+      ? buildEntry(
+        res.wholeWire ?? res.wire!,
+        req,
+        key,
+        scope,
+        policy,
+        now(),
+        res.clientSubnet,
+      )
       : undefined;
     if (entry !== undefined) {
       cache.limit = policy.maxEntries;

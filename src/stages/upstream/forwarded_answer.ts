@@ -62,6 +62,8 @@ export interface ForwardedAnswer {
 export interface ForwardedAnswerOptions {
   /** The ECS option sent upstream with the query, if any. */
   sentSubnet?: Uint8Array | undefined;
+  /** @default req.maxSize, what this client can take */
+  maxSize?: number;
 }
 
 /**
@@ -110,8 +112,9 @@ export function forwardedAnswer(
   ];
   let body = [question, records, additional];
   let truncated = false;
-  if (base + records.length + additional.length > req.maxSize) {
-    if (base + records.length <= req.maxSize) {
+  const maxSize = opts.maxSize ?? req.maxSize;
+  if (base + records.length + additional.length > maxSize) {
+    if (base + records.length <= maxSize) {
       counts = [layout.ancount, layout.nscount, optCount];
       body = [question, records];
     } else {

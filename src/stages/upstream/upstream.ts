@@ -102,6 +102,9 @@ export function createUpstreamStage(opts: UpstreamStageOptions): UpstreamStage {
   };
 }
 
+/** The largest DNS message (TCP's two-octet length prefix). */
+const TCP_MAX_MESSAGE = 65535;
+
 function responseFor(
   req: Request,
   route: Route,
@@ -141,11 +144,18 @@ function responseFor(
     status: "forwarded",
     stage: "upstream",
     upstream: result.server,
-    // A truncated answer is this client's size, not the answer; conditional
-    // forwarding is never cached (cache_scope.ts).
-    cacheable: !made.truncated && isCacheableRoute(route),
+    // Conditional forwarding is never cached (cache_scope.ts).
+    cacheable: isCacheableRoute(route),
   };
   if (made.clientSubnet !== undefined) res.clientSubnet = made.clientSubnet;
+  if (made.truncated) {
+    // TC=1 is this client's size, not the answer: the cache keeps the
+    // whole answer, for the client's retry over TCP and for everyone else.
+    res.wholeWire = forwardedAnswer(result.message, req, {
+      sentSubnet,
+      maxSize: TCP_MAX_MESSAGE,
+    }).wire;
+  }
   return res;
 }
 

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { EDNS_OPTION } from "../../dns/wire/mod.ts";
 import { memoryLogger } from "../../log/logger.ts";
 import type { Request, Response } from "../../pipeline/mod.ts";
-import { decodeResponse } from "../../pipeline/testing/mod.ts";
+import { decodeAnswer, decodeResponse } from "../../pipeline/testing/mod.ts";
 import type { UpstreamResult } from "../../upstream/types.ts";
 import { EDNS_CLIENT_SUBNET } from "./client_subnet.ts";
 import { createUpstreamStage, type UpstreamStage } from "./mod.ts";
@@ -228,7 +228,9 @@ Deno.test("upstream truncates a big answer for a 512-octet UDP client", async ()
   const decoded = decodeResponse(req, res)!;
   assert.equal(decoded.tc, true);
   assert.deepEqual(decoded.answer, []);
-  assert.equal(res.cacheable, false);
+  // The cache keeps the whole answer, not this client's cut.
+  assert.equal(res.cacheable, true);
+  assert.equal(decodeAnswer(res.wholeWire!).answer.length, 40);
 });
 
 Deno.test("upstream sends the whole big answer over TCP", async () => {
