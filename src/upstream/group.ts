@@ -92,7 +92,11 @@ export class UpstreamGroup {
       Promise.all(attempts.map((a) => a.done)).then(() => resolve(result));
     };
 
+    /** Servers that failed this query: never asked again within it. */
+    const failed = new Set<number>();
+
     const launch = (): boolean => {
+      while (failed.has(plan.order[next]!)) next++;
       const index = plan.order[next];
       if (index === undefined) return false;
       next++;
@@ -121,6 +125,7 @@ export class UpstreamGroup {
             }, "answered");
             return;
           }
+          failed.add(index);
           endpoint.score.recordFailure();
           counters?.countError(endpoint.server.raw);
           failures.push(`${endpoint.server.raw}: ${outcome.why}`);

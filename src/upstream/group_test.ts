@@ -121,6 +121,38 @@ Deno.test("group tries the next server at once after SERVFAIL", async () => {
   );
 });
 
+Deno.test("group of one server asks again after half the timeout when a datagram is lost", async () => {
+  const asked: string[] = [];
+  // Drops the first datagram, answers the second.
+  const server = startUdpUpstream((q) => {
+    asked.push(q.question!.name);
+    return asked.length === 1
+      ? []
+      : [{ message: answer(q, { a: ["192.0.2.9"] }) }];
+  });
+  await withGroup(
+    [server],
+    { strategy: "parallel_best", timeout: "400ms" },
+    async (resolve) => {
+      const started = performance.now();
+      assert.equal(addressOf(await resolve()), "192.0.2.9");
+      const elapsed = performance.now() - started;
+      assert.ok(elapsed >= 190 && elapsed < 390, `took ${elapsed} ms`);
+      assert.equal(asked.length, 2);
+    },
+  );
+});
+
+Deno.test("group of one server does not ask again after a failure", async () => {
+  const log: string[] = [];
+  const servers = [udpServer({ rcode: RCODE.SERVFAIL }, log)];
+  await withGroup(servers, { strategy: "strict" }, async (resolve) => {
+    const result = await resolve();
+    assert.equal(!result.ok && result.reason, "error");
+    assert.equal(log.length, 1);
+  });
+});
+
 Deno.test("group fails with every server's reason when all refuse", async () => {
   const servers = [
     udpServer({ rcode: RCODE.REFUSED }),
