@@ -135,6 +135,7 @@ export class UpstreamGroup {
               ok: false,
               reason: "error",
               detail: failures.join("; "),
+              server: endpoint.server.raw,
             }, "failed");
           }
         },
@@ -154,13 +155,22 @@ export class UpstreamGroup {
       finish({ ok: false, reason: "error", detail: "cancelled" }, "cancelled");
     request.signal?.addEventListener("abort", onCancel, { once: true });
     const deadline = setTimeout(() => {
-      const silent = attempts.filter((a) => !a.settled)
-        .map((a) => a.endpoint.server.raw);
+      const silent = [
+        ...new Set(
+          attempts.filter((a) => !a.settled).map((a) => a.endpoint.server.raw),
+        ),
+      ];
       const detail = [
         `no answer within ${timeoutMs} ms from ${silent.join(", ")}`,
         ...failures,
       ].join("; ");
-      finish({ ok: false, reason: "timeout", detail }, "timeout");
+      const server = silent[0];
+      finish(
+        server === undefined
+          ? { ok: false, reason: "timeout", detail }
+          : { ok: false, reason: "timeout", detail, server },
+        "timeout",
+      );
     }, timeoutMs);
 
     for (let i = 0; i < plan.parallel; i++) launch();

@@ -171,6 +171,7 @@ Deno.test("group fails with every server's reason when all refuse", async () => 
       detail,
       new RegExp(`${urlOf("udp", servers[1]!)}: answered SERVFAIL`),
     );
+    assert.equal(!result.ok && result.server, urlOf("udp", servers[1]!));
   });
 });
 
@@ -185,6 +186,8 @@ Deno.test("group times out within its timeout", async () => {
       const elapsed = performance.now() - started;
       assert.equal(!result.ok && result.reason, "timeout");
       assert.ok(elapsed >= 190 && elapsed < 450, `took ${elapsed} ms`);
+      const named = !result.ok && result.server;
+      assert.ok(servers.some((s) => urlOf("udp", s) === named), `${named}`);
     },
   );
 });

@@ -34,6 +34,12 @@ export type UpstreamResult =
     reason: "timeout" | "error";
     /** What went wrong, for one log line and the query log. */
     detail: string;
+    /**
+     * The server the failure is put down to, as configured, for the query
+     * log and its per-upstream counts: the first still silent at a timeout,
+     * the last to fail otherwise. Absent when no server was asked.
+     */
+    server?: string;
   };
 
 /** Every upstream group of the configuration, ready to forward. */

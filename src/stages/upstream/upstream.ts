@@ -113,7 +113,7 @@ function responseFor(
 ): Response {
   const { group } = route;
   if (!result.ok) {
-    return result.reason === "timeout"
+    const res = result.reason === "timeout"
       ? failure(
         req,
         "timeout_upstream",
@@ -126,18 +126,24 @@ function responseFor(
         EDE_NETWORK_ERROR,
         `upstream group "${group}" failed`,
       );
+    // Who failed, for the query log and its per-upstream error counts.
+    if (result.server !== undefined) res.upstream = result.server;
+    return res;
   }
   let made: ForwardedAnswer;
   try {
     made = forwardedAnswer(result.message, req, { sentSubnet });
   } catch (error) {
     if (!(error instanceof WireFormatError)) throw error;
-    return failure(
-      req,
-      "servfail_upstream",
-      EDE_NETWORK_ERROR,
-      `upstream group "${group}" sent an unusable answer`,
-    );
+    return {
+      ...failure(
+        req,
+        "servfail_upstream",
+        EDE_NETWORK_ERROR,
+        `upstream group "${group}" sent an unusable answer`,
+      ),
+      upstream: result.server,
+    };
   }
   const res: Response = {
     wire: made.wire,

@@ -127,12 +127,20 @@ Deno.test("upstream answers SERVFAIL on failure", async (t) => {
     result: UpstreamResult;
     status: string;
     ede: { code: number; text: string };
+    /** The server the query log puts the failure down to. */
+    upstream?: string;
   }[] = [
     {
       name: "timeout: EDE 22 No Reachable Authority",
-      result: { ok: false, reason: "timeout", detail: "2s passed" },
+      result: {
+        ok: false,
+        reason: "timeout",
+        detail: "2s passed",
+        server: "192.0.2.53",
+      },
       status: "timeout_upstream",
       ede: { code: 22, text: 'upstream group "default" timed out' },
+      upstream: "192.0.2.53",
     },
     {
       name: "error: EDE 23 Network Error",
@@ -148,6 +156,7 @@ Deno.test("upstream answers SERVFAIL on failure", async (t) => {
         code: 23,
         text: 'upstream group "default" sent an unusable answer',
       },
+      upstream: "tls://192.0.2.53",
     },
   ];
   for (const c of cases) {
@@ -158,6 +167,7 @@ Deno.test("upstream answers SERVFAIL on failure", async (t) => {
       });
       assert.equal(res.status, c.status);
       assert.deepEqual(edeOf(res), c.ede);
+      assert.equal(res.upstream, c.upstream);
       const decoded = decodeResponse(req, res)!;
       assert.equal(decoded.rcode, "SERVFAIL");
       assert.equal(res.message?.ra, true);
