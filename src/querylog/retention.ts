@@ -6,9 +6,12 @@
  *    older than ROLLUP_RETENTION_MS, domain_minutes older than
  *    DOMAIN_MINUTES_RETENTION_MS (and folded into domain_hours);
  * 2. by size: when the file passes retention.maxDBBytes, the oldest raw
- *    events go in chunks until the pages in use are under 90 % of it (then,
- *    only if no raw event is left, the oldest day of rollups, and so on),
- *    and `PRAGMA incremental_vacuum` gives the free pages back;
+ *    events go in chunks until the pages in use are under 90 % of it. Only
+ *    when no raw event is left, in this order: dictionary rows nothing
+ *    refers to any more (a flood of one-off names leaves ~all of them), the
+ *    oldest day of per-name rollups, the oldest day of the other rollups
+ *    (the totals `kudurru stats` shows go last). Then `PRAGMA
+ *    incremental_vacuum` gives the free pages back;
  * 3. once an hour, dictionary entries nothing can refer to any more.
  */
 import type { DatabaseSync } from "node:sqlite";
@@ -69,6 +72,8 @@ const ROLLUP_TABLES = [
   ["domain_minutes", "minute"],
   ["domain_hours", "hour"],
 ] as const;
+const PER_NAME_ROLLUPS = ROLLUP_TABLES.filter(([t]) => t.startsWith("domain"));
+const TOTAL_ROLLUPS = ROLLUP_TABLES.filter(([t]) => !t.startsWith("domain"));
 
 const yieldTurn = () => new Promise((r) => setTimeout(r, 0));
 
@@ -103,9 +108,15 @@ export async function runRetention(
     while (pages.usedBytes > max * SIZE_TARGET && eventBudget > 0) {
       const range = eventIdRange(db);
       if (range === undefined) {
-        const rows = rollupDays-- > 0 ? deleteOldestRollupDay(db) : 0;
-        report.deletedRollupRows += rows;
-        if (rows === 0) break;
+        const entries = deleteUnreferencedEntries(db);
+        if (entries > 0) {
+          report.deletedDictionaryRows += entries;
+          opts.onDictionariesPruned?.();
+        } else {
+          const rows = rollupDays-- > 0 ? deleteOldestRollupDay(db) : 0;
+          report.deletedRollupRows += rows;
+          if (rows === 0) break;
+        }
       } else {
         const perEvent = pages.usedBytes / (range.next - range.oldest);
         const excess = pages.usedBytes - max * SIZE_TARGET;
@@ -256,10 +267,36 @@ function deleteOldRollups(db: DatabaseSync, now: number): number {
   return deleted;
 }
 
-/** Size pressure with no raw events left: the oldest day of every rollup. */
+/**
+ * Size pressure with no raw events left: names no per-name rollup refers
+ * to, and every answer text (only events refer to those). Nothing stored
+ * refers to them, and the caller makes the writer forget the ids it holds.
+ */
+function deleteUnreferencedEntries(db: DatabaseSync): number {
+  const names = db.prepare(
+    `DELETE FROM names WHERE id NOT IN (SELECT name FROM domain_minutes)
+       AND id NOT IN (SELECT name FROM domain_hours)`,
+  ).run().changes;
+  const answers = db.prepare("DELETE FROM answers").run().changes;
+  return Number(names) + Number(answers);
+}
+
+/**
+ * Size pressure with no raw events left: the oldest day of the per-name
+ * rollups while there are any (the largest, and what a flood of names
+ * fills), then of the others.
+ */
 function deleteOldestRollupDay(db: DatabaseSync): number {
+  return deleteOldestDayOf(db, PER_NAME_ROLLUPS) ||
+    deleteOldestDayOf(db, TOTAL_ROLLUPS);
+}
+
+function deleteOldestDayOf(
+  db: DatabaseSync,
+  tables: readonly (typeof ROLLUP_TABLES)[number][],
+): number {
   let oldestMinute = Infinity;
-  for (const [table, bucket] of ROLLUP_TABLES) {
+  for (const [table, bucket] of tables) {
     const row = db.prepare(`SELECT min(${bucket}) AS b FROM ${table}`).get();
     if (row?.b === null || row?.b === undefined) continue;
     const minute = bucket === "hour" ? Number(row.b) * 60 : Number(row.b);
@@ -268,7 +305,7 @@ function deleteOldestRollupDay(db: DatabaseSync): number {
   if (oldestMinute === Infinity) return 0;
   const cutoffMinute = oldestMinute + DAY_MS / MINUTE_MS;
   let deleted = 0;
-  for (const [table, bucket] of ROLLUP_TABLES) {
+  for (const [table, bucket] of tables) {
     const cutoff = bucket === "hour"
       ? Math.floor(cutoffMinute / 60)
       : cutoffMinute;

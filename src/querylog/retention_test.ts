@@ -182,6 +182,44 @@ Deno.test("retention by size removes rollups once no raw event is left", async (
   );
 });
 
+Deno.test("retention by size under a flood of one-off names keeps the totals and drops the names", async () => {
+  await using log = await tempQueryLog();
+  const now = T0 + HOUR_MS;
+  await using writer = testWriter(log.path, { now: () => now });
+  writer.enqueue(Array.from({ length: 20_000 }, (_, i) =>
+    queryEvent({
+      time: T0 + i * 100,
+      // Random-subdomain style: every name asked once.
+      qname: `x${(i * 2_654_435_761) % 4_294_967_296}.flood.example.`,
+      answer: "NXDOMAIN",
+    })));
+  await writer.flush();
+  const db = writer.db;
+  const statusRows = count(db, "SELECT count(*) FROM status_minutes");
+  const size = count(db, "PRAGMA page_count") * count(db, "PRAGMA page_size");
+  let pruned = 0;
+  const report = await runRetention(db, {
+    now,
+    limits: limits("720h", String(Math.floor(size * 0.25))),
+    state: { lastDictionarySweep: now }, // the hourly sweep is not due
+    logger: memoryLogger(),
+    onDictionariesPruned: () => pruned++,
+  });
+  assert.equal(count(db, "SELECT count(*) FROM event_chunks"), 0);
+  assert.ok(
+    report.deletedDictionaryRows >= 20_000,
+    `${report.deletedDictionaryRows}`,
+  );
+  assert.ok(pruned > 0, "the writer forgets the ids it held");
+  assert.ok(count(db, "SELECT count(*) FROM names") < 100);
+  assert.equal(
+    count(db, "SELECT count(*) FROM status_minutes"),
+    statusRows,
+    "the totals kudurru stats shows are kept",
+  );
+  assert.ok(report.fileBytes <= size * 0.25, `${report.fileBytes} of ${size}`);
+});
+
 Deno.test("the writer runs retention on its own timer", async () => {
   await using log = await tempQueryLog();
   const now = T0 + 40 * DAY_MS;
