@@ -1,17 +1,24 @@
 /**
  * `kudurru stats`: what the dashboard's cards show, from the rollups in
- * `<dataDir>/querylog.db`: totals, top domains, top blocked domains, top
- * clients and the upstreams, over a window (24 h unless --since says).
+ * `<dataDir>/querylog.db`: totals, queries over time by status, top
+ * domains, top blocked domains, top clients and the upstreams, over a
+ * window (24 h unless --since says); with --client, that client's summary.
  */
 import { join } from "node:path";
 import type { DatabaseSync } from "node:sqlite";
 import { openQueryLogDb, QUERYLOG_DB_FILE } from "../querylog/db.ts";
+import ipaddr from "ipaddr.js";
 import {
+  clientSummary,
+  queriesOverTime,
   topClients,
   topDomains,
   totals,
   upstreamStats,
+  windowMinutes,
 } from "../querylog/queries.ts";
+import { HIDDEN_CLIENT } from "../querylog/event_filter.ts";
+import { MINUTE_MS } from "../querylog/settings.ts";
 import {
   type Command,
   type CommandIO,
@@ -36,24 +43,63 @@ const FLAGS = {
   since: { type: "string" },
   until: { type: "string" },
   limit: { type: "string" },
+  client: { type: "string" },
   output: { type: "string", short: "o" },
 } as const;
+
+/** Bucket widths for queries over time, in minutes: 1 m to 1 d. */
+const BUCKET_MINUTES = [1, 5, 15, 60, 360, 1440];
+/** About this many rows of queries over time, at most. */
+const OVER_TIME_ROWS = 24;
+
+/** The narrowest bucket that covers `spanMinutes` in OVER_TIME_ROWS rows. */
+export function overTimeBucketMs(spanMinutes: number): number {
+  const minutes =
+    BUCKET_MINUTES.find((b) => spanMinutes / b <= OVER_TIME_ROWS) ??
+      Math.ceil(spanMinutes / OVER_TIME_ROWS / 1440) * 1440;
+  return minutes * MINUTE_MS;
+}
 
 /** The whole report, as -o json prints it. */
 export function statsReport(
   db: DatabaseSync,
   window: { since: number; until?: number },
   limit: number,
+  client?: string,
 ) {
+  const [from, to] = windowMinutes(db, window);
+  const bucketMs = overTimeBucketMs(to - from);
   return {
     since: window.since,
     until: window.until ?? null,
     totals: totals(db, window),
+    overTime: {
+      bucketMs,
+      buckets: queriesOverTime(db, { ...window, bucketMs }),
+    },
     topDomains: topDomains(db, { ...window, limit }),
     topBlockedDomains: topDomains(db, { ...window, limit, blocked: true }),
     topClients: topClients(db, { ...window, limit }),
     upstreams: upstreamStats(db, window),
+    ...(client === undefined
+      ? {}
+      : { client: clientSummary(db, client, { ...window }) }),
   };
+}
+
+/**
+ * --client as stored: an address (IPv4-mapped IPv6 as its IPv4 address)
+ * or the privacy placeholder "hidden".
+ */
+function clientFlag(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  if (text === HIDDEN_CLIENT) return text;
+  if (!ipaddr.isValid(text)) {
+    throw new UsageError(
+      `kudurru stats: --client takes an address such as 192.0.2.7, not "${text}"`,
+    );
+  }
+  return ipaddr.process(text).toString();
 }
 
 /** `stats` with an injectable clock. */
@@ -63,7 +109,7 @@ export function makeStatsCommand(opts: StatsCommandOptions = {}): Command {
     name: "stats",
     summary: "Show query statistics from the query log",
     usage:
-      "  kudurru stats [--since 24h|ISO] [--until 1h|ISO] [--limit N] [-o table|json] [--data-dir DIR] [--config FILE]",
+      "  kudurru stats [--since 24h|ISO] [--until 1h|ISO] [--limit N] [--client ADDR] [-o table|json] [--data-dir DIR] [--config FILE]",
     // A promise either way: errors reach the caller as rejections.
     run: (args, io) => Promise.resolve().then(() => runStats(args, io, now)),
   };
@@ -86,12 +132,13 @@ function runStats(args: string[], io: CommandIO, now: () => number): number {
   const limit = values.limit === undefined
     ? 10
     : parseCount("stats", "--limit", values.limit);
+  const client = clientFlag(values.client);
   const db = openQueryLogDb(
     join(resolveDataDir(values), QUERYLOG_DB_FILE),
     { readOnly: true },
   );
   try {
-    const report = statsReport(db, window, limit);
+    const report = statsReport(db, window, limit, client);
     io.stdout(
       format === "json"
         ? JSON.stringify(report, null, 2) + "\n"
@@ -138,6 +185,17 @@ function renderReport(r: ReturnType<typeof statsReport>): string {
       statuses.map(([s, n]) => `${s} ${number(n)}`).join(", ")
     }\n`;
   }
+  out += `\nQueries over time (per ${bucketName(r.overTime.bucketMs)})\n` +
+    table(
+      ["TIME", "QUERIES", "BLOCKED", "CACHED", "FORWARDED"],
+      r.overTime.buckets.map((b) => [
+        formatLogTime(b.time).slice(0, 16),
+        number(b.total),
+        number(b.blocked),
+        number((b.byStatus.cached ?? 0) + (b.byStatus.cached_stale ?? 0)),
+        number(b.byStatus.forwarded ?? 0),
+      ]),
+    );
   out += "\nTop domains\n" + table(
     ["QUERIES", "BLOCKED", "DOMAIN"],
     r.topDomains.map((d) => [number(d.queries), number(d.blocked), d.domain]),
@@ -159,5 +217,34 @@ function renderReport(r: ReturnType<typeof statsReport>): string {
       u.upstream,
     ]),
   );
+  if (r.client !== undefined) out += renderClient(r.client);
   return out;
+}
+
+function bucketName(ms: number): string {
+  const minutes = ms / MINUTE_MS;
+  if (minutes % 1440 === 0) return `${minutes / 1440} d`;
+  if (minutes % 60 === 0) return `${minutes / 60} h`;
+  return `${minutes} min`;
+}
+
+function renderClient(
+  c: NonNullable<ReturnType<typeof statsReport>["client"]>,
+): string {
+  const seen = (ms: number | null) => ms === null ? "never" : formatLogTime(ms);
+  let out = `\nClient ${c.client}\n` +
+    `  queries ${number(c.queries)}   blocked ${number(c.blocked)}` +
+    `   first seen ${seen(c.firstSeen)}   last seen ${seen(c.lastSeen)}\n`;
+  const statuses = Object.entries(c.recent.byStatus).sort((a, b) =>
+    b[1] - a[1]
+  );
+  if (statuses.length > 0) {
+    out += `  its last ${number(c.recent.events)} queries: ${
+      statuses.map(([s, n]) => `${s} ${number(n)}`).join(", ")
+    }\n`;
+  }
+  return out + table(
+    ["QUERIES", "DOMAIN"],
+    c.recent.topDomains.map((d) => [number(d.queries), d.domain]),
+  );
 }

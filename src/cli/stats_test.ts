@@ -4,7 +4,7 @@ import type { QueryEvent } from "../pipeline/query_event.ts";
 import { QUERYLOG_DB_FILE } from "../querylog/db.ts";
 import { queryEvent, T0, testWriter } from "../querylog/test_support.ts";
 import { bufferIO, UsageError } from "./command.ts";
-import { makeStatsCommand, statsCommand } from "./stats.ts";
+import { makeStatsCommand, overTimeBucketMs, statsCommand } from "./stats.ts";
 
 function blocked(
   qname: string,
@@ -169,4 +169,42 @@ Deno.test("kudurru stats refuses bad flags and a missing query log", async () =>
       ),
     /No query log at/,
   );
+});
+
+Deno.test("kudurru stats shows queries over time by status", async () => {
+  await using data = await dataDir();
+  const out = (await run(["--data-dir", data.dir])).stdout;
+  assert.match(
+    out,
+    /Queries over time \(per 1 h\)\n\s+TIME\s+QUERIES\s+BLOCKED\s+CACHED\s+FORWARDED\n/,
+  );
+  const json = JSON.parse(
+    (await run(["--data-dir", data.dir, "-o", "json"])).stdout,
+  );
+  assert.equal(json.overTime.bucketMs, 3_600_000);
+  const buckets = json.overTime.buckets as { total: number; blocked: number }[];
+  assert.ok(buckets.length <= 25, `${buckets.length} rows`);
+  assert.equal(buckets.reduce((n, b) => n + b.total, 0), 10);
+  assert.equal(buckets.reduce((n, b) => n + b.blocked, 0), 3);
+});
+
+Deno.test("kudurru stats --client adds that client's summary", async () => {
+  await using data = await dataDir();
+  const out =
+    (await run(["--data-dir", data.dir, "--client", "::ffff:192.0.2.20"]))
+      .stdout;
+  assert.match(out, /Client 192\.0\.2\.20\n\s+queries 3\s+blocked 3/);
+  assert.match(out, /its last 3 queries: blocked_list 3/);
+  assert.match(out, /\s+3\s+ads\.example\./);
+  await assert.rejects(
+    () => run(["--data-dir", data.dir, "--client", "router"]),
+    /--client takes an address/,
+  );
+});
+
+Deno.test("overTimeBucketMs keeps about 24 rows", () => {
+  assert.equal(overTimeBucketMs(10), 60_000);
+  assert.equal(overTimeBucketMs(24 * 60), 3_600_000);
+  assert.equal(overTimeBucketMs(7 * 24 * 60), 86_400_000);
+  assert.equal(overTimeBucketMs(90 * 24 * 60), 4 * 86_400_000);
 });

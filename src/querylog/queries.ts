@@ -26,6 +26,7 @@ export {
   topClients,
   topDomains,
   type TopOptions,
+  windowMinutes,
 } from "./stats.ts";
 export {
   type ClientSummary,
