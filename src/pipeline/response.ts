@@ -57,6 +57,8 @@ export interface AnswerSections {
   answer?: RRSet[];
   authority?: RRSet[];
   additional?: RRSet[];
+  /** See ResponseSpec.requiredAdditional (a referral's in-domain glue). */
+  requiredAdditional?: number;
 }
 
 /**
@@ -82,6 +84,9 @@ export function replyTo(
   if (sections.answer !== undefined) spec.answer = sections.answer;
   if (sections.authority !== undefined) spec.authority = sections.authority;
   if (sections.additional !== undefined) spec.additional = sections.additional;
+  if (sections.requiredAdditional !== undefined) {
+    spec.requiredAdditional = sections.requiredAdditional;
+  }
   return spec;
 }
 

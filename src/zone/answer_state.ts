@@ -30,6 +30,8 @@ export interface AnswerState {
   kind: ZoneAnswerKind;
   links: number;
   chainLeft: boolean;
+  /** The delegation point of a referral (lowercase FQDN). */
+  cut?: string;
 }
 
 /** Places an RRset unless it is already in the message; false when it was. */

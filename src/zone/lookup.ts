@@ -48,6 +48,11 @@ export interface ZoneAnswer {
   upstreamGroup?: string;
   /** A CNAME/DNAME chain ended at a name no local primary zone holds. */
   chainLeftLocalZones?: boolean;
+  /**
+   * A referral: how many leading additional RRsets are in-domain glue,
+   * which must all fit or the answer sets TC (RFC 9471 §3).
+   */
+  requiredAdditional?: number;
 }
 
 /**
@@ -90,6 +95,7 @@ function referral(state: AnswerState, zone: IndexedZone, cut: ZoneNode): void {
   // NSD: a referral reached through a CNAME keeps AA from the first answer.
   if (state.links === 0) state.aa = false;
   state.kind = "referral";
+  state.cut = cut.name;
 }
 
 /** Follows a CNAME or DNAME target into whichever local zone holds it. */
@@ -270,13 +276,43 @@ export function lookup(
     aa: state.aa,
     answer: state.answer,
     authority: state.authority,
-    // NSD writes A before AAAA so IPv4 glue survives truncation.
+    // NSD writes A before AAAA so IPv4 addresses survive truncation.
     additional: [...state.additionalA, ...state.additionalAAAA],
     zone: zone.name,
   };
+  if (state.kind === "referral" && state.cut !== undefined) {
+    const glue = referralGlue(state, state.cut);
+    result.additional = glue.additional;
+    result.requiredAdditional = glue.required;
+  }
   if (state.chainLeft) {
     result.chainLeftLocalZones = true;
     result.kind = "answer";
   }
   return result;
+}
+
+/**
+ * A referral's glue, as Knot orders it: by name server, A then AAAA, the
+ * in-domain ones (at or below the cut) first. Those are required: when they
+ * do not all fit, the answer sets TC so the resolver asks again over TCP
+ * (RFC 9471 §3); sibling glue after them is optional.
+ */
+function referralGlue(
+  state: AnswerState,
+  cut: string,
+): { additional: RRSet[]; required: number } {
+  const byName = new Map<string, RRSet[]>();
+  for (const rrset of [...state.additionalA, ...state.additionalAAAA]) {
+    const held = byName.get(rrset.name);
+    if (held === undefined) byName.set(rrset.name, [rrset]);
+    else held.push(rrset);
+  }
+  const inDomain: RRSet[] = [];
+  const sibling: RRSet[] = [];
+  for (const [name, rrsets] of byName) {
+    const below = name === cut || name.endsWith(`.${cut}`);
+    (below ? inDomain : sibling).push(...rrsets);
+  }
+  return { additional: [...inDomain, ...sibling], required: inDomain.length };
 }

@@ -783,3 +783,28 @@ Deno.test("lookup: a star label below the leftmost makes the wildcard an empty n
     ]);
   });
 });
+
+Deno.test("lookup orders a referral's glue by server, in-domain first, and counts it as required", () => {
+  const zone = zoneFromText("p.test.", [
+    "p.test. 60 IN SOA ns.p.test. h.p.test. 1 3600 900 1209600 30",
+    "kid.p.test. 60 IN NS ns.side.p.test.",
+    "kid.p.test. 60 IN NS a.kid.p.test.",
+    "kid.p.test. 60 IN NS b.kid.p.test.",
+    "a.kid.p.test. 60 IN A 192.0.2.1",
+    "a.kid.p.test. 60 IN AAAA 2001:db8::1",
+    "b.kid.p.test. 60 IN A 192.0.2.2",
+    "ns.side.p.test. 60 IN A 192.0.2.9",
+  ]);
+  const got = lookup(buildZoneIndex([zone], []), "www.kid.p.test.", 1)!;
+  assert.equal(got.kind, "referral");
+  assert.deepEqual(
+    got.additional.map((r) => `${r.name} ${r.type}`),
+    [
+      "a.kid.p.test. 1",
+      "a.kid.p.test. 28",
+      "b.kid.p.test. 1",
+      "ns.side.p.test. 1",
+    ],
+  );
+  assert.equal(got.requiredAdditional, 3, "sibling glue is optional");
+});

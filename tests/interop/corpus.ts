@@ -118,6 +118,12 @@ export const CORPUS: CorpusQuery[] = [
   q("DS at the cut answered by the parent", `sub.${M}`, "DS"),
   q("referral deep below the cut", `deep.www.sub.${M}`, "AAAA"),
   q("glue name is below the cut", `ns1.sub.${M}`, "A"),
+  q(
+    "referral whose in-domain glue does not fit 512 octets",
+    `www.bigdel.${M}`,
+    "A",
+  ),
+  q("referral with all its glue over TCP", `www.bigdel.${M}`, "A", TCP),
   q("delegated child served here", `www.child.${M}`, "A"),
   q("child SOA", `child.${M}`, "SOA"),
   q("child NS", `child.${M}`, "NS"),

@@ -168,6 +168,17 @@ export const RECORD_SETS: DNSRecordSet[] = [
     rr(`ns1.sub.${M}`, "AAAA", ["2001:db8::100"]),
     rr(`child.${M}`, "NS", [`ns1.child.${M}`]),
     rr(`ns1.child.${M}`, "A", ["192.0.2.110"]),
+    // 13 in-domain name servers: their 26 glue records overflow 512 octets
+    // (RFC 9471: the referral must then set TC).
+    rr(
+      `bigdel.${M}`,
+      "NS",
+      Array.from({ length: 13 }, (_, i) => `ns${i}.bigdel.${M}`),
+    ),
+    ...Array.from({ length: 13 }, (_, i) => [
+      rr(`ns${i}.bigdel.${M}`, "A", [`192.0.2.${120 + i}`]),
+      rr(`ns${i}.bigdel.${M}`, "AAAA", [`2001:db8::${120 + i}`]),
+    ]).flat(),
   ]),
   recordSet("other", "other-test", [
     rr("www.other.test", "A", ["198.51.100.10"]),

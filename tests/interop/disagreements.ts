@@ -75,6 +75,14 @@ export const KNOWN_DISAGREEMENTS: Record<string, KnownDisagreement> = {
     kudurru: "either",
     why: "RFC 8482 lets the server pick any one RRset; both do, differently",
   },
+  "referral whose in-domain glue does not fit 512 octets": {
+    nsd: "TC=0 with the A glue of every name server and no AAAA",
+    knot:
+      "TC=1 with the A and AAAA glue of the first name servers, as many as fit",
+    kudurru: "knot",
+    why:
+      "RFC 9471 §3: when in-domain glue does not all fit, the server MUST set TC",
+  },
   "opcode STATUS is NOTIMP": {
     nsd: "NOTIMP with an empty question section",
     knot: "NOTIMP echoing the question",

@@ -36,6 +36,12 @@ export interface ResponseSpec {
   answer?: RRSet[];
   authority?: RRSet[];
   additional?: RRSet[];
+  /**
+   * How many leading `additional` RRsets the message must carry (a
+   * referral's in-domain glue, RFC 9471 §3): when one does not fit, the
+   * rest of the additional section is left out and TC is set.
+   */
+  requiredAdditional?: number;
   /** Present when the query had EDNS: the OPT record to add (RFC 6891). */
   edns?: {
     udpSize: number;
@@ -91,9 +97,12 @@ export function encodeResponse(
   );
   let ancount = writeSection(w, spec.answer);
   let nscount = ancount < 0 ? -1 : writeSection(w, spec.authority);
-  let arcount = nscount < 0 ? 0 : writeAdditional(w, spec.additional);
-  const truncated = nscount < 0;
-  if (truncated) {
+  const additional = nscount < 0
+    ? { count: 0, complete: true }
+    : writeAdditional(w, spec.additional, spec.requiredAdditional ?? 0);
+  let arcount = additional.count;
+  const truncated = nscount < 0 || !additional.complete;
+  if (nscount < 0) {
     w.rollback(afterQuestion);
     ancount = nscount = arcount = 0;
   }
@@ -156,22 +165,28 @@ function writeSection(w: MessageWriter, rrsets: RRSet[] | undefined): number {
 }
 
 /** Writes the RRsets that fit, undoing each one that does not. */
+/**
+ * Writes the RRsets that fit; an RRset that does not is left out (RFC 2181
+ * §9: additional data is optional), unless it is one of the first
+ * `required`: then the section ends there and `complete` is false.
+ */
 function writeAdditional(
   w: MessageWriter,
   rrsets: RRSet[] | undefined,
-): number {
-  if (rrsets === undefined) return 0;
+  required: number,
+): { count: number; complete: boolean } {
   let count = 0;
-  for (const rrset of rrsets) {
+  for (const [index, rrset] of (rrsets ?? []).entries()) {
     const mark = w.mark();
     try {
       count += writeRRSet(w, rrset);
     } catch (error) {
       if (error !== MESSAGE_OVERFLOW) throw error;
       w.rollback(mark);
+      if (index < required) return { count, complete: false };
     }
   }
-  return count;
+  return { count, complete: true };
 }
 
 function writeRRSet(w: MessageWriter, rrset: RRSet): number {

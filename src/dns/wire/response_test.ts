@@ -291,6 +291,30 @@ Deno.test("encodeResponse drops additional RRsets that do not fit without TC", (
   );
 });
 
+Deno.test("encodeResponse sets TC and stops when required additional data does not fit (RFC 9471)", () => {
+  const decoded = decodeMessage(encodeResponse(
+    spec({
+      question: QUESTION,
+      answer: TWO_A,
+      additional: [
+        ...records("ns1.example.org. 300 IN A 192.0.2.53"),
+        txt("ns2.example.org.", 600),
+        ...records("ns3.example.org. 300 IN A 192.0.2.55"),
+      ],
+      requiredAdditional: 2,
+    }),
+    512,
+  ));
+  assert.deepEqual(
+    [
+      decoded.flag_tc,
+      decoded.answers.length,
+      decoded.additionals.map((rr) => rr.name),
+    ],
+    [true, 2, ["ns1.example.org"]],
+  );
+});
+
 Deno.test("encodeResponse allows up to 65535 octets for TCP", () => {
   const answer = [txt("www.example.org.", 20000)];
   const decoded = decodeMessage(

@@ -125,6 +125,8 @@ function serveFrom(
       answer: found.answer,
       authority: found.authority,
       additional: found.additional,
+      ...(found.requiredAdditional !== undefined &&
+        { requiredAdditional: found.requiredAdditional }),
     }),
   );
   if (variant !== undefined) {
