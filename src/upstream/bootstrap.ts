@@ -4,7 +4,10 @@
  * with the same transport and checks as any upstream query, never the
  * system resolver (which may be kudurru itself). Addresses are cached for
  * their TTL, at least a minute; concurrent lookups of one name share one
- * resolution.
+ * resolution. Once an address has expired it is still used while a new
+ * lookup runs in the background, and for as long as the bootstrap servers
+ * cannot be reached (asked again every 30 s): an upstream that is up must
+ * not fail because the bootstrap servers are down.
  */
 import { abortable } from "./abortable.ts";
 import { RCODE, TYPE } from "../dns/wire/mod.ts";
@@ -23,6 +26,8 @@ import { createUdpTransport } from "./udp.ts";
 export const BOOTSTRAP_MIN_TTL_MS = 60_000;
 /** How long one bootstrap server gets to answer. */
 export const BOOTSTRAP_TIMEOUT_MS = 2_000;
+/** How soon an expired address is looked up again after a failed lookup. */
+export const BOOTSTRAP_RETRY_MS = 30_000;
 
 /** Resolves upstream host names to one address each. */
 export interface Bootstrap {
@@ -90,18 +95,27 @@ export function createBootstrap(opts: BootstrapOptions): Bootstrap {
     );
   }
 
+  /** One resolution of `host` at a time, shared by every caller. */
+  function refresh(host: string): Promise<string> {
+    let pending = inFlight.get(host);
+    if (pending === undefined) {
+      pending = resolve(host).finally(() => inFlight.delete(host));
+      inFlight.set(host, pending);
+    }
+    return pending;
+  }
+
   return {
     lookup(host, signal) {
       const cached = cache.get(host);
-      if (cached !== undefined && cached.expiresAt > now()) {
-        return Promise.resolve(cached.address);
+      if (cached === undefined) return abortable(refresh(host), signal);
+      if (cached.expiresAt <= now()) {
+        // Expired: serve it while a lookup runs; a failed one keeps it.
+        refresh(host).catch(() => {
+          cached.expiresAt = now() + BOOTSTRAP_RETRY_MS;
+        });
       }
-      let pending = inFlight.get(host);
-      if (pending === undefined) {
-        pending = resolve(host).finally(() => inFlight.delete(host));
-        inFlight.set(host, pending);
-      }
-      return abortable(pending, signal);
+      return Promise.resolve(cached.address);
     },
   };
 }
@@ -118,7 +132,11 @@ function parseBootstrapServer(text: string): UpstreamServer & {
   return { ...server, address: server.host };
 }
 
-/** A and AAAA from one server at once; the A answer wins when it has one. */
+/**
+ * A and AAAA from one server at once. An A answer with addresses wins at
+ * once (a server that never answers AAAA must not cost the timeout); the
+ * AAAA answer is waited for only when there is none.
+ */
 async function askOne(
   transport: Transport,
   host: string,
@@ -129,20 +147,30 @@ async function askOne(
     () => timeout.abort(new Error(`no answer within ${timeoutMs} ms`)),
     timeoutMs,
   );
+  const a = askType(transport, host, TYPE.A, timeout.signal);
+  const aaaa = askType(transport, host, TYPE.AAAA, timeout.signal);
+  aaaa.catch(() => {}); // read below, or given up when A answers
   try {
-    const [a, aaaa] = await Promise.allSettled([
-      askType(transport, host, TYPE.A, timeout.signal),
-      askType(transport, host, TYPE.AAAA, timeout.signal),
-    ]);
-    for (const answer of [a, aaaa]) {
-      if (answer.status === "fulfilled" && answer.value.addresses.length > 0) {
-        return { address: answer.value.addresses[0]!, ttl: answer.value.ttl };
+    let aError: unknown;
+    try {
+      const found = await a;
+      if (found.addresses.length > 0) {
+        return { address: found.addresses[0]!, ttl: found.ttl };
       }
+    } catch (error) {
+      aError = error;
     }
-    if (a.status === "rejected") throw a.reason;
+    const found = await aaaa.catch((error) => {
+      throw aError ?? error;
+    });
+    if (found.addresses.length > 0) {
+      return { address: found.addresses[0]!, ttl: found.ttl };
+    }
+    if (aError !== undefined) throw aError;
     throw new Error("no A or AAAA records");
   } finally {
     clearTimeout(timer);
+    timeout.abort(new Error("answered")); // ends the query still waiting
   }
 }
 

@@ -1,7 +1,11 @@
 import assert from "node:assert/strict";
 import { RCODE, TYPE } from "../dns/wire/mod.ts";
 import { createBootstrap } from "./bootstrap.ts";
-import { answer, startUdpUpstream } from "./testdata/scripted_upstream.ts";
+import {
+  answer,
+  type ScriptedServer,
+  startUdpUpstream,
+} from "./testdata/scripted_upstream.ts";
 
 function never(): AbortSignal {
   return new AbortController().signal;
@@ -55,10 +59,82 @@ Deno.test("bootstrap caches an address for at least a minute", async () => {
     await bootstrap.lookup("dns.test", never());
     now += 59_000;
     await bootstrap.lookup("dns.test", never());
-    assert.equal(server.seen.length, 2, "A and AAAA once");
+    assert.equal(askedA(server), 1);
     now += 2_000;
+    // Expired: still answered at once, looked up again in the background.
+    assert.equal(await bootstrap.lookup("dns.test", never()), "192.0.2.4");
+    await until(() => askedA(server) === 2);
+  } finally {
+    await server.close();
+  }
+});
+
+/** A queries `server` has seen. */
+function askedA(server: ScriptedServer): number {
+  return server.seen.filter((s) => s.query.question?.type === TYPE.A).length;
+}
+
+/** Waits (at most 2 s) until `done` holds. */
+async function until(done: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !done(); i++) {
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  assert.ok(done(), "in time");
+}
+
+Deno.test("bootstrap takes an A answer without waiting for an AAAA that never comes", async () => {
+  const server = startUdpUpstream((q) =>
+    q.question!.type === TYPE.A
+      ? [{ message: answer(q, { a: ["192.0.2.4"] }) }]
+      : []
+  );
+  try {
+    const bootstrap = createBootstrap({
+      servers: [`127.0.0.1:${server.port}`],
+      timeoutMs: 1_000,
+    });
+    const started = performance.now();
+    assert.equal(await bootstrap.lookup("dns.test", never()), "192.0.2.4");
+    const elapsed = performance.now() - started;
+    assert.ok(elapsed < 500, `took ${elapsed} ms`);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("bootstrap keeps using an expired address while its servers are down", async () => {
+  let now = 1_000_000;
+  let up = true;
+  const server = startUdpUpstream((q) =>
+    up
+      ? [{
+        message: answer(
+          q,
+          q.question!.type === TYPE.A ? { a: ["192.0.2.4"], ttl: 5 } : {},
+        ),
+      }]
+      : []
+  );
+  try {
+    const bootstrap = createBootstrap({
+      servers: [`127.0.0.1:${server.port}`],
+      timeoutMs: 100,
+      now: () => now,
+    });
     await bootstrap.lookup("dns.test", never());
-    assert.equal(server.seen.length, 4);
+    up = false;
+    now += 61_000; // past the minute an address is kept at least
+    const started = performance.now();
+    assert.equal(await bootstrap.lookup("dns.test", never()), "192.0.2.4");
+    assert.ok(performance.now() - started < 50, "no wait for the lookup");
+    await until(() => askedA(server) === 2);
+    await new Promise((r) => setTimeout(r, 400)); // the lookup fails (100 ms)
+    assert.equal(await bootstrap.lookup("dns.test", never()), "192.0.2.4");
+    assert.equal(askedA(server), 2, "asked again only after 30 s");
+    now += 30_000;
+    await bootstrap.lookup("dns.test", never());
+    await until(() => askedA(server) === 3);
+    await new Promise((r) => setTimeout(r, 400)); // let it fail before the end
   } finally {
     await server.close();
   }
