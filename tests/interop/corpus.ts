@@ -166,4 +166,7 @@ export const CORPUS: CorpusQuery[] = [
   q("CHAOS id.server for type A is REFUSED", "id.server.", "A", {
     class: "CH",
   }),
+  q("QCLASS ANY answers the IN data", `www.${M}`, "A", { class: "ANY" }),
+  q("QCLASS ANY for a missing name", `nope.${M}`, "A", { class: "ANY" }),
+  q("QCLASS ANY for a missing type", `www.${M}`, "MX", { class: "ANY" }),
 ];

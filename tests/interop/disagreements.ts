@@ -25,6 +25,9 @@ const ADDITIONAL_FOR_TARGETS =
 const FOLLOW_ACROSS_ZONES =
   "RFC 1034 §4.3.2 step 3a restarts the lookup at step 1 with the new name, which searches every zone served here, not only the current one";
 
+const QCLASS_ANY =
+  "QCLASS ANY matches any class (RFC 1035 §3.2.5); IN is the only class served here, so the IN answer is the whole answer, with the SOA a negative answer needs for caching (RFC 2308)";
+
 /** Keyed by corpus query name. */
 export const KNOWN_DISAGREEMENTS: Record<string, KnownDisagreement> = {
   "apex MX with exchange addresses in additional": {
@@ -82,6 +85,24 @@ export const KNOWN_DISAGREEMENTS: Record<string, KnownDisagreement> = {
     kudurru: "knot",
     why:
       "RFC 9471 §3: when in-domain glue does not all fit, the server MUST set TC",
+  },
+  "QCLASS ANY answers the IN data": {
+    nsd: "the IN records, AA=0",
+    knot: "the IN records, AA=1",
+    kudurru: "knot",
+    why: QCLASS_ANY,
+  },
+  "QCLASS ANY for a missing name": {
+    nsd: "NXDOMAIN, AA=0, no SOA",
+    knot: "NXDOMAIN, AA=1, the SOA in authority",
+    kudurru: "knot",
+    why: QCLASS_ANY,
+  },
+  "QCLASS ANY for a missing type": {
+    nsd: "NODATA, AA=0, no SOA",
+    knot: "NODATA, AA=1, the SOA in authority",
+    kudurru: "knot",
+    why: QCLASS_ANY,
   },
   "opcode STATUS is NOTIMP": {
     nsd: "NOTIMP with an empty question section",

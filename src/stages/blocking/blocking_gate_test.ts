@@ -93,6 +93,14 @@ const GATES: GateRow[] = [
     blocked: false,
   },
   {
+    name: "class ANY: blocked, it asks for the IN data too",
+    req: () =>
+      blockingRequest("ads.example. A", blockingOf([ADS]), BLOCK_ADS, {
+        qclass: "ANY",
+      }),
+    blocked: true,
+  },
+  {
     name: "no question: passes",
     req: () => {
       const req = adsRequest({});
@@ -106,7 +114,7 @@ const GATES: GateRow[] = [
   },
 ];
 
-Deno.test("blocking applies only when it is on and the query is an IN question", async (t) => {
+Deno.test("blocking applies only when it is on and the query asks for IN data", async (t) => {
   const stage = createBlockingStageWith(openSetList, { now: () => NOW });
   for (const row of GATES) {
     await t.step(row.name, async () => {

@@ -78,7 +78,9 @@ export function createBlockingStageWith(
     if (blocking.enabled !== true) return undefined;
     const until = blocking.disabledUntil;
     if (until !== undefined && until > now()) return undefined;
-    if (req.query.question?.class !== CLASS.IN) return undefined;
+    // QCLASS ANY asks for the IN data too (ingress lets it through).
+    const qclass = req.query.question?.class;
+    if (qclass !== CLASS.IN && qclass !== CLASS.ANY) return undefined;
     return lists.resolve(blocking, decision);
   }
 

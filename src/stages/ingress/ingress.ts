@@ -91,8 +91,10 @@ function questionRejection(req: Request): Response | undefined {
 function route(req: Request, next: Next): Promise<Response> | Response {
   const question = req.query.question!;
   if (question.class === CLASS.CH) return chaosAnswer(req);
-  // We hold no data in HS, NONE or ANY: REFUSED, as for a zone we do not serve.
-  if (question.class !== CLASS.IN) {
+  // QCLASS ANY (RFC 1035 §3.2.5) matches IN, the one class we hold data in,
+  // and is answered as IN, as Knot does. We hold nothing in HS or NONE:
+  // REFUSED, as for a zone we do not serve.
+  if (question.class !== CLASS.IN && question.class !== CLASS.ANY) {
     return answer(req, "ingress", "refused", RCODE.REFUSED);
   }
   if (req.qname === HEALTH_NAME) return healthAnswer(req);

@@ -174,6 +174,11 @@ Deno.test("ingress passes ordinary IN queries on", async () => {
   assert.equal(res, passed);
 });
 
+Deno.test("ingress passes QCLASS ANY on: it asks for the IN data", async () => {
+  const { res } = await run("www.example.org. A", { snapshot, qclass: "ANY" });
+  assert.equal(res, passed);
+});
+
 Deno.test("ingress passes a question for type OPT on, as NSD and Knot answer it", async () => {
   const { res } = await run("www.example.org. TYPE41", { snapshot });
   assert.equal(res, passed);
