@@ -12,6 +12,9 @@ import {
 } from "../store/sqlite/sqlite_schema.ts";
 import { QUERYLOG_MIGRATIONS, QUERYLOG_SCHEMA_VERSION } from "./schema.ts";
 
+/** Bytes a WAL file keeps after a checkpoint (see openQueryLogDb). */
+export const WAL_SIZE_LIMIT_BYTES = 4 * 1024 * 1024;
+
 /** The file name inside the data directory. */
 export const QUERYLOG_DB_FILE = "querylog.db";
 
@@ -74,6 +77,9 @@ export function openQueryLogDb(
     if (version === 0) db.exec("PRAGMA auto_vacuum = INCREMENTAL");
     db.exec("PRAGMA journal_mode = WAL");
     db.exec("PRAGMA synchronous = NORMAL");
+    // The WAL is truncated back to this after a checkpoint; otherwise it
+    // keeps the size of the largest batch ever written, outside maxDBBytes.
+    db.exec(`PRAGMA journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
     try {
       migrateSchema(db, path, QUERYLOG_MIGRATIONS, QUERYLOG_SCHEMA_VERSION);
     } catch (err) {

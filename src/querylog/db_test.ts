@@ -1,7 +1,11 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { STATUSES } from "../pipeline/status.ts";
-import { openQueryLogDb, QueryLogSchemaTooNewError } from "./db.ts";
+import {
+  openQueryLogDb,
+  QueryLogSchemaTooNewError,
+  WAL_SIZE_LIMIT_BYTES,
+} from "./db.ts";
 import { QUERYLOG_SCHEMA_VERSION } from "./schema.ts";
 import { tempQueryLog } from "./test_support.ts";
 
@@ -15,6 +19,7 @@ Deno.test("openQueryLogDb creates the file with WAL, NORMAL sync and incremental
     assert.equal(pragma(db, "journal_mode"), "wal");
     assert.equal(pragma(db, "synchronous"), 1);
     assert.equal(pragma(db, "auto_vacuum"), 2);
+    assert.equal(pragma(db, "journal_size_limit"), WAL_SIZE_LIMIT_BYTES);
     const version = db.prepare(
       "SELECT value FROM meta WHERE key = 'schema_version'",
     ).get()!;
