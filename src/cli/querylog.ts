@@ -13,6 +13,7 @@ import {
   FilterError,
   latestEventId,
   type LoggedEvent,
+  MAX_SEARCH_LIMIT,
   searchEvents,
   tail,
 } from "../querylog/queries.ts";
@@ -64,6 +65,11 @@ export function makeQuerylogCommand(
       const limit = values.limit === undefined
         ? 100
         : parseCount("querylog", "--limit", values.limit);
+      if (limit > MAX_SEARCH_LIMIT) {
+        throw new UsageError(
+          `kudurru querylog: --limit is at most ${MAX_SEARCH_LIMIT} (page on with --before)`,
+        );
+      }
       const filters = {
         ...filterFlag("client", values.client),
         ...filterFlag("domain", values.domain),

@@ -151,6 +151,7 @@ Deno.test("kudurru querylog refuses bad flags with usage errors", async (t) => {
   const cases: [string, string[], RegExp][] = [
     ["unknown status", ["--status", "nope"], /unknown status "nope"/],
     ["limit", ["--limit", "0"], /--limit must be a positive whole number/],
+    ["limit too big", ["--limit", "2000"], /--limit is at most 1000/],
     ["output", ["-o", "yaml"], /-o must be table or json/],
     ["since", ["--since", "yesterday"], /--since takes a duration/],
     ["cursor", ["--before", "zzz"], /Invalid query-log cursor/],
