@@ -130,5 +130,41 @@ function recordText(
     // otherwise differ from query to query (and from its first copy).
     return `${name} ${readName(message, rdata).name.toLowerCase()}`;
   }
+  if (type === TYPE.MX && rdlength > 2) {
+    const preference = (message[rdata]! << 8) | message[rdata + 1]!;
+    return `MX ${preference} ${
+      readName(message, rdata + 2).name.toLowerCase()
+    }`;
+  }
+  if ((type === TYPE.TXT) && rdlength > 0) {
+    return `TXT ${firstString(message, rdata, rdlength)}`;
+  }
   return name;
+}
+
+/** Longest part of a TXT record's first string kept in a summary. */
+const MAX_TXT_OCTETS = 40;
+
+/**
+ * A TXT record's first character-string, quoted as a zone file has it
+ * (`\"`, `\\`, `\DDD` outside printable ASCII), cut at MAX_TXT_OCTETS;
+ * "…" when more follows.
+ */
+function firstString(
+  message: Uint8Array,
+  rdata: number,
+  rdlength: number,
+): string {
+  const length = Math.min(message[rdata]!, rdlength - 1);
+  let text = "";
+  for (let i = 0; i < Math.min(length, MAX_TXT_OCTETS); i++) {
+    const octet = message[rdata + 1 + i]!;
+    if (octet === 0x22 || octet === 0x5c) {
+      text += "\\" + String.fromCharCode(octet);
+    } else if (octet >= 0x20 && octet < 0x7f) {
+      text += String.fromCharCode(octet);
+    } else text += "\\" + String(octet).padStart(3, "0");
+  }
+  const more = length > MAX_TXT_OCTETS || 1 + length < rdlength;
+  return `"${text}"${more ? "…" : ""}`;
 }

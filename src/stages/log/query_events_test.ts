@@ -61,8 +61,35 @@ Deno.test("summarizeAnswer renders addresses and names of the answer section", (
     rcode: 0,
     authenticData: true,
     text:
-      "CNAME edge.example.net., A 192.0.2.1, A 192.0.2.2, AAAA 2001:db8::1, TXT",
+      'CNAME edge.example.net., A 192.0.2.1, A 192.0.2.2, AAAA 2001:db8::1, TXT "hello"',
   });
+});
+
+Deno.test("summarizeAnswer quotes a TXT record's first string and names an MX exchange", () => {
+  const bytes = (text: string) => new TextEncoder().encode(text);
+  const wire = answerWire([
+    {
+      name: "www.example.org.",
+      type: TYPE.TXT,
+      ttl: 60,
+      rdata: [
+        { type: "TXT", strings: [bytes('say "hi"\\\n'), bytes("more")] },
+        { type: "TXT", strings: [bytes("x".repeat(60))] },
+      ],
+    },
+    {
+      name: "www.example.org.",
+      type: TYPE.MX,
+      ttl: 60,
+      rdata: [{ type: "MX", preference: 10, exchange: "Mail.Example.org." }],
+    },
+  ]);
+  assert.equal(
+    summarizeAnswer(wire).text,
+    `TXT "say \\"hi\\"\\\\\\010"…, TXT "${
+      "x".repeat(40)
+    }"…, MX 10 mail.example.org.`,
+  );
 });
 
 Deno.test("summarizeCopy summarises a stored answer once, and again when the header it reads differs", () => {
