@@ -166,6 +166,16 @@ Deno.test("kudurru querylog refuses bad flags with usage errors", async (t) => {
       ["--client", "10.0.0.0/99"],
       /--client takes an address or a CIDR prefix/,
     ],
+    [
+      "address cut short",
+      ["--client", "192.168.1"],
+      /--client takes an address or a CIDR prefix/,
+    ],
+    [
+      "prefix of an address cut short",
+      ["--client", "10/8"],
+      /--client takes an address or a CIDR prefix/,
+    ],
     ["empty status", ["--status", ""], /--status needs a value/],
     [
       "window backwards",

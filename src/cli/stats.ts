@@ -10,6 +10,7 @@ import { openQueryLogDb, QUERYLOG_DB_FILE } from "../querylog/db.ts";
 import ipaddr from "ipaddr.js";
 import {
   clientSummary,
+  isPlainAddress,
   queriesOverTime,
   topClients,
   topDomains,
@@ -87,6 +88,19 @@ export function statsReport(
   };
 }
 
+/** The report's window: --since/--until, 24 h up to --until (or now) by default. */
+function statsWindow(
+  since: string | undefined,
+  until: string | undefined,
+  now: number,
+): { since: number; until?: number } {
+  const window = timeWindow("stats", since, until, now);
+  return {
+    ...window,
+    since: window.since ?? (window.until ?? now) - 24 * 3_600_000,
+  };
+}
+
 /**
  * --client as stored: an address (IPv4-mapped IPv6 as its IPv4 address)
  * or the privacy placeholder "hidden".
@@ -94,7 +108,7 @@ export function statsReport(
 function clientFlag(text: string | undefined): string | undefined {
   if (text === undefined) return undefined;
   if (text === HIDDEN_CLIENT) return text;
-  if (!ipaddr.isValid(text)) {
+  if (!isPlainAddress(text)) {
     throw new UsageError(
       `kudurru stats: --client takes an address such as 192.0.2.7, not "${text}"`,
     );
@@ -123,12 +137,7 @@ function runStats(args: string[], io: CommandIO, now: () => number): number {
       `kudurru stats: -o must be table or json, not "${format}"`,
     );
   }
-  const window = timeWindow(
-    "stats",
-    values.since ?? "24h",
-    values.until,
-    now(),
-  ) as { since: number; until?: number };
+  const window = statsWindow(values.since, values.until, now());
   const limit = values.limit === undefined
     ? 10
     : parseCount("stats", "--limit", values.limit);

@@ -141,6 +141,12 @@ Deno.test("kudurru stats windows with --since and --until", async () => {
     ])).stdout,
   );
   assert.equal(early.totals.queries, 10);
+  // --until alone: the 24 hours before it.
+  const before = JSON.parse(
+    (await run(["--data-dir", data.dir, "-o", "json", "--until", "2h"]))
+      .stdout,
+  );
+  assert.equal(before.until - before.since, 86_400_000);
 });
 
 Deno.test("kudurru stats refuses bad flags and a missing query log", async () => {
@@ -196,10 +202,12 @@ Deno.test("kudurru stats --client adds that client's summary", async () => {
   assert.match(out, /Client 192\.0\.2\.20\n\s+queries 3\s+blocked 3/);
   assert.match(out, /its last 3 queries: blocked_list 3/);
   assert.match(out, /\s+3\s+ads\.example\./);
-  await assert.rejects(
-    () => run(["--data-dir", data.dir, "--client", "router"]),
-    /--client takes an address/,
-  );
+  for (const bad of ["router", "192.0.2"]) {
+    await assert.rejects(
+      () => run(["--data-dir", data.dir, "--client", bad]),
+      /--client takes an address/,
+    );
+  }
 });
 
 Deno.test("overTimeBucketMs keeps about 24 rows", () => {

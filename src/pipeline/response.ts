@@ -41,8 +41,8 @@ export interface Response {
    */
   clientSubnet?: Uint8Array;
   /**
-   * When `wire` was truncated (TC=1) to fit this client: the whole answer,
-   * which is what the cache keeps.
+   * When `wire` was cut to fit this client (TC=1, or additional records
+   * left out): the whole answer, which is what the cache keeps.
    */
   wholeWire?: Uint8Array;
   /** Whether the cache may keep it (local and authoritative answers: never). */

@@ -148,8 +148,9 @@ export async function runRetention(
   const last = opts.state.lastDictionarySweep ?? -Infinity;
   if (opts.now - last >= HOUR_MS) {
     opts.state.lastDictionarySweep = opts.now;
-    report.deletedDictionaryRows = sweepDictionaries(db, minuteOf(opts.now));
-    if (report.deletedDictionaryRows > 0) opts.onDictionariesPruned?.();
+    const swept = sweepDictionaries(db, minuteOf(opts.now));
+    report.deletedDictionaryRows += swept;
+    if (swept > 0) opts.onDictionariesPruned?.();
   }
 
   // Give free pages back once the file is near its limit.

@@ -7,7 +7,8 @@
  * resolution. Once an address has expired it is still used while a new
  * lookup runs in the background, and for as long as the bootstrap servers
  * cannot be reached (asked again every 30 s): an upstream that is up must
- * not fail because the bootstrap servers are down.
+ * not fail because the bootstrap servers are down. A server that answers
+ * that the host has no address (NXDOMAIN, no records) ends it.
  */
 import { abortable } from "./abortable.ts";
 import { RCODE, TYPE } from "../dns/wire/mod.ts";
@@ -28,6 +29,18 @@ export const BOOTSTRAP_MIN_TTL_MS = 60_000;
 export const BOOTSTRAP_TIMEOUT_MS = 2_000;
 /** How soon an expired address is looked up again after a failed lookup. */
 export const BOOTSTRAP_RETRY_MS = 30_000;
+
+/**
+ * A bootstrap server answered that the host has no address (NXDOMAIN, or
+ * neither A nor AAAA): unlike silence, that is news about the host, so an
+ * address cached before is dropped rather than kept.
+ */
+class NoAddressError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "NoAddressError";
+  }
+}
 
 /** Resolves upstream host names to one address each. */
 export interface Bootstrap {
@@ -76,6 +89,7 @@ export function createBootstrap(opts: BootstrapOptions): Bootstrap {
       );
     }
     const failures: string[] = [];
+    let denied = false;
     for (const { server, transport } of transports) {
       try {
         const found = await askOne(transport, host, timeoutMs);
@@ -85,14 +99,15 @@ export function createBootstrap(opts: BootstrapOptions): Bootstrap {
         });
         return found.address;
       } catch (error) {
+        if (error instanceof NoAddressError) denied = true;
         failures.push(`${server.raw}: ${messageOf(error)}`);
       }
     }
-    throw new Error(
+    const message =
       `Cannot resolve upstream host "${host}" through the bootstrap servers: ${
         failures.join("; ")
-      }`,
-    );
+      }`;
+    throw denied ? new NoAddressError(message) : new Error(message);
   }
 
   /** One resolution of `host` at a time, shared by every caller. */
@@ -110,9 +125,11 @@ export function createBootstrap(opts: BootstrapOptions): Bootstrap {
       const cached = cache.get(host);
       if (cached === undefined) return abortable(refresh(host), signal);
       if (cached.expiresAt <= now()) {
-        // Expired: serve it while a lookup runs; a failed one keeps it.
-        refresh(host).catch(() => {
-          cached.expiresAt = now() + BOOTSTRAP_RETRY_MS;
+        // Expired: serve it while a lookup runs. Servers that cannot be
+        // reached keep it; one that says the host has no address ends it.
+        refresh(host).catch((error) => {
+          if (error instanceof NoAddressError) cache.delete(host);
+          else cached.expiresAt = now() + BOOTSTRAP_RETRY_MS;
         });
       }
       return Promise.resolve(cached.address);
@@ -167,7 +184,7 @@ async function askOne(
       return { address: found.addresses[0]!, ttl: found.ttl };
     }
     if (aError !== undefined) throw aError;
-    throw new Error("no A or AAAA records");
+    throw new NoAddressError("no A or AAAA records");
   } finally {
     clearTimeout(timer);
     timeout.abort(new Error("answered")); // ends the query still waiting
@@ -190,6 +207,7 @@ async function askType(
   const answer = await transport.exchange(query, signal);
   const check = checkAnswer(expectationOf(query), answer);
   if (!check.ok) throw new Error(`answer dropped: ${check.why}`);
+  if (check.rcode === RCODE.NXDOMAIN) throw new NoAddressError("NXDOMAIN");
   if (check.rcode !== RCODE.NOERROR) throw new Error(`RCODE ${check.rcode}`);
   return readAddressRecords(answer, type);
 }

@@ -165,6 +165,36 @@ Deno.test("bootstrap tries the next server and names every failure", async () =>
   }
 });
 
+Deno.test("bootstrap drops an expired address once a server says the host has none", async () => {
+  let now = 1_000_000;
+  let gone = false;
+  const server = startUdpUpstream((q) => [{
+    message: gone ? answer(q, { rcode: RCODE.NXDOMAIN }) : answer(
+      q,
+      q.question!.type === TYPE.A ? { a: ["192.0.2.4"], ttl: 5 } : {},
+    ),
+  }]);
+  try {
+    const bootstrap = createBootstrap({
+      servers: [`127.0.0.1:${server.port}`],
+      timeoutMs: 200,
+      now: () => now,
+    });
+    await bootstrap.lookup("dns.test", never());
+    gone = true; // the name was retired
+    now += 61_000;
+    assert.equal(await bootstrap.lookup("dns.test", never()), "192.0.2.4");
+    await until(() => askedA(server) === 2);
+    await new Promise((r) => setTimeout(r, 100)); // the NXDOMAIN lands
+    await assert.rejects(
+      bootstrap.lookup("dns.test", never()),
+      /Cannot resolve upstream host "dns.test".*NXDOMAIN/,
+    );
+  } finally {
+    await server.close();
+  }
+});
+
 Deno.test("bootstrap refuses a server that is not an IP address", () => {
   assert.throws(
     () => createBootstrap({ servers: ["dns.example:53"] }),

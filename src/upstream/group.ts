@@ -70,6 +70,12 @@ export class UpstreamGroup {
       endpoints.map((e) => e.score.score()),
       random,
     );
+    // A group of one UDP server asks it again when it stays silent for half
+    // the timeout: a lost datagram must not cost the whole timeout (RFC 1035
+    // §4.2.1). Streams (TCP, DoT, DoH) do not lose a query that way.
+    if (endpoints.length === 1 && endpoints[0]!.server.scheme === "udp") {
+      plan.order.push(0);
+    }
     const slots = plan.order.length - plan.parallel + 1;
     const hedgeMs = timeoutMs / slots;
     const attempts: Attempt[] = [];

@@ -143,6 +143,35 @@ Deno.test("group of one server asks again after half the timeout when a datagram
   );
 });
 
+Deno.test("group of one TCP server does not ask again on the same stream", async () => {
+  const seen: string[] = [];
+  const server = startTcpUpstream((q) => {
+    seen.push(q.question!.name);
+    return [{ message: answer(q, { a: ["192.0.2.9"] }), delayMs: 300 }];
+  });
+  const resolver = createResolver(
+    upstreamSettings({
+      default: {
+        servers: [urlOf("tcp", server)],
+        strategy: "parallel_best",
+        timeout: "500ms",
+      },
+    }),
+    { logger: memoryLogger() },
+  );
+  try {
+    const result = await resolver.resolve(
+      "default",
+      question("www.example.org."),
+    );
+    assert.equal(addressOf(result), "192.0.2.9");
+    assert.equal(seen.length, 1, "a stream loses no query");
+  } finally {
+    await resolver.close();
+    await server.close();
+  }
+});
+
 Deno.test("group of one server does not ask again after a failure", async () => {
   const log: string[] = [];
   const servers = [udpServer({ rcode: RCODE.SERVFAIL }, log)];

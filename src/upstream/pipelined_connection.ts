@@ -31,9 +31,11 @@ export class ConnectionClosedError extends Error {
 
 /**
  * Why a query was given up: its group's timeout passed with no answer.
- * A connection that has received nothing since such a query was written is
- * taken for dead and closed, so the next query opens a new one: a server
- * (or a NAT on the way) can silently drop a connection that is never idle.
+ * A connection that has received nothing since such a query was written,
+ * at least STALL_MS before, is taken for dead and closed, so the next query
+ * opens a new one: a server (or a NAT on the way) can silently drop a
+ * connection that is never idle. A query sent just before the timeout (a
+ * late hedge) says nothing about the connection.
  */
 export class QueryTimeoutError extends Error {
   constructor(message: string) {
@@ -41,6 +43,9 @@ export class QueryTimeoutError extends Error {
     this.name = "QueryTimeoutError";
   }
 }
+
+/** Silence after a query that makes a connection dead (see QueryTimeoutError). */
+export const STALL_MS = 500;
 
 /** Limits of one connection. */
 export interface PipelinedConnectionOptions {
@@ -57,6 +62,8 @@ interface Pending {
   callerId: number;
   /** Reads (of any bytes) on the connection when the query was sent. */
   readsBefore: number;
+  /** performance.now() when the query was sent. */
+  sentAt: number;
   resolve: (answer: Uint8Array) => void;
   reject: (error: unknown) => void;
 }
@@ -123,6 +130,7 @@ export class PipelinedConnection {
       expected: { id: wireId, question: asked.question },
       callerId: asked.id,
       readsBefore: this.#reads,
+      sentAt: performance.now(),
       resolve,
       reject,
     };
@@ -132,7 +140,8 @@ export class PipelinedConnection {
       reject(signal.reason);
       if (
         signal.reason instanceof QueryTimeoutError &&
-        this.#reads === pending.readsBefore
+        this.#reads === pending.readsBefore &&
+        performance.now() - pending.sentAt >= STALL_MS
       ) {
         this.#shutdown(
           new ConnectionClosedError(`${label}: silent past a query's timeout`),

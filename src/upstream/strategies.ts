@@ -27,8 +27,7 @@ export const PARALLEL_BEST_WIDTH = 2;
  * - `strict`: configuration order, one at a time;
  * - `random`: a uniform shuffle, one at a time;
  * - `parallel_best`: best score first, the best two at once;
- * - `rtt_weighted`: a shuffle weighted by 1/score, one at a time;
- * - any strategy, one server: that server, then again (a retransmission).
+ * - `rtt_weighted`: a shuffle weighted by 1/score, one at a time.
  *
  * @param random a uniform number in [0, 1); tests pass a seeded one
  */
@@ -37,10 +36,6 @@ export function planAttempts(
   scores: readonly number[],
   random: () => number = Math.random,
 ): AttemptPlan {
-  // A group of one server asks it again when it stays silent for half the
-  // timeout: a lost UDP datagram must not cost the whole timeout (RFC 1035
-  // §4.2.1 retransmission). The group skips a server that already failed.
-  if (scores.length === 1) return { order: [0, 0], parallel: 1 };
   const indexes = scores.map((_, i) => i);
   switch (strategy) {
     case "strict":

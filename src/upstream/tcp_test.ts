@@ -3,7 +3,7 @@ import { parseQuery, TYPE } from "../dns/wire/mod.ts";
 import { readAddressRecords } from "./address_records.ts";
 import { buildQuery } from "./build_query.ts";
 import { parseUpstreamServer } from "./server_address.ts";
-import { QueryTimeoutError } from "./pipelined_connection.ts";
+import { QueryTimeoutError, STALL_MS } from "./pipelined_connection.ts";
 import { createTcpTransport, type PooledTransport } from "./tcp.ts";
 import {
   answer,
@@ -126,10 +126,15 @@ Deno.test("tcp transport refuses queries beyond its in-flight bound", async () =
   }
 });
 
-/** Asks "<n>.example." with ID `n` and aborts it after 50 ms with `reason`. */
-async function askAndAbort(t: PooledTransport, n: number, reason: Error) {
+/** Asks "<n>.example." with ID `n` and aborts it after `afterMs` with `reason`. */
+async function askAndAbort(
+  t: PooledTransport,
+  n: number,
+  reason: Error,
+  afterMs = 50,
+) {
   const control = new AbortController();
-  const timer = setTimeout(() => control.abort(reason), 50);
+  const timer = setTimeout(() => control.abort(reason), afterMs);
   try {
     await assert.rejects(
       t.exchange(buildQuery(question(`${n}.example.`), n), control.signal),
@@ -154,7 +159,16 @@ Deno.test("tcp transport replaces a connection that stays silent past a query's 
   );
   try {
     assert.equal(await ask(transport, 1, 1), "192.0.2.1");
+    // Given up just after it was sent (a late hedge): proves nothing.
     await askAndAbort(transport, 2, new QueryTimeoutError("stopped: timeout"));
+    assert.equal(server.connections, 1);
+    // Given up after STALL_MS of silence: the connection is dead.
+    await askAndAbort(
+      transport,
+      4,
+      new QueryTimeoutError("stopped: timeout"),
+      STALL_MS + 50,
+    );
     assert.equal(await ask(transport, 3, 3), "192.0.2.1");
     assert.equal(server.connections, 2);
   } finally {

@@ -118,7 +118,7 @@ Deno.test("a resolver counts a server still silent at the group timeout as a tim
   try {
     const result = await resolveWith([silent], counters, "100ms");
     assert.equal(result.ok ? "ok" : result.reason, "timeout");
-    // Asked twice (a group of one retransmits), silent both times.
+    // Asked twice (a group of one UDP server retransmits), silent both times.
     assert.deepEqual(counters.drain()[urlOf("udp", silent)], {
       queries: 2,
       errors: 0,

@@ -180,7 +180,8 @@ Deno.test("ingress passes QCLASS ANY on: it asks for the IN data", async () => {
 });
 
 Deno.test("ingress passes a question for type OPT on, as NSD and Knot answer it", async () => {
-  const { res } = await run("www.example.org. TYPE41", { snapshot });
+  const { req, res } = await run("www.example.org. OPT", { snapshot });
+  assert.equal(req.query.question?.type, 41);
   assert.equal(res, passed);
 });
 

@@ -51,6 +51,8 @@ export interface ForwardedAnswer {
   wire: Uint8Array;
   /** TC=1 with empty sections: the answer and authority did not fit. */
   truncated: boolean;
+  /** Records were left out to fit this client (truncated, or additional cut). */
+  partial: boolean;
   /**
    * The upstream's ECS option when it answers for the subnet sent (its
    * SCOPE as it set it), whether or not this client gets it: the cache
@@ -113,7 +115,8 @@ export function forwardedAnswer(
   let body = [question, records, additional];
   let truncated = false;
   const maxSize = opts.maxSize ?? req.maxSize;
-  if (base + records.length + additional.length > maxSize) {
+  const partial = base + records.length + additional.length > maxSize;
+  if (partial) {
     if (base + records.length <= maxSize) {
       counts = [layout.ancount, layout.nscount, optCount];
       body = [question, records];
@@ -127,8 +130,8 @@ export function forwardedAnswer(
   if (opt !== undefined) body.push(opt);
   const wire = assemble(req.query.id, flags, counts, body);
   return clientSubnet === undefined
-    ? { wire, truncated }
-    : { wire, truncated, clientSubnet };
+    ? { wire, truncated, partial }
+    : { wire, truncated, partial, clientSubnet };
 }
 
 /**

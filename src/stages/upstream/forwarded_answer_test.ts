@@ -36,9 +36,14 @@ Deno.test("forwardedAnswer leaves out additional records before setting TC", () 
     additional: rrsets(glue),
   });
   const req = requestFrom("example.org. NS");
-  const { wire, truncated } = forwardedAnswer(upstream, req, noSubnet);
+  const { wire, truncated, partial } = forwardedAnswer(
+    upstream,
+    req,
+    noSubnet,
+  );
   const decoded = decodeAnswer(wire);
   assert.equal(truncated, false);
+  assert.equal(partial, true, "the additional records were left out");
   assert.equal(decoded.tc, false);
   assert.deepEqual(decoded.answer, ["example.org. 300 IN NS ns0.example.org."]);
   assert.deepEqual(decoded.additional, []);

@@ -5,6 +5,7 @@
  * Extended DNS Error.
  */
 import {
+  CLASS,
   EDE,
   EDNS_OPTION,
   extendedError,
@@ -34,6 +35,12 @@ import { type Route, routeQuery } from "./routing.ts";
  * 22 "No Reachable Authority" when no server answered in time, 23 "Network
  * Error" when every server failed or sent an answer we cannot use.
  */
+/**
+ * Types that only have a meaning on one hop (RFC 6895 §3.1 meta-TYPEs: OPT,
+ * TKEY, TSIG): a question for them is a client's error, not one to pass on.
+ */
+const META_TYPES: ReadonlySet<number> = new Set([41, 249, 250]);
+
 export const EDE_NO_REACHABLE_AUTHORITY = EDE.NO_REACHABLE_AUTHORITY;
 export const EDE_NETWORK_ERROR = EDE.NETWORK_ERROR;
 export { extendedError };
@@ -84,6 +91,15 @@ export function createUpstreamStage(opts: UpstreamStageOptions): UpstreamStage {
       // No settings (snapshots built without a configuration) or no
       // question: nothing to forward to, or nothing to forward.
       if (upstreams === undefined || question === undefined) {
+        return answer(req, "upstream", "refused", RCODE.REFUSED);
+      }
+      // Answered here, not forwarded: an upstream's FORMERR or REFUSED to
+      // them would count against the upstream and send every query of the
+      // kind to every server of the group.
+      if (META_TYPES.has(question.type)) {
+        return answer(req, "upstream", "formerr", RCODE.FORMERR);
+      }
+      if (question.class !== CLASS.IN) {
         return answer(req, "upstream", "refused", RCODE.REFUSED);
       }
       const subnet = clientSubnetFor(req, upstreams.ecs);
@@ -154,9 +170,10 @@ function responseFor(
     cacheable: isCacheableRoute(route),
   };
   if (made.clientSubnet !== undefined) res.clientSubnet = made.clientSubnet;
-  if (made.truncated) {
-    // TC=1 is this client's size, not the answer: the cache keeps the
-    // whole answer, for the client's retry over TCP and for everyone else.
+  if (made.partial) {
+    // A cut (TC=1, or additional records left out) is this client's size,
+    // not the answer: the cache keeps the whole answer, for the client's
+    // retry over TCP and for everyone else.
     res.wholeWire = forwardedAnswer(result.message, req, {
       sentSubnet,
       maxSize: TCP_MAX_MESSAGE,

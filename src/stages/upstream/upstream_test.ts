@@ -347,6 +347,22 @@ Deno.test("upstream handles EDNS Client Subnet per mode", async (t) => {
   }
 });
 
+Deno.test("upstream answers meta-types and other classes itself, forwarding nothing", async (t) => {
+  const cases: { q: string; opts: ClientRequestOptions; rcode: string }[] = [
+    { q: "www.example.org. OPT", opts: {}, rcode: "FORMERR" },
+    { q: "www.example.org. TSIG", opts: {}, rcode: "FORMERR" },
+    { q: "www.example.org. A", opts: { qclass: "ANY" }, rcode: "REFUSED" },
+  ];
+  for (const c of cases) {
+    await t.step(`${c.q} class ${c.opts.qclass ?? "IN"}`, async () => {
+      const { resolver, stage } = stageWith(answered(wwwAnswer));
+      const { req, res } = await serve(stage, c.q, c.opts);
+      assert.equal(decodeResponse(req, res)!.rcode, c.rcode);
+      assert.equal(resolver.calls.length, 0);
+    });
+  }
+});
+
 Deno.test("upstream answers FORMERR to a malformed client subnet in forward mode", async () => {
   const { resolver, stage } = stageWith(answered(wwwAnswer));
   const { res } = await serve(stage, "www.example.org. A", {
