@@ -52,16 +52,20 @@ Deno.test("ObjectsLoader writes objects under manager file:<source>", async () =
   );
 });
 
-Deno.test("ObjectsLoader treats a missing directory as empty and deletes what it declared", async () => {
+Deno.test("ObjectsLoader keeps the objects of a directory that went missing; an empty one deletes them", async () => {
   await using d = await tempObjectsDir();
   await using store = storeFor();
   await d.write("a.yaml", groupYaml("a"));
   const loader = createObjectsLoader({ store, dir: d.dir });
   await loader.load();
   await Deno.remove(d.dir, { recursive: true });
-  const report = await loader.load();
-  assert.deepEqual(report.diagnoses, []);
-  assert.equal(report.counts.deleted, 1);
+  const missing = await loader.load();
+  assert.deepEqual(missing.diagnoses.map((x) => x.severity), ["warning"]);
+  assert.equal(missing.counts.deleted, 0);
+  assert.equal((await store.list("ClientGroup")).items.length, 1);
+  await Deno.mkdir(d.dir);
+  const emptied = await loader.load();
+  assert.equal(emptied.counts.deleted, 1);
   assert.equal((await store.list("ClientGroup")).items.length, 0);
 });
 

@@ -5,6 +5,12 @@
 import { basename, join, resolve } from "node:path";
 import type { Diagnosis } from "./diagnosis.ts";
 
+/**
+ * Largest objects file read. YAML of 60 MB took 2.4 GB and 30 s to load,
+ * 150 MB ran the process out of memory; a zone of 100,000 records is ~10 MB.
+ */
+export const MAX_OBJECTS_FILE_BYTES = 16 * 1024 * 1024;
+
 /** The inline source's name when the config file's name is not known. */
 export const DEFAULT_INLINE_SOURCE = "kudurru.yaml";
 
@@ -70,8 +76,20 @@ async function readDir(dir: string, out: ReadSourcesResult): Promise<void> {
   try {
     names = await yamlEntries(dir);
   } catch (e) {
-    if (e instanceof Deno.errors.NotFound) return; // a missing directory is empty
     out.protectedPrefixes.push(managerOf(`${base}/`));
+    if (e instanceof Deno.errors.NotFound) {
+      // A typo in objectsDir, or a directory moved away, must not delete
+      // every object it held; an empty directory does that deliberately.
+      out.diagnoses.push({
+        severity: "warning",
+        reason: "ReadFailed",
+        source: `${base}/`,
+        message: `Objects directory "${dir}" does not exist`,
+        hint:
+          "objects loaded from it before are kept; to remove them, create it empty",
+      });
+      return;
+    }
     out.diagnoses.push({
       severity: "error",
       reason: "ReadFailed",
@@ -88,6 +106,11 @@ async function readDir(dir: string, out: ReadSourcesResult): Promise<void> {
     try {
       const info = await Deno.stat(path); // follows symlinks (ConfigMap ..data)
       if (!info.isFile) continue;
+      if (info.size > MAX_OBJECTS_FILE_BYTES) {
+        throw new Error(
+          `it is ${info.size} bytes; files of objects are at most ${MAX_OBJECTS_FILE_BYTES} (16 MiB): split it`,
+        );
+      }
       const text = await Deno.readTextFile(path);
       out.sources.push({
         kind: "file",

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { managerOf, readSources } from "./sources.ts";
+import { managerOf, MAX_OBJECTS_FILE_BYTES, readSources } from "./sources.ts";
 import { tempObjectsDir } from "./testdata/fixtures.ts";
 
 Deno.test("readSources puts the inline objects first, then *.yaml files by name", async () => {
@@ -57,10 +57,27 @@ Deno.test("readSources follows symlinks the way ConfigMap mounts lay files out",
   assert.equal(s?.kind === "file" ? s.text : undefined, "kind: x\n");
 });
 
-Deno.test("readSources treats a missing directory as empty", async () => {
+Deno.test("readSources protects the objects of a missing directory, with a warning", async () => {
   await using d = await tempObjectsDir();
   const r = await readSources({ dir: join(d.root, "nope") });
-  assert.deepEqual([r.sources, r.diagnoses, r.protectedPrefixes], [[], [], []]);
+  assert.deepEqual(r.sources, []);
+  assert.deepEqual(r.protectedPrefixes, ["file:nope/"]);
+  assert.equal(r.diagnoses[0]?.severity, "warning");
+  assert.match(r.diagnoses[0]!.message, /does not exist/);
+});
+
+Deno.test("readSources refuses a file over MAX_OBJECTS_FILE_BYTES and keeps its objects", async () => {
+  await using d = await tempObjectsDir();
+  const path = join(d.dir, "huge.yaml");
+  const file = await Deno.open(path, { write: true, create: true });
+  await file.truncate(MAX_OBJECTS_FILE_BYTES + 1); // sparse: no 16 MB written
+  file.close();
+  const r = await readSources({ dir: d.dir });
+  assert.equal(r.sources[0]?.kind, "unreadable");
+  assert.match(
+    r.diagnoses[0]!.message,
+    /at most 16777216 \(16 MiB\): split it/,
+  );
 });
 
 Deno.test("readSources protects everything under an unreadable directory", async () => {
