@@ -6,6 +6,7 @@
  * list and renames it into place; nothing here touches the final file.
  */
 import { createHash } from "node:crypto";
+import { dirname } from "node:path";
 import { VERSION } from "../version.ts";
 import { tempPathFor } from "./list_files.ts";
 
@@ -153,6 +154,8 @@ async function streamToTemp(
   req: DownloadRequest,
 ): Promise<{ tempPath: string; size: number; digest: string }> {
   const tempPath = tempPathFor(req.finalPath);
+  // Made again if it was removed while running: the lists must come back.
+  await Deno.mkdir(dirname(req.finalPath), { recursive: true });
   const file = await Deno.open(tempPath, { write: true, createNew: true });
   const hash = createHash("sha256");
   let size = 0;

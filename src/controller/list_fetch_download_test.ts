@@ -74,6 +74,21 @@ Deno.test("a 200 lands in a temporary file beside the final path, hashed", async
   });
 });
 
+Deno.test("a download makes the lists directory again when it was removed", async () => {
+  await withServer(async (server, dir) => {
+    server.routes.set("/l", { body: BODY });
+    const gone = join(dir, "lists");
+    const r = await downloadList({
+      ...request(server, dir, "/l"),
+      finalPath: join(gone, "list"),
+    });
+    assert.equal(r.kind, "body");
+    if (r.kind === "body") {
+      assert.equal(await Deno.readTextFile(r.tempPath), BODY);
+    }
+  });
+});
+
 Deno.test("validators are sent and a 304 reports notModified", async () => {
   await withServer(async (server, dir) => {
     const lm = "Tue, 01 Jul 2025 10:00:00 GMT";

@@ -91,6 +91,7 @@ export async function writeListMeta(
   const path = listMetaPath(listsDir, meta.url);
   const temp = tempPathFor(path);
   try {
+    await Deno.mkdir(listsDir, { recursive: true });
     await Deno.writeTextFile(temp, JSON.stringify(meta, null, 2) + "\n");
     await Deno.rename(temp, path);
   } catch (err) {

@@ -34,8 +34,13 @@ export type BodyReader = (source: ListSource) => SourceBody | undefined;
 interface Compiled {
   /** The spec version and body versions this was last checked against. */
   inputKey: string;
+  /** The same, one per input ("-" for a body that was missing). */
+  versions: string[];
   data: CompiledListData;
 }
+
+/** The version of a source whose body is not on disk. */
+const MISSING = "-";
 
 const WORKER_URL = new URL("./compile_worker.ts", import.meta.url);
 
@@ -69,7 +74,7 @@ export class ListCompileCache {
     const versions = [contentVersion];
     for (const source of sources) {
       const body = readBody(source);
-      versions.push(body?.version ?? "-");
+      versions.push(body?.version ?? MISSING);
       if (body === undefined) continue;
       bodies.push({
         label: body.label,
@@ -81,6 +86,15 @@ export class ListCompileCache {
     const inputKey = versions.join("|");
     const previous = this.#byKey.get(key);
     if (previous?.inputKey === inputKey) return previous.data;
+    if (previous !== undefined && lostBody(previous.versions, versions)) {
+      // A body on disk went away (the lists directory was removed): its
+      // rules still hold until it is fetched again.
+      this.#log.warn(
+        "A downloaded block list is missing from disk; keeping its rules until it is fetched again",
+        { list: key },
+      );
+      return previous.data;
+    }
 
     const meta = { key, name: list.metadata.name, mode };
     const result = await this.#run({
@@ -104,7 +118,7 @@ export class ListCompileCache {
         rules: data.ruleCount,
       });
     }
-    this.#byKey.set(key, { inputKey, data });
+    this.#byKey.set(key, { inputKey, versions, data });
     return data;
   }
 
@@ -154,4 +168,13 @@ export class ListCompileCache {
     };
     return worker;
   }
+}
+
+/**
+ * True when, with the spec unchanged (the first version), a source whose
+ * body was compiled has none now.
+ */
+function lostBody(before: readonly string[], now: readonly string[]): boolean {
+  if (before[0] !== now[0] || before.length !== now.length) return false;
+  return now.some((v, i) => v === MISSING && before[i] !== MISSING);
 }

@@ -103,6 +103,24 @@ Deno.test("ListCompileCache reuses the compile when only comments changed, not w
   assert.equal(allow.mode, "allow", "the mode is part of the digest");
 });
 
+Deno.test("ListCompileCache keeps a list's rules when its downloaded body goes missing from disk", async () => {
+  await using env = await setup();
+  const url = "https://lists.example/ads.txt";
+  const first = await env.compile(list(), "v1", { [url]: "||ads.example^\n" });
+  const gone = await env.compile(list(), "v1", {}); // the lists dir was removed
+  assert.equal(gone, first, "the last compile, not one without the download");
+  assert.ok(blocks(gone, "x.ads.example."));
+  assert.match(
+    env.logger.lines.join("\n"),
+    /missing from disk; keeping its rules/,
+  );
+  // A spec that drops the source is a real change: compiled without it.
+  const spec = list();
+  spec.spec!.sources = spec.spec!.sources.slice(1);
+  const without = await env.compile(spec, "v2", {});
+  assert.ok(!blocks(without, "x.ads.example."));
+});
+
 Deno.test("ListCompileCache skips a source that is not a list and keeps the rest", async () => {
   await using env = await setup();
   const logger = env.logger;
