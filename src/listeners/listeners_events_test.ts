@@ -92,7 +92,7 @@ Deno.test("query events reach onEvents from the default worker, packed and intac
       qname: "version.bind.",
       status: "chaos",
       stage: "ingress",
-      answer: "TXT",
+      answer: 'TXT "kudurru 0.0.0-test"',
     },
     ...[1, 2, 3].map(() => ({
       ...chaos,
@@ -100,7 +100,7 @@ Deno.test("query events reach onEvents from the default worker, packed and intac
       qname: "id.server.",
       status: "chaos",
       stage: "ingress",
-      answer: "TXT",
+      answer: 'TXT "node-under-test"',
     })),
   ]);
 });
