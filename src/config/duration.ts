@@ -44,18 +44,29 @@ export function formatDuration(ms: number): string {
   return out;
 }
 
-/** A zod string that must parse as a duration; stays text in the object. */
-export function durationSchema(opts: { min?: number } = {}) {
+/** Longest duration any setting takes: ten years. Beyond it is a typo. */
+export const MAX_DURATION_MS = 10 * 365 * 86_400_000;
+
+/**
+ * A zod string that must parse as a duration within [min, max] (ms);
+ * stays text in the object.
+ */
+export function durationSchema(opts: { min?: number; max?: number } = {}) {
+  const min = opts.min ?? 0;
+  const max = opts.max ?? MAX_DURATION_MS;
+  const range = opts.min && opts.max !== undefined
+    ? `between ${formatDuration(min)} and ${formatDuration(max)}`
+    : opts.min
+    ? `of at least ${formatDuration(min)}`
+    : `of at most ${formatDuration(max)}`;
   return z.string().refine(
     (v) => {
       const ms = parseDuration(v);
-      return ms !== undefined && ms >= (opts.min ?? 0);
+      return ms !== undefined && ms >= min && ms <= max;
     },
     {
-      message: opts.min
-        ? `must be a duration of at least ${
-          formatDuration(opts.min)
-        } such as "30s", "10m" or "24h"`
+      message: opts.min || opts.max !== undefined
+        ? `must be a duration ${range} such as "30s", "10m" or "24h"`
         : 'must be a duration such as "30s", "10m" or "24h"',
     },
   );

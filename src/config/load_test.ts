@@ -244,6 +244,31 @@ Deno.test("loadConfig rejects", async (t) => {
       "- a\n- b\n",
       /the file must be a mapping of sections/,
     ],
+    [
+      "an upstream server that is none",
+      "upstreams: { groups: { default: { servers: ['not a server'] } } }\n",
+      /upstreams\.groups\.default\.servers\[0\]: cannot parse upstream server "not a server": "not a server" is neither an IP address nor a host name/,
+    ],
+    [
+      "an upstream timeout of 0",
+      "upstreams: { groups: { default: { servers: ['192.0.2.53'], timeout: '0' } } }\n",
+      /timeout: must be a duration between 50ms and 1m/,
+    ],
+    [
+      "lists downloaded again at once",
+      "blocking: { refreshInterval: '0' }\n",
+      /blocking\.refreshInterval: must be a duration of at least 1m/,
+    ],
+    [
+      "a duration past ten years",
+      "cache: { maxTTL: 99999999999999999999h }\n",
+      /cache\.maxTTL: must be a duration/,
+    ],
+    [
+      "minTTL above maxTTL",
+      "cache: { minTTL: 1h, maxTTL: 1s }\n",
+      /cache\.minTTL: must not be longer than maxTTL/,
+    ],
   ];
   for (const [name, yaml, want] of cases) {
     await t.step(name, () => {

@@ -47,8 +47,12 @@ export function isAddressOrPrefix(text: string): boolean {
   return ipaddr.isValidCIDR(text) || ipaddr.isValid(text);
 }
 
-export function duration(def: string, meta: SettingMeta) {
-  return durationSchema().default(def).meta({ kind: "duration", ...meta });
+export function duration(
+  def: string,
+  meta: SettingMeta,
+  range: { min?: number; max?: number } = {},
+) {
+  return durationSchema(range).default(def).meta({ kind: "duration", ...meta });
 }
 
 export function size(def: string, meta: SettingMeta) {

@@ -4,7 +4,8 @@
  * replicated in multi-node shapes (seed §6.2).
  */
 import { z } from "zod";
-import { durationSchema } from "./duration.ts";
+import { durationSchema, parseDuration } from "./duration.ts";
+import { parseUpstreamServer } from "../upstream/server_address.ts";
 import {
   addressList,
   duration,
@@ -17,15 +18,27 @@ import {
   text,
 } from "./schema_fields.ts";
 
+/** An upstream server as `parseUpstreamServer` reads it, with its reason when not. */
+const upstreamServerSchema = z.string().min(1).superRefine((text, ctx) => {
+  try {
+    parseUpstreamServer(text);
+  } catch (error) {
+    ctx.addIssue({
+      code: "custom",
+      message: error instanceof Error ? error.message : String(error),
+    });
+  }
+});
+
 const upstreamGroupSchema = z.strictObject({
-  servers: z.array(z.string().min(1)).min(1).meta({
+  servers: z.array(upstreamServerSchema).min(1).meta({
     help:
       'Upstream servers: "1.1.1.1:53", "tcp://…", "tls://…" or "https://…/dns-query"',
   }),
   strategy: z.enum(["parallel_best", "strict", "random", "rtt_weighted"])
     .default("parallel_best")
     .meta({ help: "How a query picks servers" }),
-  timeout: durationSchema().default("2s").meta({
+  timeout: durationSchema({ min: 50, max: 60_000 }).default("2s").meta({
     kind: "duration",
     help:
       "Time one query may take across the group's servers; then SERVFAIL (or a stale answer)",
@@ -118,7 +131,13 @@ export const cacheSchema = z.strictObject({
       help: "Time to wait for upstreams before answering stale",
     }),
   }).prefault({}),
-}).prefault({}).meta({ help: "The answer cache" });
+}).refine(
+  (c) => {
+    const min = parseDuration(c.minTTL), max = parseDuration(c.maxTTL);
+    return min === undefined || max === undefined || min <= max;
+  },
+  { message: "must not be longer than maxTTL", path: ["minTTL"] },
+).prefault({}).meta({ help: "The answer cache" });
 
 export const blockingSchema = z.strictObject({
   enabled: flag(true, { help: "Apply block lists and policies" }),
@@ -141,7 +160,7 @@ export const blockingSchema = z.strictObject({
   }),
   refreshInterval: duration("24h", {
     help: "How often block lists are downloaded again",
-  }),
+  }, { min: 60_000 }),
   allowDegraded: flag(true, {
     help:
       "Stay ready when some lists fail to load (false: /healthz/ready fails until they load)",
