@@ -131,7 +131,7 @@ async function attempt(
         ? { lastModified: previous.lastModified }
         : {}),
     });
-    if (result.kind === "body") return await accept(job, result);
+    if (result.kind === "body") return await accept(job, result, previous);
     if (!previous) {
       throw new DownloadError("HTTP 304 but no copy on disk", false);
     }
@@ -142,10 +142,16 @@ async function attempt(
   }
 }
 
-/** Checks and counts a downloaded body, then moves it into place. */
+/**
+ * Checks and counts a downloaded body, then moves it into place. A body
+ * that is not a list (HTML, binary), or that holds no rule where the copy
+ * on disk held some (an empty reply, a "rate limited" page without HTML
+ * markers), never replaces the last good body.
+ */
 async function accept(
   job: ListFetchJob,
   result: Extract<DownloadResult, { kind: "body" }>,
+  previous: ListFileMeta | undefined,
 ): Promise<ListFileMeta> {
   let counts: ListFileMeta["counts"];
   try {
@@ -153,8 +159,13 @@ async function accept(
       decodeListBody(await Deno.readFile(result.tempPath)),
       job.formats,
     );
+    const had = previous === undefined ? 0 : ruleTotal(previous.counts);
+    if (ruleTotal(counts) === 0 && had > 0) {
+      throw new Error(
+        `the new copy holds no rules (the one on disk has ${had}); keeping the one on disk`,
+      );
+    }
   } catch (err) {
-    // Not a list (HTML, binary): never replaces the last good body.
     await Deno.remove(result.tempPath).catch(() => {});
     throw new DownloadError(messageOf(err), false);
   }
@@ -180,6 +191,11 @@ async function accept(
   };
   await writeListMeta(job.listsDir, meta);
   return meta;
+}
+
+/** The rules a body holds, read as the best of its formats. */
+function ruleTotal(counts: ListFileMeta["counts"]): number {
+  return Math.max(0, ...Object.values(counts).map((c) => c?.ruleCount ?? 0));
 }
 
 function countAll(

@@ -137,6 +137,33 @@ Deno.test("an HTML page is rejected, not retried, and never replaces a list", as
   });
 });
 
+Deno.test("a list that comes back empty keeps its last good body; a first empty list is taken", async () => {
+  await run(async (h) => {
+    h.server.routes.set("/l", { body: GOOD, etag: '"v1"' });
+    h.server.routes.set("/empty", { body: "# nothing yet\n" });
+    const url = h.server.url("/l");
+    await h.apply(blockList("l", [{ url }], "1h"));
+    await h.apply(blockList("empty", [{ url: h.server.url("/empty") }]));
+    await h.start().initialFetchDone;
+    assert.equal((await h.status("empty"))?.sources?.[0]?.ruleCount, 0);
+
+    // A rate-limit page with no HTML markers, or an empty reply.
+    h.server.routes.set("/l", {
+      body: "<div>rate limited</div>\n",
+      etag: '"v2"',
+    });
+    h.clockMs += 2 * HOUR;
+    const reason =
+      "the new copy holds no rules (the one on disk has 2); keeping the one on disk";
+    await waitFor(async () =>
+      (await h.status("l"))?.sources?.[0]?.error === reason
+    );
+    assert.equal(await Deno.readTextFile(listFilePath(h.dir, url)), GOOD);
+    assert.equal((await h.status("l"))?.sources?.[0]?.ruleCount, 2);
+    assert.deepEqual(await tempFilesIn(h.dir), []);
+  });
+});
+
 Deno.test("a body over 64 MiB is refused by default", async () => {
   await run(async (h) => {
     const big = new Uint8Array(64 * 1024 * 1024 + 1).fill(0x61);
