@@ -33,7 +33,12 @@ import { startOpsServer } from "../health/ops_server.ts";
 import { createDnsMetrics } from "../metrics/dns_metrics.ts";
 import { startMetricsServer } from "../metrics/metrics_server.ts";
 import { parseListenAddress } from "../listeners/listen_address.ts";
-import { createQueryLogWriter, QUERYLOG_DB_FILE } from "../querylog/mod.ts";
+import {
+  createQueryLogWriter,
+  isDamagedDatabaseError,
+  moveAsideDamaged,
+  QUERYLOG_DB_FILE,
+} from "../querylog/mod.ts";
 import { machineFacts } from "./machine.ts";
 import { VERSION } from "../version.ts";
 
@@ -235,13 +240,31 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
  */
 function openQueryLog(config: Config, logger: Logger) {
   const path = join(config.node.dataDir, QUERYLOG_DB_FILE);
-  try {
-    return createQueryLogWriter({
+  const open = () =>
+    createQueryLogWriter({
       path,
       node: config.node.name,
       settings: config.querylog,
       logger,
     });
+  try {
+    try {
+      return open();
+    } catch (err) {
+      if (!isDamagedDatabaseError(err)) throw err;
+      // A damaged file must not silence the log for good: keep it aside
+      // for a look later and start a new one.
+      const aside = moveAsideDamaged(path);
+      logger.error(
+        "The query log was damaged; moved it aside and started a new one",
+        {
+          path,
+          movedTo: aside,
+          error: err,
+        },
+      );
+      return open();
+    }
   } catch (err) {
     logger.error("Cannot open the query log; serving without it", {
       path,

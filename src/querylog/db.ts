@@ -123,3 +123,32 @@ function readVersion(db: DatabaseSync, path: string): number {
     throw err;
   }
 }
+
+/**
+ * True for SQLite's "this file is damaged" errors (SQLITE_NOTADB,
+ * SQLITE_CORRUPT), as node:sqlite words them; not for a file from a newer
+ * kudurru, a lock or a permission problem.
+ */
+export function isDamagedDatabaseError(err: unknown): boolean {
+  return err instanceof Error &&
+    /file is not a database|database disk image is malformed/i.test(
+      err.message,
+    );
+}
+
+/**
+ * Renames a damaged query log (and its WAL and shared-memory files) to
+ * `<path>.damaged-<time>`, kept for a look later; returns the new path.
+ */
+export function moveAsideDamaged(path: string, now = new Date()): string {
+  const aside = `${path}.damaged-${now.toISOString().replace(/[:.]/g, "-")}`;
+  Deno.renameSync(path, aside);
+  for (const suffix of ["-wal", "-shm"]) {
+    try {
+      Deno.renameSync(path + suffix, aside + suffix);
+    } catch {
+      // Not there: nothing to keep.
+    }
+  }
+  return aside;
+}

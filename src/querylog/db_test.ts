@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { STATUSES } from "../pipeline/status.ts";
 import {
+  isDamagedDatabaseError,
+  moveAsideDamaged,
   openQueryLogDb,
   QueryLogSchemaTooNewError,
   WAL_SIZE_LIMIT_BYTES,
@@ -82,4 +84,25 @@ Deno.test("openQueryLogDb refuses a foreign SQLite file and a missing one when r
     () => openQueryLogDb(log.path),
     /SQLite database but not a kudurru query log/,
   );
+});
+
+Deno.test("a damaged query log is recognised and moved aside with its WAL", async () => {
+  await using log = await tempQueryLog();
+  Deno.writeFileSync(log.path, crypto.getRandomValues(new Uint8Array(8192)));
+  let error: unknown;
+  try {
+    openQueryLogDb(log.path).close();
+  } catch (err) {
+    error = err;
+  }
+  assert.ok(isDamagedDatabaseError(error), String(error));
+  assert.ok(
+    !isDamagedDatabaseError(new QueryLogSchemaTooNewError(log.path, 9)),
+  );
+  Deno.writeTextFileSync(log.path + "-wal", "junk");
+  const aside = moveAsideDamaged(log.path, new Date("2030-01-01T00:00:00Z"));
+  assert.equal(aside, `${log.path}.damaged-2030-01-01T00-00-00-000Z`);
+  assert.equal(Deno.readTextFileSync(aside + "-wal"), "junk");
+  const fresh = openQueryLogDb(log.path);
+  fresh.close();
 });

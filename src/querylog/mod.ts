@@ -1,5 +1,7 @@
 /** The query log: writer, retention and queries over querylog.db; see README.md. */
 export {
+  isDamagedDatabaseError,
+  moveAsideDamaged,
   openQueryLogDb,
   type OpenQueryLogOptions,
   QUERYLOG_DB_FILE,
