@@ -1,6 +1,7 @@
 /** "Did you mean …?" for unknown keys and environment variables. */
 
-function editDistance(a: string, b: string): number {
+/** Levenshtein distance between two strings. */
+export function editDistance(a: string, b: string): number {
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const cur = [i];

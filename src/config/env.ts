@@ -4,7 +4,7 @@
  * the camelCase keys; values are converted per the key's type.
  */
 import type { z } from "zod";
-import { closestMatch } from "./closest_match.ts";
+import { closestMatch, editDistance } from "./closest_match.ts";
 import { settingNodes } from "./settings_table.ts";
 import { defOf, unwrap } from "./schema_walk.ts";
 
@@ -95,6 +95,27 @@ function trimLineEnd(text: string): string {
   return text.replace(/[\r\n]+$/, "");
 }
 
+/** KUDURRU_* variables read elsewhere, never settings. */
+const OTHER_VARIABLES: ReadonlySet<string> = new Set([
+  "KUDURRU_CONFIG",
+  "KUDURRU_DEBUG_CONFIG",
+  "KUDURRU_LOG_LEVEL",
+  "KUDURRU_LOG_FORMAT",
+  "KUDURRU_ADMIN_PASSWORD",
+]);
+
+/** The top-level setting variable `name` is one or two letters from, if any. */
+function nearTopLevel(
+  name: string,
+  variables: Iterable<string>,
+): string | undefined {
+  for (const candidate of variables) {
+    if (candidate.slice(PREFIX.length).includes("__")) continue;
+    if (editDistance(name, candidate) <= 2) return candidate;
+  }
+  return undefined;
+}
+
 /**
  * Reads every override from `env`. Variables without `__` are other settings
  * (KUDURRU_CONFIG, KUDURRU_LOG_LEVEL, …) unless they name a top-level key
@@ -114,7 +135,17 @@ export function readEnvOverrides(
     const name = PREFIX + bare.slice(PREFIX.length).toUpperCase();
     const node = nodes.get(name);
     if (!node) {
-      if (!bare.includes("__")) continue;
+      if (!bare.includes("__")) {
+        // Not a setting path, unless it misspells a top-level one
+        // (KUDURRU_OBJECTDIR): say so rather than ignore it.
+        const near = nearTopLevel(name, nodes.keys());
+        if (near !== undefined && !OTHER_VARIABLES.has(name)) {
+          problems.push(
+            `${variable}: names no setting (did you mean ${near}?)`,
+          );
+        }
+        continue;
+      }
       const guess = closestMatch(name, [...nodes.keys()]);
       problems.push(
         `${variable}: names no setting` +

@@ -91,12 +91,13 @@ Deno.test("readEnvOverrides does not take a key ending in FILE for a _FILE varia
   assert.equal(got.overrides[0]?.value, "/run/secrets/pw");
 });
 
-Deno.test("readEnvOverrides ignores variables without __", () => {
+Deno.test("readEnvOverrides ignores variables without __ that are not near a setting", () => {
   const got = readEnvOverrides({
     KUDURRU_CONFIG: "/x.yaml",
     KUDURRU_DEBUG_CONFIG: "yes",
     KUDURRU_LOG_LEVEL: "debug",
     KUDURRU_ADMIN_PASSWORD_FILE: "/nope",
+    KUDURRU_SOMETHING_ELSE: "1",
     PATH: "/bin",
   }, readFile);
   assert.deepEqual(got, { overrides: [], problems: [] });
@@ -108,6 +109,11 @@ Deno.test("readEnvOverrides rejects", async (t) => {
       "a variable naming no key",
       { KUDURRU_CACHE__MAXTLL: "1h" },
       /^KUDURRU_CACHE__MAXTLL: names no setting \(did you mean KUDURRU_CACHE__MAXTTL\?\)$/,
+    ],
+    [
+      "a misspelt top-level setting",
+      { KUDURRU_OBJECTDIR: "/srv/objects" },
+      /^KUDURRU_OBJECTDIR: names no setting \(did you mean KUDURRU_OBJECTSDIR\?\)$/,
     ],
     [
       "a _FILE variable naming no key",
