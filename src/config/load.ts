@@ -10,6 +10,7 @@ import { applyEnvOverrides, readEnvOverrides } from "./env.ts";
 import { expandVariables } from "./expand_vars.ts";
 import { type Config, configSchema } from "./schema.ts";
 import { USER_DNS_LISTENERS } from "./schema_listeners.ts";
+import { containsItself, CYCLIC_ALIAS } from "./yaml_cycles.ts";
 
 /** Where kudurru looks when neither --config nor KUDURRU_CONFIG names a file. */
 export const DEFAULT_CONFIG_PATH = "/etc/kudurru/kudurru.yaml";
@@ -66,6 +67,7 @@ function parseYaml(source: string, text: string): Raw {
   }
   const value = doc.toJS({ maxAliasCount: 100 }) as unknown;
   if (value === null || value === undefined) return {};
+  if (containsItself(value)) throw new ConfigError(source, [CYCLIC_ALIAS]);
   if (typeof value !== "object" || Array.isArray(value)) {
     throw new ConfigError(source, [
       "the file must be a mapping of sections such as node: and cache:",

@@ -265,6 +265,11 @@ Deno.test("loadConfig rejects", async (t) => {
       /cache\.maxTTL: must be a duration/,
     ],
     [
+      "an alias inside itself",
+      "x: &a [*a]\n",
+      /a YAML alias refers to a node that contains it/,
+    ],
+    [
       "minTTL above maxTTL",
       "cache: { minTTL: 1h, maxTTL: 1s }\n",
       /cache\.minTTL: must not be longer than maxTTL/,

@@ -13,6 +13,7 @@ import {
 } from "../api/v1alpha1/meta.ts";
 import { findKind, KINDS } from "../api/v1alpha1/kinds.ts";
 import type { Diagnosis, DiagnosisReason } from "./diagnosis.ts";
+import { containsItself, CYCLIC_ALIAS } from "../config/yaml_cycles.ts";
 
 /** One object a source declares. */
 export interface DecodedObject {
@@ -81,6 +82,7 @@ export function decodeYaml(
     let value: unknown;
     try {
       value = doc.toJS();
+      if (containsItself(value)) throw new Error(CYCLIC_ALIAS);
     } catch (e) {
       const msg = e instanceof Error ? e.message : String(e);
       unidentified(result, source, document, "InvalidYAML", msg);

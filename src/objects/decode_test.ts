@@ -103,6 +103,12 @@ Deno.test("decodeYaml puts namespaced kinds without a namespace into the default
 Deno.test("decodeYaml reports documents it cannot identify", async (t) => {
   const cases: [string, string, string, RegExp][] = [
     ["a YAML error", "kind: [\n", "InvalidYAML", /line \d+/],
+    [
+      "an alias inside itself",
+      "kind: &a [*a]\n",
+      "InvalidYAML",
+      /a YAML alias refers to a node that contains it/,
+    ],
     ["not a mapping", "- a\n- b\n", "NotAnObject", /not a mapping/],
     [
       "no apiVersion",
