@@ -56,6 +56,12 @@ export async function ensureDataDir(dir: string): Promise<void> {
         { cause: err },
       );
     }
+    if (err instanceof Deno.errors.AlreadyExists) {
+      throw new Error(
+        `Cannot use data directory "${dir}": it is a file, not a directory; choose another with --data-dir or node.dataDir`,
+        { cause: err },
+      );
+    }
     const why = err instanceof Error ? err.message : String(err);
     throw new Error(
       `Cannot use data directory "${dir}": ${why}; make it writable for this user or choose another with --data-dir or node.dataDir`,
