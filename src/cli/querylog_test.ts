@@ -156,26 +156,14 @@ Deno.test("kudurru querylog refuses bad flags with usage errors", async (t) => {
     ["since", ["--since", "yesterday"], /--since takes a duration/],
     ["cursor", ["--before", "zzz"], /Invalid query-log cursor/],
     ["positional", ["extra"], /unexpected argument "extra"/],
-    [
-      "client that is no address",
-      ["--client", "not-an-ip"],
+    // Not an address, a prefix too long, addresses cut short.
+    ...["not-an-ip", "10.0.0.0/99", "192.168.1", "10/8"].map((
+      client,
+    ): [string, string[], RegExp] => [
+      `client ${client}`,
+      ["--client", client],
       /--client takes an address or a CIDR prefix/,
-    ],
-    [
-      "prefix too long",
-      ["--client", "10.0.0.0/99"],
-      /--client takes an address or a CIDR prefix/,
-    ],
-    [
-      "address cut short",
-      ["--client", "192.168.1"],
-      /--client takes an address or a CIDR prefix/,
-    ],
-    [
-      "prefix of an address cut short",
-      ["--client", "10/8"],
-      /--client takes an address or a CIDR prefix/,
-    ],
+    ]),
     ["empty status", ["--status", ""], /--status needs a value/],
     [
       "window backwards",

@@ -24,10 +24,10 @@ const NUMBERED: Script = (q) => {
 };
 
 async function withTcp(
-  opts: { closeAfterAnswer?: boolean; idleMs?: number },
+  opts: { closeAfterAnswer?: boolean; idleMs?: number; script?: Script },
   body: (t: PooledTransport, server: ScriptedServer) => Promise<void>,
 ): Promise<void> {
-  const server = startTcpUpstream(NUMBERED, opts);
+  const server = startTcpUpstream(opts.script ?? NUMBERED, opts);
   const transport = createTcpTransport(
     parseUpstreamServer(urlOf("tcp", server)),
     {
@@ -148,16 +148,14 @@ async function askAndAbort(
 Deno.test("tcp transport replaces a connection that stays silent past a query's timeout", async () => {
   // Answers the first query of each connection only, then goes silent.
   let answeredOn = 0;
-  const server: ScriptedServer = startTcpUpstream((q) => {
-    if (server.connections === answeredOn) return [];
-    answeredOn = server.connections;
+  let connections = () => 0;
+  const script: Script = (q) => {
+    if (connections() === answeredOn) return [];
+    answeredOn = connections();
     return [{ message: answer(q, { a: ["192.0.2.1"] }) }];
-  });
-  const transport = createTcpTransport(
-    parseUpstreamServer(urlOf("tcp", server)),
-    { address: server.hostname },
-  );
-  try {
+  };
+  await withTcp({ script }, async (transport, server) => {
+    connections = () => server.connections;
     assert.equal(await ask(transport, 1, 1), "192.0.2.1");
     // Given up just after it was sent (a late hedge): proves nothing.
     await askAndAbort(transport, 2, new QueryTimeoutError("stopped: timeout"));
@@ -171,31 +169,20 @@ Deno.test("tcp transport replaces a connection that stays silent past a query's 
     );
     assert.equal(await ask(transport, 3, 3), "192.0.2.1");
     assert.equal(server.connections, 2);
-  } finally {
-    await transport.closeAndWait();
-    await server.close();
-  }
+  });
 });
 
 Deno.test("tcp transport keeps its connection when a query is given up for another reason", async () => {
   // Never answers 2.example.; answers everything else.
-  const server = startTcpUpstream((q) =>
+  const script: Script = (q) =>
     q.question!.name.startsWith("2.")
       ? []
-      : [{ message: answer(q, { a: ["192.0.2.1"] }) }]
-  );
-  const transport = createTcpTransport(
-    parseUpstreamServer(urlOf("tcp", server)),
-    { address: server.hostname },
-  );
-  try {
+      : [{ message: answer(q, { a: ["192.0.2.1"] }) }];
+  await withTcp({ script }, async (transport, server) => {
     assert.equal(await ask(transport, 1, 1), "192.0.2.1");
     // Another server answered first (parallel_best): this one is just slower.
     await askAndAbort(transport, 2, new Error("stopped: answered"));
     assert.equal(await ask(transport, 3, 3), "192.0.2.1");
     assert.equal(server.connections, 1);
-  } finally {
-    await transport.closeAndWait();
-    await server.close();
-  }
+  });
 });
