@@ -212,11 +212,18 @@ export class ObjectsLoader {
   #log(report: LoadReport): void {
     const log = this.#opts.logger;
     if (!log) return;
+    // Each problem once while it lasts: a broken file is not news every
+    // poll, but it is again after it was fixed and broke anew.
+    const now = new Set<string>();
     for (const d of report.diagnoses) {
-      if (d.severity === "error") {
+      if (d.severity !== "error") continue;
+      const key = `${d.source}\n${d.message}`;
+      now.add(key);
+      if (!this.#logged.has(key)) {
         log.warn(d.message, { reason: d.reason, source: d.source });
       }
     }
+    this.#logged = now;
     const c = report.counts;
     const changed = c.created + c.updated + c.deleted > 0;
     (changed ? log.info : log.debug)("Loaded file-managed objects", {

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { KObject } from "../api/v1alpha1/meta.ts";
 import { validateObject } from "../api/v1alpha1/validate.ts";
+import { memoryLogger } from "../log/logger.ts";
 import { createObjectsLoader } from "./loader.ts";
 import {
   docs,
@@ -237,4 +238,21 @@ Deno.test("ObjectsLoader sorts diagnoses by source, then document", async () => 
     "objects.d/b.yaml#1",
     "objects.d/b.yaml#2",
   ]);
+});
+
+Deno.test("ObjectsLoader logs a broken file once while it stays broken, and again when it breaks anew", async () => {
+  await using d = await tempObjectsDir();
+  await using store = storeFor();
+  const logger = memoryLogger("warn");
+  const loader = createObjectsLoader({ store, dir: d.dir, logger });
+  const warnings = () => logger.lines.filter((l) => l.includes("broken.yaml"));
+  await d.write("broken.yaml", "kind: [\n");
+  await loader.load();
+  await loader.load(); // a poll: nothing new to say
+  assert.equal(warnings().length, 1);
+  await d.write("broken.yaml", groupYaml("a"));
+  await loader.load();
+  await d.write("broken.yaml", "kind: [\n");
+  await loader.load();
+  assert.equal(warnings().length, 2);
 });
