@@ -61,7 +61,7 @@ Deno.test("ObjectsLoader keeps the objects of a directory that went missing; an 
   await loader.load();
   await Deno.remove(d.dir, { recursive: true });
   const missing = await loader.load();
-  assert.deepEqual(missing.diagnoses.map((x) => x.severity), ["warning"]);
+  assert.deepEqual(missing.diagnoses.map((x) => x.severity), ["info"]);
   assert.equal(missing.counts.deleted, 0);
   assert.equal((await store.list("ClientGroup")).items.length, 1);
   await Deno.mkdir(d.dir);

@@ -80,8 +80,10 @@ async function readDir(dir: string, out: ReadSourcesResult): Promise<void> {
     if (e instanceof Deno.errors.NotFound) {
       // A typo in objectsDir, or a directory moved away, must not delete
       // every object it held; an empty directory does that deliberately.
+      // Info, not a warning: installs without an objects directory (the
+      // embedded defaults) are normal.
       out.diagnoses.push({
-        severity: "warning",
+        severity: "info",
         reason: "ReadFailed",
         source: `${base}/`,
         message: `Objects directory "${dir}" does not exist`,

@@ -57,12 +57,12 @@ Deno.test("readSources follows symlinks the way ConfigMap mounts lay files out",
   assert.equal(s?.kind === "file" ? s.text : undefined, "kind: x\n");
 });
 
-Deno.test("readSources protects the objects of a missing directory, with a warning", async () => {
+Deno.test("readSources protects the objects of a missing directory, and says so", async () => {
   await using d = await tempObjectsDir();
   const r = await readSources({ dir: join(d.root, "nope") });
   assert.deepEqual(r.sources, []);
   assert.deepEqual(r.protectedPrefixes, ["file:nope/"]);
-  assert.equal(r.diagnoses[0]?.severity, "warning");
+  assert.equal(r.diagnoses[0]?.severity, "info");
   assert.match(r.diagnoses[0]!.message, /does not exist/);
 });
 
