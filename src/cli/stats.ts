@@ -10,7 +10,6 @@ import { openQueryLogDb, QUERYLOG_DB_FILE } from "../querylog/db.ts";
 import ipaddr from "ipaddr.js";
 import {
   clientSummary,
-  isPlainAddress,
   queriesOverTime,
   topClients,
   topDomains,
@@ -19,6 +18,7 @@ import {
   windowMinutes,
 } from "../querylog/queries.ts";
 import { HIDDEN_CLIENT } from "../querylog/event_filter.ts";
+import { isIpAddress } from "../api/v1alpha1/field_schemas.ts";
 import { MINUTE_MS } from "../querylog/settings.ts";
 import {
   type Command,
@@ -108,7 +108,7 @@ function statsWindow(
 function clientFlag(text: string | undefined): string | undefined {
   if (text === undefined) return undefined;
   if (text === HIDDEN_CLIENT) return text;
-  if (!isPlainAddress(text)) {
+  if (!isIpAddress(text)) {
     throw new UsageError(
       `kudurru stats: --client takes an address such as 192.0.2.7, not "${text}"`,
     );

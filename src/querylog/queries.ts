@@ -14,11 +14,7 @@ export {
   type TailOptions,
   type TailPage,
 } from "./search.ts";
-export {
-  type EventFilters,
-  FilterError,
-  isPlainAddress,
-} from "./search_filters.ts";
+export { type EventFilters, FilterError } from "./search_filters.ts";
 export { type LoggedEvent } from "./event_rows.ts";
 export {
   type ClientCount,

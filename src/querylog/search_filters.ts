@@ -9,6 +9,7 @@ import type { DatabaseSync } from "node:sqlite";
 import { C } from "./chunk_codec.ts";
 import { BLOCKED_STATUSES } from "./encode.ts";
 import { HIDDEN_CLIENT } from "./event_filter.ts";
+import { isCidr, isIpAddress } from "../api/v1alpha1/field_schemas.ts";
 
 export interface EventFilters {
   /** An address as stored (exactly), or a CIDR prefix. */
@@ -168,15 +169,6 @@ function domainMinutes(
 }
 
 /**
- * True for an address written out in full: four-part dotted IPv4 or IPv6.
- * (ipaddr.js also reads "192.168.1" or "10" as IPv4 addresses, which no
- * one who types them means.)
- */
-export function isPlainAddress(text: string): boolean {
-  return ipaddr.IPv4.isValidFourPartDecimal(text) || ipaddr.IPv6.isValid(text);
-}
-
-/**
  * The ids of the clients `client` names: an address (IPv4-mapped IPv6 as
  * the IPv4 address it is, which is how it is stored), a CIDR prefix, or
  * the privacy placeholder "hidden".
@@ -188,12 +180,11 @@ function clientIds(db: DatabaseSync, client: string): number[] {
   const exact = byText.get(client);
   if (exact !== undefined) return [Number(exact.id)];
   if (client === HIDDEN_CLIENT) return [];
-  if (isPlainAddress(client)) {
+  if (isIpAddress(client)) {
     const stored = byText.get(ipaddr.process(client).toString());
     return stored === undefined ? [] : [Number(stored.id)];
   }
-  const slash = client.lastIndexOf("/");
-  if (!isPlainAddress(client.slice(0, slash)) || !ipaddr.isValidCIDR(client)) {
+  if (!isCidr(client)) {
     throw new FilterError(
       `--client takes an address or a CIDR prefix such as 192.0.2.0/24, not "${client}"`,
     );
