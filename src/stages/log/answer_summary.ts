@@ -6,6 +6,7 @@
  * end the summary early.
  */
 import { PackHint } from "../../pipeline/query_event_pack.ts";
+import { formatCharString } from "../../zone/format.ts";
 import {
   ipv4Text,
   ipv6Text,
@@ -147,8 +148,7 @@ const MAX_TXT_OCTETS = 40;
 
 /**
  * A TXT record's first character-string, quoted as a zone file has it
- * (`\"`, `\\`, `\DDD` outside printable ASCII), cut at MAX_TXT_OCTETS;
- * "…" when more follows.
+ * (zone/format.ts), cut at MAX_TXT_OCTETS; "…" when more follows.
  */
 function firstString(
   message: Uint8Array,
@@ -156,15 +156,10 @@ function firstString(
   rdlength: number,
 ): string {
   const length = Math.min(message[rdata]!, rdlength - 1);
-  let text = "";
-  for (let i = 0; i < Math.min(length, MAX_TXT_OCTETS); i++) {
-    const octet = message[rdata + 1 + i]!;
-    if (octet === 0x22 || octet === 0x5c) {
-      text += "\\" + String.fromCharCode(octet);
-    } else if (octet >= 0x20 && octet < 0x7f) {
-      text += String.fromCharCode(octet);
-    } else text += "\\" + String(octet).padStart(3, "0");
-  }
-  const more = length > MAX_TXT_OCTETS || 1 + length < rdlength;
-  return `"${text}"${more ? "…" : ""}`;
+  const kept = Math.min(length, MAX_TXT_OCTETS);
+  const more = length > kept || 1 + length < rdlength;
+  const text = formatCharString(
+    message.subarray(rdata + 1, rdata + 1 + kept),
+  );
+  return more ? `${text}…` : text;
 }
