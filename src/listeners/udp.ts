@@ -6,12 +6,22 @@
  * are dropped and counted. Synchronous answers (memo hits) cost no promise
  * of ours and no copy of the query: only the receive and send ops wait.
  */
+import { BufferPool } from "../dns/wire/buffer_pool.ts";
+import { headerAndQuestion } from "../dns/wire/truncated_reply.ts";
 import type { QueryHandler } from "../pipeline/handler.ts";
 import type { Logger } from "../log/logger.ts";
 import type { SocketCounters } from "./worker_messages.ts";
 
 /** Most UDP queries answered at once by one socket. */
 export const UDP_MAX_IN_FLIGHT = 1000;
+
+/**
+ * Largest query read over UDP (the seed's 4096-octet read buffer). A
+ * larger datagram is answered with its header and question and TC=1, so
+ * the client asks again over TCP; it is never parsed cut short (a cut
+ * message could lose its OPT or TSIG record and still parse).
+ */
+export const UDP_MAX_QUERY = 4096;
 
 export interface UdpServerOptions {
   hostname: string;
@@ -54,6 +64,10 @@ export function serveUdp(opts: UdpServerOptions): UdpServer {
   let stopping = false;
   let closed = false;
   const drained = Promise.withResolvers<void>();
+  // One octet more than the largest query: a datagram that fills the
+  // buffer was longer than UDP_MAX_QUERY. Queries answered later keep their
+  // buffer until then (at most maxInFlight of them, ~4 MiB).
+  const buffers = new BufferPool(UDP_MAX_QUERY + 1, maxInFlight);
 
   // Shared settle callbacks: no closure per query.
   const settled = () => {
@@ -70,30 +84,43 @@ export function serveUdp(opts: UdpServerOptions): UdpServer {
     settled();
   };
 
-  /** Sends without waiting: the next datagram is read while this one goes out. */
-  function send(reply: Uint8Array, to: Deno.NetAddr): void {
+  /**
+   * Sends without waiting: the next datagram is read while this one goes
+   * out. The promise (never rejected) tells when the send is over.
+   */
+  function send(reply: Uint8Array, to: Deno.NetAddr): Promise<void> {
     inFlight++;
-    conn.send(reply, to).then(settled, sendFailed);
+    return conn.send(reply, to).then(settled, sendFailed);
   }
 
-  /** Waits for an answer the handler could not give at once, then sends it. */
+  /**
+   * Waits for an answer the handler could not give at once, then sends it;
+   * `query` (the buffer the handler read) goes back to the pool once the
+   * send is done, as the answer may still be a view of it.
+   */
   function sendLater(
     pending: Promise<Uint8Array | null>,
     to: Deno.NetAddr,
+    query: Uint8Array,
   ): void {
     inFlight++;
+    const release = () => buffers.give(query);
     pending.then((reply) => {
-      if (reply !== null) send(reply, to);
+      if (reply !== null) send(reply, to).then(release);
+      else release();
       settled();
-    }, handlerFailed);
+    }, (err) => {
+      release();
+      handlerFailed(err);
+    });
   }
 
   async function receiveLoop() {
     // Answers that need no I/O come back synchronously (memo hits): those
     // are handled straight from the receive buffer, no copy. A query whose
-    // answer is pending keeps the buffer, and the loop takes a fresh one;
-    // receive() without a buffer would allocate 64 KiB per datagram.
-    let buf = new Uint8Array(65535);
+    // answer is pending keeps the buffer, and the loop takes another from
+    // the pool; receive() without a buffer would allocate 64 KiB.
+    let buf = buffers.take();
     while (!closed) {
       let received: [Uint8Array, Deno.Addr];
       try {
@@ -108,8 +135,14 @@ export function serveUdp(opts: UdpServerOptions): UdpServer {
         counters.udpDropped++;
         continue;
       }
-      counters.queries++;
       const from = received[1] as Deno.NetAddr;
+      if (received[0].length > UDP_MAX_QUERY) {
+        counters.udpOversize++;
+        const reply = oversizeReply(received[0]);
+        if (reply !== undefined) send(reply, from);
+        continue;
+      }
+      counters.queries++;
       let reply: Promise<Uint8Array | null> | Uint8Array | null;
       try {
         reply = handler.handle(received[0], {
@@ -122,8 +155,8 @@ export function serveUdp(opts: UdpServerOptions): UdpServer {
         continue;
       }
       if (reply instanceof Promise) {
-        sendLater(reply, from);
-        buf = new Uint8Array(65535);
+        sendLater(reply, from, buf);
+        buf = buffers.take();
       } else if (reply !== null) {
         send(reply, from);
       }
@@ -145,4 +178,18 @@ export function serveUdp(opts: UdpServerOptions): UdpServer {
       await loop;
     },
   };
+}
+
+/**
+ * The answer to a query too large to read: its header and question, TC=1
+ * (QR set; AA, RA, AD and RCODE clear; opcode, RD and CD kept). Nothing for
+ * a datagram that is itself a response (QR=1), as for any other.
+ */
+function oversizeReply(datagram: Uint8Array): Uint8Array | undefined {
+  if ((datagram[2]! & 0x80) !== 0) return undefined;
+  const reply = headerAndQuestion(datagram);
+  if (reply === undefined) return undefined;
+  reply[2] = (reply[2]! & 0x7b) | 0x80;
+  reply[3]! &= 0x10;
+  return reply;
 }

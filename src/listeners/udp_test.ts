@@ -135,3 +135,88 @@ Deno.test("serveUdp stop still sends the answer of a query in flight", async () 
     await s.server.stop();
   }
 });
+
+Deno.test("serveUdp answers waves of pending queries from reused buffers", async () => {
+  await using s = start();
+  const client = Deno.listenDatagram({
+    transport: "udp",
+    hostname: "127.0.0.1",
+    port: 0,
+  });
+  try {
+    const to = {
+      transport: "udp" as const,
+      hostname: "127.0.0.1",
+      port: s.port,
+    };
+    // Waves overlap: the buffers of the first wave's queries come back to
+    // the pool while the second wave is still waiting on its own. A buffer
+    // handed out again too early would make the handler, which reads its
+    // query again after the wait, answer another query's ID or name.
+    const expected = new Map<number, string>();
+    let id = 0;
+    for (const wait of [60, 20, 40]) {
+      for (let i = 0; i < 4; i++) {
+        const name = `slow-${wait + i}.test`;
+        expected.set(++id, name);
+        await client.send(buildQuery(id, name), to);
+      }
+      await new Promise((r) => setTimeout(r, 15));
+    }
+    const seen = new Map<number, string>();
+    while (seen.size < expected.size) {
+      const [reply] = await within(client.receive(), 2000);
+      const answer = decodeAnswer(reply);
+      seen.set(answer.id, answer.name);
+    }
+    assert.deepEqual(seen, expected);
+  } finally {
+    client.close();
+  }
+});
+
+Deno.test("serveUdp answers a query over 4096 octets TC=1 without reading it", async () => {
+  await using s = start();
+  const query = oversizeQuery(7, "big-query.test");
+  assert.ok(query.length > 4096);
+  const reply = await udpExchange("127.0.0.1", s.port, query);
+  const questionEnd = 12 + "big-query.test".length + 2 + 4;
+  assert.equal(reply.length, questionEnd, "header and question only");
+  assert.deepEqual(reply.subarray(12), query.subarray(12, questionEnd));
+  assert.equal((reply[0]! << 8) | reply[1]!, 7);
+  assert.equal(reply[2]! & 0x80, 0x80, "QR");
+  assert.equal(reply[2]! & 0x02, 0x02, "TC: ask again over TCP");
+  assert.equal(reply[2]! & 0x01, 0x01, "RD kept");
+  assert.deepEqual([...reply.subarray(4, 12)], [0, 1, 0, 0, 0, 0, 0, 0]);
+  assert.equal(s.counters.udpOversize, 1);
+  assert.equal(s.counters.queries, 0, "never handed to the handler");
+});
+
+Deno.test("serveUdp leaves an oversize response (QR=1) unanswered", async () => {
+  await using s = start();
+  const response = oversizeQuery(8, "big-response.test");
+  response[2]! |= 0x80;
+  await assert.rejects(
+    udpExchange("127.0.0.1", s.port, response, 200),
+    /timed out/,
+  );
+  assert.equal(s.counters.udpOversize, 1);
+});
+
+/** A query whose OPT record carries ~5,000 octets of EDNS padding. */
+function oversizeQuery(id: number, name: string): Uint8Array {
+  const base = buildQuery(id, name);
+  const padding = 5000;
+  const opt = new Uint8Array(11 + 4 + padding);
+  const view = new DataView(opt.buffer);
+  view.setUint16(1, 41); // root owner, TYPE OPT
+  view.setUint16(3, 1232); // payload size
+  view.setUint16(9, 4 + padding); // RDLENGTH
+  view.setUint16(11, 12); // option PADDING
+  view.setUint16(13, padding);
+  const query = new Uint8Array(base.length + opt.length);
+  query.set(base);
+  query.set(opt, base.length);
+  query[11] = 1; // ARCOUNT
+  return query;
+}

@@ -63,6 +63,8 @@ export interface SocketCounters {
   sendErrors: number;
   /** UDP datagrams dropped because too many queries were in flight. */
   udpDropped: number;
+  /** UDP queries over UDP_MAX_QUERY octets, answered TC=1 unread. */
+  udpOversize: number;
   tcpAccepted: number;
   /** TCP connections closed at once because of the connection cap. */
   tcpRejected: number;
@@ -123,6 +125,7 @@ export function emptySocketCounters(): SocketCounters {
     queries: 0,
     sendErrors: 0,
     udpDropped: 0,
+    udpOversize: 0,
     tcpAccepted: 0,
     tcpRejected: 0,
     tcpMalformed: 0,

@@ -124,6 +124,7 @@ Deno.test("record counts socket events, blocks by list and rate limiting", async
   deltas.socket = {
     ...emptySocketCounters(),
     udpDropped: 4,
+    udpOversize: 6,
     sendErrors: 2,
     tcpAccepted: 3,
     tcpRejected: 1,
@@ -148,6 +149,7 @@ Deno.test("record counts socket events, blocks by list and rate limiting", async
     sample(text, "kudurru_dns_dropped_total", { reason: "udp_overload" }),
     4,
   );
+  assert.equal(sample(text, "kudurru_dns_udp_oversize_total", {}), 6);
   assert.equal(
     sample(text, "kudurru_dns_send_errors_total", { transport: "udp" }),
     2,

@@ -82,6 +82,12 @@ export function createQueryMetrics(registry: Registry) {
     bounds: DURATION_BUCKETS_SECONDS,
     registers,
   });
+  const udpOversize = new client.Counter({
+    name: "kudurru_dns_udp_oversize_total",
+    help:
+      "UDP queries larger than 4096 octets, answered TC=1 unread so the client asks over TCP.",
+    registers,
+  });
   const stageErrors = new client.Counter({
     name: "kudurru_dns_stage_errors_total",
     help: "Stages that failed (the query was answered SERVFAIL), by stage.",
@@ -139,6 +145,7 @@ export function createQueryMetrics(registry: Registry) {
         if (isCount(socket.udpDropped)) {
           dropped.inc({ reason: "udp_overload" }, socket.udpDropped);
         }
+        if (isCount(socket.udpOversize)) udpOversize.inc(socket.udpOversize);
         for (const [key, event] of Object.entries(TCP_EVENTS)) {
           const n = socket[key as keyof typeof TCP_EVENTS];
           if (isCount(n)) tcpConnections.inc({ event }, n);

@@ -7,6 +7,8 @@
  * caller's signal ends it. The socket is always closed.
  */
 import ipaddr from "ipaddr.js";
+import { BufferPool } from "../dns/wire/buffer_pool.ts";
+import { headerAndQuestion } from "../dns/wire/truncated_reply.ts";
 import { checkAnswer, expectationOf } from "./answer_check.ts";
 import type { UpstreamServer } from "./server_address.ts";
 import type { Transport } from "./types.ts";
@@ -17,8 +19,20 @@ export interface UdpTransportOptions {
   address: string;
 }
 
-/** Largest datagram we read: the biggest DNS message. */
-const RECEIVE_OCTETS = 65535;
+/**
+ * Largest answer read over UDP. We advertise 1232 (build_query.ts); a
+ * server that sends more than 4096 anyway has its answer taken as
+ * truncated (header and question, TC=1), which askServer asks again over
+ * TCP, rather than parsed cut short.
+ */
+export const UDP_MAX_ANSWER = 4096;
+
+/**
+ * Receive buffers of all UDP exchanges of this worker: one octet more than
+ * UDP_MAX_ANSWER, so a datagram that fills one was longer (buffer_pool.ts
+ * says why they are pooled). At most 256 kept, ~1 MiB.
+ */
+const receiveBuffers = new BufferPool(UDP_MAX_ANSWER + 1, 256);
 
 /** A transport that sends each query from a new socket. */
 export function createUdpTransport(
@@ -49,16 +63,21 @@ export function createUdpTransport(
       };
       // Closing the socket is what ends a pending receive.
       signal.addEventListener("abort", closeSocket, { once: true });
+      const buffer = receiveBuffers.take();
       try {
         await socket.send(query, target);
         for (;;) {
-          const [data, from] = await socket.receive(
-            new Uint8Array(RECEIVE_OCTETS),
-          );
+          const [data, from] = await socket.receive(buffer);
           const peer = from as Deno.NetAddr;
           if (peer.port !== target.port) continue;
           if (addressKey(peer.hostname) !== targetKey) continue;
-          if (checkAnswer(expected, data).ok) return data.slice();
+          const answer = data.length > UDP_MAX_ANSWER
+            ? headerAndQuestion(data)
+            : data;
+          if (answer === undefined) continue;
+          if (checkAnswer(expected, answer).ok) {
+            return answer === data ? data.slice() : answer;
+          }
         }
       } catch (error) {
         signal.throwIfAborted();
@@ -66,6 +85,8 @@ export function createUdpTransport(
       } finally {
         signal.removeEventListener("abort", closeSocket);
         closeSocket();
+        // Every receive into it has ended: the await above settled.
+        receiveBuffers.give(buffer);
       }
     },
     close() {

@@ -90,3 +90,48 @@ Deno.test("udp transport gives up when the signal aborts", async () => {
     await server.close();
   }
 });
+
+Deno.test("udp transport takes an answer over 4096 octets as truncated", async () => {
+  const many = Array.from(
+    { length: 300 },
+    (_, i) => `192.0.${i >> 8}.${i & 255}`,
+  );
+  const server = startUdpUpstream((q) => [{ message: answer(q, { a: many }) }]);
+  const parsed = parseUpstreamServer(urlOf("udp", server));
+  const transport = createUdpTransport(parsed, { address: server.hostname });
+  try {
+    const query = buildQuery(question("big.example."), 77);
+    const reply = await transport.exchange(query, new AbortController().signal);
+    const info = parseQuery(reply);
+    assert.equal(info.id, 77);
+    assert.equal(info.question?.name, "big.example.");
+    assert.equal(info.flags & 0x0200, 0x0200, "TC: askServer asks over TCP");
+    assert.equal(readAddressRecords(reply, TYPE.A).addresses.length, 0);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("udp transport answers stay whole when the next exchange reuses the buffer", async () => {
+  const server = startUdpUpstream((q) => [{
+    message: answer(q, {
+      a: [q.question?.name.startsWith("one") ? "192.0.2.1" : "192.0.2.2"],
+    }),
+  }]);
+  const parsed = parseUpstreamServer(urlOf("udp", server));
+  const transport = createUdpTransport(parsed, { address: server.hostname });
+  try {
+    const signal = new AbortController().signal;
+    const first = await transport.exchange(
+      buildQuery(question("one.example."), 1),
+      signal,
+    );
+    await transport.exchange(buildQuery(question("two.example."), 2), signal);
+    assert.equal(parseQuery(first).id, 1);
+    assert.deepEqual(readAddressRecords(first, TYPE.A).addresses, [
+      "192.0.2.1",
+    ]);
+  } finally {
+    await server.close();
+  }
+});

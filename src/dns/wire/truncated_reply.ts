@@ -1,0 +1,37 @@
+/**
+ * The header and question of a message that was cut when it was read (a
+ * datagram larger than the buffer it was received into), with TC set and
+ * no records: a copy that tells the other side "this needs TCP".
+ */
+import { skipName } from "./read_name.ts";
+import { WireFormatError } from "./wire_format_error.ts";
+
+const HEADER_OCTETS = 12;
+const TC = 0x02;
+
+/**
+ * Header and question of `message` with TC=1 and ANCOUNT, NSCOUNT and
+ * ARCOUNT zero; undefined when not even the header and one question can be
+ * read (QDCOUNT other than 1 keeps the header only, QDCOUNT 0).
+ */
+export function headerAndQuestion(
+  message: Uint8Array,
+): Uint8Array | undefined {
+  if (message.length < HEADER_OCTETS) return undefined;
+  let end = HEADER_OCTETS;
+  const qdcount = (message[4]! << 8) | message[5]!;
+  if (qdcount === 1) {
+    try {
+      end = skipName(message, HEADER_OCTETS) + 4;
+    } catch (error) {
+      if (!(error instanceof WireFormatError)) throw error;
+      return undefined;
+    }
+    if (end > message.length) return undefined;
+  }
+  const copy = message.slice(0, end);
+  copy[2]! |= TC;
+  copy.fill(0, 6, HEADER_OCTETS);
+  if (qdcount !== 1) copy.fill(0, 4, 6);
+  return copy;
+}

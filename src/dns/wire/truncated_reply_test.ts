@@ -1,0 +1,94 @@
+import assert from "node:assert/strict";
+import { headerAndQuestion } from "./truncated_reply.ts";
+
+/** ID 0x1234, RD, QDCOUNT 1, ANCOUNT 2, ARCOUNT 1, question a.test. A IN, then a cut record. */
+const CUT = new Uint8Array([
+  0x12,
+  0x34,
+  0x81,
+  0x80,
+  0,
+  1,
+  0,
+  2,
+  0,
+  0,
+  0,
+  1,
+  1,
+  0x61,
+  4,
+  0x74,
+  0x65,
+  0x73,
+  0x74,
+  0,
+  0,
+  1,
+  0,
+  1,
+  0xc0,
+  0x0c,
+  0,
+  1,
+  0,
+  1,
+  0,
+  0,
+]);
+
+Deno.test("headerAndQuestion keeps the header and question, TC set, no records", () => {
+  const reply = headerAndQuestion(CUT)!;
+  assert.deepEqual([...reply], [
+    0x12,
+    0x34,
+    0x83,
+    0x80,
+    0,
+    1,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    1,
+    0x61,
+    4,
+    0x74,
+    0x65,
+    0x73,
+    0x74,
+    0,
+    0,
+    1,
+    0,
+    1,
+  ]);
+  assert.equal(CUT[2], 0x81, "a copy: the message is left alone");
+});
+
+Deno.test("headerAndQuestion keeps only the header without exactly one question", () => {
+  const two = CUT.slice();
+  two[5] = 2;
+  assert.deepEqual([...headerAndQuestion(two)!], [
+    0x12,
+    0x34,
+    0x83,
+    0x80,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+  ]);
+});
+
+Deno.test("headerAndQuestion is undefined when the question cannot be read", () => {
+  assert.equal(headerAndQuestion(CUT.subarray(0, 8)), undefined);
+  assert.equal(headerAndQuestion(CUT.subarray(0, 20)), undefined, "name cut");
+  assert.equal(headerAndQuestion(CUT.subarray(0, 22)), undefined, "type cut");
+});
