@@ -41,6 +41,8 @@ type Ending = "answered" | "timeout" | "cancelled" | "failed";
 export class UpstreamGroup {
   readonly name: string;
   readonly #opts: UpstreamGroupOptions;
+  /** Attempts still running, answered or not (their sockets still open). */
+  readonly #running = new Set<Promise<void>>();
 
   constructor(opts: UpstreamGroupOptions) {
     this.name = opts.name;
@@ -52,9 +54,15 @@ export class UpstreamGroup {
     return this.#opts.endpoints;
   }
 
+  /** Resolves once every attempt started so far has ended and closed its socket. */
+  async settled(): Promise<void> {
+    while (this.#running.size > 0) await Promise.all(this.#running);
+  }
+
   /**
    * The first good answer within the timeout, or why there is none. Settles
-   * after every attempt it started has ended.
+   * as soon as that is known: the client's answer does not wait for the
+   * attempts given up on to close their sockets ({@linkcode settled} does).
    */
   resolve(request: UpstreamRequest): Promise<UpstreamResult> {
     if (request.signal?.aborted) {
@@ -94,8 +102,7 @@ export class UpstreamGroup {
       for (const attempt of attempts) {
         if (!attempt.settled) stopAttempt(attempt, ending, counters);
       }
-      // Settle once every socket of this resolve is closed.
-      Promise.all(attempts.map((a) => a.done)).then(() => resolve(result));
+      resolve(result);
     };
 
     /** Servers that failed this query: never asked again within it. */
@@ -147,6 +154,8 @@ export class UpstreamGroup {
         },
       );
       attempts.push(attempt);
+      this.#running.add(attempt.done);
+      attempt.done.finally(() => this.#running.delete(attempt.done));
       armHedge();
       return true;
     };

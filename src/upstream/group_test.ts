@@ -14,6 +14,7 @@ import {
   upstreamSettings,
   urlOf,
 } from "./testdata/scripted_upstream.ts";
+import { within } from "../listeners/testdata/dns_client.ts";
 import { createTransport } from "./transport_factory.ts";
 import type { UpstreamResult } from "./types.ts";
 
@@ -247,6 +248,7 @@ Deno.test("group parallel_best takes the first answer and aborts the other", asy
   const slow = udpServer({ address: "192.0.2.1", delayMs: 150 });
   const fast = udpServer({ address: "192.0.2.2" });
   const aborted: string[] = [];
+  const abortSeen = Promise.withResolvers<void>();
   const recordingFactory: ResolverOptions["createTransport"] = (
     server,
     deps,
@@ -257,7 +259,10 @@ Deno.test("group parallel_best takes the first answer and aborts the other", asy
         try {
           return await inner.exchange(query, signal);
         } finally {
-          if (signal.aborted) aborted.push(server.raw);
+          if (signal.aborted) {
+            aborted.push(server.raw);
+            abortSeen.resolve();
+          }
         }
       },
       close: () => inner.close(),
@@ -273,6 +278,8 @@ Deno.test("group parallel_best takes the first answer and aborts the other", asy
       assert.ok(performance.now() - started < 120);
       assert.equal(slow.seen.length, 1);
       assert.equal(fast.seen.length, 1);
+      // The answer does not wait for the slow attempt to wind down.
+      await within(abortSeen.promise, 1000);
       assert.deepEqual(aborted, [urlOf("udp", slow)]);
     },
     { createTransport: recordingFactory },

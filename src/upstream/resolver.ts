@@ -130,6 +130,8 @@ export function createResolver(
       }
     },
     async close() {
+      // Attempts given up on still close their own sockets; let them.
+      await Promise.all([...groups.values()].map((g) => g.settled()));
       await Promise.all([...endpoints.values()].map((e) => e.close()));
     },
   };

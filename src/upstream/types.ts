@@ -46,7 +46,7 @@ export type UpstreamResult =
 export interface Resolver {
   /** Throws nothing; an unknown group is a failure with reason "error". */
   resolve(group: string, request: UpstreamRequest): Promise<UpstreamResult>;
-  /** Closes pooled connections. */
+  /** Waits for attempts still ending, then closes pooled connections. */
   close(): Promise<void>;
 }
 
