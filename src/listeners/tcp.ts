@@ -1,6 +1,10 @@
 /**
  * Do53 over TCP (RFC 7766): a `Deno.listen` socket, an accept loop with a
  * connection cap, and one TcpSession per connection (tcp_connection.ts).
+ * At the cap a new connection takes the place of the one idle longest
+ * (RFC 7766 §6.2.3 lets a server close idle connections under pressure), so
+ * one client holding every place with idle connections cannot lock the
+ * others out; only when none is idle is the new one closed.
  */
 import type { QueryHandler } from "../pipeline/handler.ts";
 import type { Logger } from "../log/logger.ts";
@@ -68,10 +72,19 @@ export function serveTcp(opts: TcpServerOptions): TcpServer {
         await new Promise((resolve) => setTimeout(resolve, 50));
         continue;
       }
-      if (stopping || sessions.size >= maxConnections) {
-        if (!stopping) counters.tcpRejected++;
+      if (stopping) {
         closeQuietly(conn);
         continue;
+      }
+      if (sessions.size >= maxConnections) {
+        const idlest = idleLongest(sessions);
+        if (idlest === undefined) {
+          counters.tcpRejected++;
+          closeQuietly(conn);
+          continue;
+        }
+        counters.tcpEvicted++;
+        idlest.shutdown();
       }
       counters.tcpAccepted++;
       const session = serveTcpConnection(conn, sessionOptions);
@@ -95,6 +108,20 @@ export function serveTcp(opts: TcpServerOptions): TcpServer {
       await Promise.all(open.map((s) => s.done));
     },
   };
+}
+
+/** The session with no answer in flight whose last query is oldest. */
+function idleLongest(sessions: Set<TcpSession>): TcpSession | undefined {
+  let idlest: TcpSession | undefined;
+  let oldest = Infinity;
+  for (const session of sessions) {
+    const since = session.idleSince();
+    if (since !== undefined && since < oldest) {
+      oldest = since;
+      idlest = session;
+    }
+  }
+  return idlest;
 }
 
 function closeQuietly(conn: Deno.Conn) {

@@ -39,6 +39,12 @@ export interface TcpSession {
   readonly done: Promise<void>;
   /** Stops reading; closes once the answers in flight are sent. */
   shutdown(): void;
+  /**
+   * When the connection's last query arrived (`Date.now()`, or when it
+   * opened), while it is open with no answer in flight; undefined while it
+   * is busy or closing.
+   */
+  idleSince(): number | undefined;
 }
 
 /** Serves queries on an accepted connection until it closes. */
@@ -186,5 +192,6 @@ export function serveTcpConnection(
   return {
     done: Promise.all([reading, finished.promise]).then(() => {}),
     shutdown: beginClose,
+    idleSince: () => closing || inFlight > 0 ? undefined : lastQueryAt,
   };
 }

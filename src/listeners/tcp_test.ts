@@ -179,16 +179,35 @@ Deno.test("serveTcp closes an idle client that does not read, and frees its plac
   assert.equal((await readAnswer(next)).id, 7);
 });
 
-Deno.test("serveTcp closes connections beyond maxConnections at once", async () => {
+Deno.test("serveTcp at maxConnections closes the connection idle longest for a new one", async () => {
+  await using s = start("127.0.0.1", { maxConnections: 2 });
+  using older = await s.connect();
+  await writeAll(older, frames(buildQuery(1, "a.test")));
+  await readAnswer(older);
+  await sleep(20);
+  using newer = await s.connect();
+  await writeAll(newer, frames(buildQuery(2, "b.test")));
+  await readAnswer(newer);
+  using third = await s.connect();
+  await writeAll(third, frames(buildQuery(3, "c.test")));
+  assert.equal((await readAnswer(third)).id, 3, "the newcomer is served");
+  assert.equal(await within(readFrame(older), 1000), null, "older closed");
+  assert.equal(s.counters.tcpEvicted, 1);
+  assert.equal(s.counters.tcpRejected, 0);
+  await writeAll(newer, frames(buildQuery(4, "d.test")));
+  assert.equal((await readAnswer(newer)).id, 4, "newer kept");
+});
+
+Deno.test("serveTcp at maxConnections closes a new connection when none is idle", async () => {
   await using s = start("127.0.0.1", { maxConnections: 1 });
-  using first = await s.connect();
-  await writeAll(first, frames(buildQuery(1, "a.test")));
-  await readAnswer(first);
+  using busy = await s.connect();
+  await writeAll(busy, frames(buildQuery(1, "slow-300.test")));
+  while (s.handler.clients.length === 0) await sleep(5);
   using second = await s.connect();
   assert.equal(await within(readFrame(second), 1000), null);
   assert.equal(s.counters.tcpRejected, 1);
-  await writeAll(first, frames(buildQuery(2, "b.test")));
-  assert.equal((await readAnswer(first)).id, 2);
+  assert.equal(s.counters.tcpEvicted, 0);
+  assert.equal((await readAnswer(busy)).id, 1, "the busy one is kept");
 });
 
 Deno.test("serveTcp closes a connection that sends a zero length", async () => {

@@ -66,8 +66,10 @@ export interface SocketCounters {
   /** UDP queries over UDP_MAX_QUERY octets, answered TC=1 unread. */
   udpOversize: number;
   tcpAccepted: number;
-  /** TCP connections closed at once because of the connection cap. */
+  /** TCP connections closed at once: the cap reached and none idle. */
   tcpRejected: number;
+  /** Idle TCP connections closed at the cap to admit a new one. */
+  tcpEvicted: number;
   /** TCP connections closed for a malformed length prefix (0). */
   tcpMalformed: number;
   /** TCP connections closed by the idle timeout. */
@@ -128,6 +130,7 @@ export function emptySocketCounters(): SocketCounters {
     udpOversize: 0,
     tcpAccepted: 0,
     tcpRejected: 0,
+    tcpEvicted: 0,
     tcpMalformed: 0,
     tcpIdleClosed: 0,
   };

@@ -128,6 +128,7 @@ Deno.test("record counts socket events, blocks by list and rate limiting", async
     sendErrors: 2,
     tcpAccepted: 3,
     tcpRejected: 1,
+    tcpEvicted: 7,
   };
   metrics.record({ ...deltas, rateLimit: { bucketsEvicted: 5 } }, UDP);
   const text = await registry.metrics();
@@ -161,6 +162,10 @@ Deno.test("record counts socket events, blocks by list and rate limiting", async
   assert.equal(
     sample(text, "kudurru_dns_tcp_connections_total", { event: "rejected" }),
     1,
+  );
+  assert.equal(
+    sample(text, "kudurru_dns_tcp_connections_total", { event: "evicted" }),
+    7,
   );
 });
 

@@ -35,6 +35,7 @@ export const DURATION_BUCKETS_SECONDS: readonly number[] = DURATION_BUCKETS_US
 const TCP_EVENTS = {
   tcpAccepted: "accepted",
   tcpRejected: "rejected",
+  tcpEvicted: "evicted",
   tcpMalformed: "malformed",
   tcpIdleClosed: "idle_closed",
 } as const;
@@ -108,7 +109,7 @@ export function createQueryMetrics(registry: Registry) {
   const tcpConnections = new client.Counter({
     name: "kudurru_dns_tcp_connections_total",
     help:
-      "DNS-over-TCP connection events: accepted, rejected (over the cap), malformed, idle_closed.",
+      "DNS-over-TCP connection events: accepted, rejected (at the cap, none idle), evicted (idle, closed at the cap for a new one), malformed, idle_closed.",
     labelNames: ["event"] as const,
     registers,
   });
