@@ -11,6 +11,7 @@ import { expandVariables } from "./expand_vars.ts";
 import { type Config, configSchema } from "./schema.ts";
 import { USER_DNS_LISTENERS } from "./schema_listeners.ts";
 import { containsItself, CYCLIC_ALIAS } from "./yaml_cycles.ts";
+import { readUtf8FileSync } from "./utf8_file.ts";
 
 /** Where kudurru looks when neither --config nor KUDURRU_CONFIG names a file. */
 export const DEFAULT_CONFIG_PATH = "/etc/kudurru/kudurru.yaml";
@@ -26,7 +27,7 @@ export interface LoadOptions {
   hostname: string;
   /** Base of relative paths and non-root defaults. @default Deno.cwd() */
   cwd?: string;
-  /** Reads a file as text. @default Deno.readTextFileSync */
+  /** Reads a file as text. @default readUtf8FileSync (invalid UTF-8 is an error) */
   readFile?: (path: string) => string;
 }
 
@@ -127,7 +128,7 @@ function readSource(
   cwd: string,
 ): { source: string | null; raw: Raw } {
   const file = chooseFile(opts, cwd);
-  const readFile = opts.readFile ?? Deno.readTextFileSync;
+  const readFile = opts.readFile ?? readUtf8FileSync;
   let text: string;
   try {
     text = readFile(file.path);
@@ -156,7 +157,7 @@ export function loadConfig(opts: LoadOptions): LoadedConfig {
   );
   const env = readEnvOverrides(
     opts.env,
-    opts.readFile ?? Deno.readTextFileSync,
+    opts.readFile ?? readUtf8FileSync,
   );
   problems.push(...env.problems);
   applyEnvOverrides(raw, env.overrides);

@@ -374,3 +374,28 @@ Deno.test("loadConfig loads the example in docs/examples/kudurru.yaml", () => {
   );
   assert.equal(got.config.objects.length, 2);
 });
+
+Deno.test("loadConfig refuses a file that is not UTF-8, naming where", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const path = `${dir}/kudurru.yaml`;
+    // "Café" written in Latin-1: read leniently it would become "Caf\uFFFD".
+    await Deno.writeFile(
+      path,
+      new Uint8Array([
+        ...new TextEncoder().encode("node:\n  name: Caf"),
+        0xe9,
+        0x0a,
+      ]),
+    );
+    assert.throws(
+      () =>
+        loadConfig({ path, env: {}, isRoot: true, hostname: "h", cwd: "/" }),
+      (err: unknown) =>
+        err instanceof ConfigError &&
+        /not UTF-8: byte 0xe9 at line 2, column 12/.test(err.message),
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -9,6 +9,7 @@ import type { Logger } from "../log/logger.ts";
 import { applyDeclared } from "./apply_object.ts";
 import { decodeYaml } from "./decode.ts";
 import { type LoadReport, ReportBuilder } from "./report.ts";
+import { readUtf8File } from "../config/utf8_file.ts";
 
 export interface ApplyFileOptions {
   /** @default "api" */
@@ -102,7 +103,7 @@ export async function applyYamlFile(
 ): Promise<LoadReport> {
   let text: string;
   try {
-    text = await Deno.readTextFile(path);
+    text = await readUtf8File(path);
   } catch (e) {
     const report = new ReportBuilder();
     report.sources.push({

@@ -103,3 +103,19 @@ Deno.test("ObjectsLoader does not take over an object whose owning file is broke
     "file:objects.d/b.yaml",
   );
 });
+
+Deno.test("ObjectsLoader keeps the objects of a file that is no longer UTF-8, and says where", async () => {
+  await using d = await tempObjectsDir();
+  await using store = storeFor();
+  await d.write("a.yaml", groupYaml("a"));
+  const loader = createObjectsLoader({ store, dir: d.dir });
+  await loader.load();
+  const latin1 = new TextEncoder().encode(`# caf\u00e9\n${groupYaml("a")}`)
+    .filter((b) => b !== 0xc3).map((b) => b === 0xa9 ? 0xe9 : b);
+  await Deno.writeFile(join(d.dir, "a.yaml"), latin1);
+  const report = await loader.load();
+  assert.equal(report.diagnoses[0]?.reason, "ReadFailed");
+  assert.match(report.diagnoses[0]!.message, /not UTF-8: byte 0xe9 at line 1/);
+  assert.equal(report.counts.deleted, 0);
+  await store.get(A);
+});

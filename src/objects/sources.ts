@@ -4,6 +4,7 @@
  */
 import { basename, join, resolve } from "node:path";
 import type { Diagnosis } from "./diagnosis.ts";
+import { readUtf8File } from "../config/utf8_file.ts";
 
 /**
  * Largest objects file read. YAML of 60 MB took 2.4 GB and 30 s to load,
@@ -113,7 +114,7 @@ async function readDir(dir: string, out: ReadSourcesResult): Promise<void> {
           `it is ${info.size} bytes; files of objects are at most ${MAX_OBJECTS_FILE_BYTES} (16 MiB): split it`,
         );
       }
-      const text = await Deno.readTextFile(path);
+      const text = await readUtf8File(path);
       out.sources.push({
         kind: "file",
         name: source,
