@@ -23,7 +23,18 @@ export function resolverAddress(i: number): string {
   return `198.${18 + ((i >> 16) & 1)}.${(i >> 8) & 255}.${i & 255}`;
 }
 
-/** The zone file NSD loads: SOA, NS and `names` A records. */
+/** The address the wildcard `*.miss` answers every cache-miss name with. */
+export const MISS_ADDRESS = "198.19.255.254";
+
+/** The i-th cache-miss name, under the wildcard: `m0.miss.bench.test.`, … */
+export function missName(i: number): string {
+  return `m${i}.miss.${RESOLVER_ZONE}`;
+}
+
+/**
+ * The zone file NSD loads: SOA, NS, `names` A records, and a wildcard
+ * `*.miss` so any number of distinct names (the cache-miss run) get an A.
+ */
 export function resolverZoneText(names = RESOLVER_NAMES): string {
   const lines = [
     `$ORIGIN ${RESOLVER_ZONE}`,
@@ -31,6 +42,7 @@ export function resolverZoneText(names = RESOLVER_NAMES): string {
     "@    IN SOA ns1 hostmaster 1 3600 900 1209600 300",
     "@    IN NS  ns1",
     "ns1  IN A   192.0.2.53",
+    `*.miss IN A ${MISS_ADDRESS}`,
   ];
   for (let i = 0; i < names; i++) {
     lines.push(`h${i} IN A ${resolverAddress(i)}`);
@@ -42,5 +54,12 @@ export function resolverZoneText(names = RESOLVER_NAMES): string {
 export function resolverQueryFile(names = RESOLVER_NAMES): string {
   const lines: string[] = [];
   for (let i = 0; i < names; i++) lines.push(`${resolverName(i)} A`);
+  return lines.join("\n") + "\n";
+}
+
+/** dnsperf input for the cache-miss run: `count` distinct names under `*.miss`. */
+export function missQueryFile(count: number): string {
+  const lines: string[] = [];
+  for (let i = 0; i < count; i++) lines.push(`${missName(i)} A`);
   return lines.join("\n") + "\n";
 }

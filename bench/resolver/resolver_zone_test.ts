@@ -1,6 +1,9 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import {
+  MISS_ADDRESS,
+  missName,
+  missQueryFile,
   RESOLVER_ZONE,
   resolverAddress,
   resolverName,
@@ -42,4 +45,11 @@ Deno.test("resolverAddress stays inside 198.18.0.0/15", () => {
     assert.match(resolverAddress(i), /^198\.1[89]\.\d{1,3}\.\d{1,3}$/);
   }
   assert.equal(resolverAddress(258), "198.18.1.2");
+});
+
+Deno.test("the cache-miss names are distinct and under the zone's wildcard", () => {
+  const lines = missQueryFile(3).trim().split("\n");
+  assert.deepEqual(lines, [0, 1, 2].map((i) => `${missName(i)} A`));
+  assert.ok(missName(0).endsWith(`.miss.${RESOLVER_ZONE}`));
+  assert.ok(resolverZoneText(1).includes(`*.miss IN A ${MISS_ADDRESS}`));
 });

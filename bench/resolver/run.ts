@@ -3,10 +3,13 @@
  * ~1,000-name zone, each resolver in turn (Unbound, dnsmasq, kudurru)
  * forwards to it, has its cache warmed with every name once, and is then
  * loaded with dnsperf over UDP on the same names; prints q/s, CPU µs per
- * query and kudurru's ratios to the others.
+ * query and kudurru's ratios to the others. With `--misses` every query is
+ * a name the resolver has not seen (a wildcard in NSD's zone answers it),
+ * so each one goes upstream: the cost of a cache miss.
  *
  *   deno run -A bench/resolver/run.ts [--duration 10] [--clients 4]
- *     [--qps 200000] [--servers kudurru,unbound,dnsmasq] [--querylog on|off] [--pin]
+ *     [--qps 200000] [--servers kudurru,unbound,dnsmasq] [--querylog on|off]
+ *     [--pin] [--misses]
  *
  * Every process is stopped at the end, even on failure; each dnsperf run is
  * killed after its bound. kudurru is skipped (with a note) until serve
@@ -27,6 +30,8 @@ import { startUnbound } from "../../tests/resolver/unbound.ts";
 import { startDnsmasq } from "./dnsmasq.ts";
 import { type DnsperfResult, runDnsperf } from "./dnsperf_pass.ts";
 import {
+  MISS_ADDRESS,
+  missQueryFile,
   RESOLVER_NAMES,
   RESOLVER_ZONE,
   resolverAddress,
@@ -62,11 +67,19 @@ const { values } = parseArgs({
     querylog: { type: "string", default: "on" },
     /** Each resolver on CPU 0, dnsperf on CPU 1 (../dnsperf/cpu_pinning.ts). */
     pin: { type: "boolean", default: false },
+    /** Every query a name never asked before: cache misses, not hits. */
+    misses: { type: "boolean", default: false },
   },
 });
 const seconds = Math.min(Math.max(Number(values.duration) || 10, 1), 300);
 const clients = Math.min(Math.max(Number(values.clients) || 4, 1), 256);
 const maxQps = Math.max(Number(values.qps) || 200_000, 1);
+/**
+ * Distinct names for the cache-miss run: more than any resolver here asks
+ * upstream in the run (dnsperf loops over the file, and a second pass would
+ * be hits), bounded so the file stays under ~60 MB.
+ */
+const MISS_NAMES = Math.min(seconds * 100_000, 2_000_000);
 
 function print(text: string): void {
   Deno.stdout.writeSync(new TextEncoder().encode(text + "\n"));
@@ -164,6 +177,23 @@ async function warm(
   }
 }
 
+/** One name under the wildcard, asked by hand: the resolver forwards right. */
+async function checkMissAnswer(
+  server: ResolverName,
+  running: RunningServer,
+): Promise<void> {
+  const probe = `probe.miss.${RESOLVER_ZONE}`;
+  const reply = await query(running.port, probe, "A", { timeoutMs: 4_000 });
+  const data = reply.answers.find((r) => r.type === "A")?.data;
+  if (data !== MISS_ADDRESS) {
+    throw new Error(
+      `${server} answered ${probe} A with ${reply.rcode} ${
+        String(data)
+      }, expected ${MISS_ADDRESS}`,
+    );
+  }
+}
+
 async function measure(
   server: ResolverName,
   nsd: RunningServer,
@@ -172,7 +202,8 @@ async function measure(
 ): Promise<Row> {
   await using running = await start(server, nsd.port);
   if (values.pin) await pinServer(running.pid);
-  await warm(server, running, queryFile);
+  if (values.misses) await checkMissAnswer(server, running);
+  else await warm(server, running, queryFile);
   const before = treeCpuSeconds(running.pid, ticks);
   const nsdBefore = treeCpuSeconds(nsd.pid, ticks);
   const result = await runDnsperf({
@@ -256,7 +287,10 @@ async function main(): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "kudurru-resolver-bench-" });
   try {
     const queryFile = join(dir, "queries.txt");
-    await Deno.writeTextFile(queryFile, resolverQueryFile());
+    await Deno.writeTextFile(
+      queryFile,
+      values.misses ? missQueryFile(MISS_NAMES) : resolverQueryFile(),
+    );
     const ticks = await clockTicks();
     await using nsd = await startNsd([
       { name: RESOLVER_ZONE, text: resolverZoneText() },
@@ -275,7 +309,9 @@ async function main(): Promise<void> {
       }
     }
     print(
-      `cache hits over UDP: ${RESOLVER_NAMES} names warmed once, dnsperf ${seconds}s, ${clients} clients, at most ${maxQps} q/s`,
+      values.misses
+        ? `cache misses over UDP: ${MISS_NAMES} distinct names, each forwarded to NSD, dnsperf ${seconds}s, ${clients} clients, at most ${maxQps} q/s`
+        : `cache hits over UDP: ${RESOLVER_NAMES} names warmed once, dnsperf ${seconds}s, ${clients} clients, at most ${maxQps} q/s`,
     );
     for (const line of table(rows)) print(line);
   } finally {
