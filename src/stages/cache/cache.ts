@@ -132,7 +132,12 @@ export function createCacheStage(opts: CacheStageOptions = {}): CacheStage {
     };
   }
 
-  /** The answer this asker gets from an outcome, stale instead of a failure. */
+  /**
+   * The answer this asker gets from an outcome, stale instead of a failure.
+   * Once stored, the leader's answer is made from the entry like everyone
+   * else's, so the first asker sees the TTLs the cache serves (clamped to
+   * minTTL/maxTTL), not the upstream's.
+   */
   function finish(
     o: Outcome,
     req: Request,
@@ -144,7 +149,7 @@ export function createCacheStage(opts: CacheStageOptions = {}): CacheStage {
       const res = staleResponse(stale, req, policy);
       if (res !== undefined) return res;
     }
-    return leader ? o.res : waiterResponse(o, req);
+    return leader && o.entry === undefined ? o.res : waiterResponse(o, req);
   }
 
   /** Waits for the upstream at most maxWait when a stale answer is at hand. */

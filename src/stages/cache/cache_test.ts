@@ -140,7 +140,13 @@ Deno.test("cache clamps TTLs to minTTL and maxTTL", async (t) => {
         })
       );
       const q = () => ask("www.example.org. A", snapshot);
-      await stage.serve(q(), upstream.next);
+      const first = await stage.serve(q(), upstream.next);
+      assert.equal(first.status, "forwarded");
+      assert.equal(
+        decodeAnswer(first.wire!).answer[0]!.split(" ")[1],
+        row.want,
+        "the first asker sees the TTL the cache serves, not the upstream's",
+      );
       const hit = await stage.serve(q(), upstream.next);
       assert.equal(decodeAnswer(hit.wire!).answer[0]!.split(" ")[1], row.want);
       clock.advance(Number(row.want));
