@@ -42,7 +42,7 @@ export function runCompileJob(job: CompileJob): CompileResult {
   const warnings: string[] = [];
   if (job.previousDigest !== undefined) {
     const digest = createRuleDigest({ mode: job.meta.mode });
-    feed(job.sources, digest, warnings);
+    feed(job.sources, sinkFor(job, digest), warnings);
     if (digest.digest() === job.previousDigest) {
       return { id: job.id, warnings, unchanged: true };
     }
@@ -51,8 +51,25 @@ export function runCompileJob(job: CompileJob): CompileResult {
   const compiler = createListCompiler(job.meta, {
     warn: (message) => warnings.push(message),
   });
-  feed(job.sources, compiler, warnings);
+  feed(job.sources, sinkFor(job, compiler), warnings);
   return { id: job.id, warnings, data: compiler.finish() };
+}
+
+/**
+ * In an allow list every rule allows: an `@@` line (how AdGuard Home users
+ * write allowlists) is an allow rule like a plain one, not an exception
+ * that would need a block rule of the same list to act on.
+ */
+function sinkFor(job: CompileJob, sink: RuleSink): RuleSink {
+  if (job.meta.mode !== "allow") return sink;
+  return {
+    rule: (r) =>
+      sink.rule(
+        r.exception || r.important
+          ? { ...r, exception: false, important: false }
+          : r,
+      ),
+  };
 }
 
 function feed(sources: JobSource[], sink: RuleSink, warnings: string[]) {

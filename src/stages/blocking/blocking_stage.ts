@@ -15,7 +15,12 @@ import type {
 import { inspectAnswerRRSets } from "./answer_message.ts";
 import { inspectAnswerWire } from "./answer_wire.ts";
 import { blockedAnswer } from "./blocked_answer.ts";
-import { firstBlock, isAllowed, type ListHit } from "./list_checks.ts";
+import {
+  EXCEPTED,
+  firstBlock,
+  isAllowed,
+  type ListHit,
+} from "./list_checks.ts";
 import {
   type ListProblem,
   type OpenList,
@@ -84,7 +89,10 @@ export function createBlockingStageWith(
     return lists.resolve(blocking, decision);
   }
 
-  /** Allowed, a block of the question, or PASS (look at the answer). */
+  /**
+   * ALLOWED (by an allow list or an `@@` exception: the answer is not
+   * inspected), a block of the question, or PASS (look at the answer).
+   */
   function judgeQuestion(
     req: Request,
     policy: ResolvedPolicy,
@@ -103,7 +111,10 @@ export function createBlockingStageWith(
       });
     }
     const hit = firstBlock(policy, name);
-    return hit === undefined ? PASS : listBlock(req, policy, hit);
+    if (hit === undefined) return PASS;
+    // An `@@` exception allowlists the name: no answer inspection either.
+    if (hit === EXCEPTED) return ALLOWED;
+    return listBlock(req, policy, hit);
   }
 
   /** `res`, or the blocked answer when its answer section holds a blocked item. */

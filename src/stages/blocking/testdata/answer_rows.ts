@@ -73,6 +73,17 @@ export function answerRows(carrier: "wire" | "message"): Row[] {
       upstream: ["www.shop.example. 300 IN CNAME a.ok.cname-tracker.example."],
     },
     {
+      name:
+        `${carrier}: a question allowlisted by an @@ rule is not inspected, whichever list has the target`,
+      q: "www.ok.ads.example. A",
+      policy: { blockLists: ["dns/ads", "dns/ips"] },
+      carrier,
+      upstream: [
+        "www.ok.ads.example. 300 IN CNAME shop.cname-tracker.example.",
+        "shop.cname-tracker.example. 300 IN A 192.0.2.66",
+      ],
+    },
+    {
       name: `${carrier}: an allow list allows a CNAME target`,
       q: "www.shop.example. A",
       policy: {

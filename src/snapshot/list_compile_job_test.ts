@@ -1,0 +1,27 @@
+import assert from "node:assert/strict";
+import { openCompiledList } from "../blocking/matcher/mod.ts";
+import { runCompileJob } from "./list_compile_job.ts";
+
+function compile(mode: "block" | "allow", text: string) {
+  const result = runCompileJob({
+    id: 1,
+    meta: { key: "dns/list", name: "list", mode },
+    sources: [{ label: "inline", format: "auto", text }],
+  });
+  assert.ok("data" in result, "compiled");
+  return openCompiledList(result.data);
+}
+
+Deno.test("in an allow list an @@ line allows like a plain one (AdGuard Home allowlists)", () => {
+  const allow = compile("allow", "@@||ok.example^\n@@exact.example\n");
+  for (const name of ["ok.example", "www.ok.example", "exact.example"]) {
+    assert.equal(allow.check(name)?.outcome, "matched", name);
+  }
+  assert.equal(allow.check("www.exact.example"), null, "@@x is exact");
+});
+
+Deno.test("in a block list an @@ line stays an exception", () => {
+  const block = compile("block", "||example^\n@@||ok.example^\n");
+  assert.equal(block.check("ok.example")?.outcome, "excepted");
+  assert.equal(block.check("ads.example")?.outcome, "matched");
+});
