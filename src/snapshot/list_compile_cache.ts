@@ -95,6 +95,17 @@ export class ListCompileCache {
       );
       return previous.data;
     }
+    if (previous !== undefined && awaitsBody(previous.versions, versions)) {
+      // The spec changed (a new URL, a source added) and a source has not
+      // been downloaded yet: compiling now would drop its rules (a list
+      // whose only URL changed would block nothing) until the download
+      // lands, or for good if it fails. The rules in force stay meanwhile.
+      this.#log.info(
+        "A block list changed; keeping its rules until its new sources are downloaded",
+        { list: key },
+      );
+      return previous.data;
+    }
 
     const meta = { key, name: list.metadata.name, mode };
     const result = await this.#run({
@@ -168,6 +179,17 @@ export class ListCompileCache {
     };
     return worker;
   }
+}
+
+/**
+ * True when the spec changed (the first version) and some source has no
+ * body yet.
+ */
+function awaitsBody(
+  before: readonly string[],
+  now: readonly string[],
+): boolean {
+  return before[0] !== now[0] && now.includes(MISSING, 1);
 }
 
 /**

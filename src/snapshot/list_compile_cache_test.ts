@@ -121,6 +121,26 @@ Deno.test("ListCompileCache keeps a list's rules when its downloaded body goes m
   assert.ok(!blocks(without, "x.ads.example."));
 });
 
+Deno.test("ListCompileCache keeps a list's rules while a new URL of it is not downloaded yet", async () => {
+  await using env = await setup();
+  const old = "https://lists.example/ads.txt";
+  const first = await env.compile(list(), "v1", { [old]: "||ads.example^\n" });
+  const moved = list();
+  moved.spec!.sources[0]!.url = "https://mirror.example/ads.txt";
+  const waiting = await env.compile(moved, "v2", {});
+  assert.equal(waiting, first, "the rules in force, not an empty list");
+  assert.ok(blocks(waiting, "x.ads.example."));
+  assert.match(
+    env.logger.lines.join("\n"),
+    /keeping its rules until its new sources are downloaded/,
+  );
+  const fetched = await env.compile(moved, "v2", {
+    "https://mirror.example/ads.txt": "||mirror.example^\n",
+  });
+  assert.ok(blocks(fetched, "mirror.example."), "compiled once it is there");
+  assert.ok(!blocks(fetched, "x.ads.example."));
+});
+
 Deno.test("ListCompileCache skips a source that is not a list and keeps the rest", async () => {
   await using env = await setup();
   const logger = env.logger;
