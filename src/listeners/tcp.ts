@@ -67,6 +67,12 @@ export function serveTcp(opts: TcpServerOptions): TcpServer {
         conn = await listener.accept();
       } catch (err) {
         if (stopping) return;
+        if (peerLeft(err)) {
+          // Reset before it was accepted: nothing to pause for. (A pause
+          // here let 20 resets a second keep TCP closed to everyone.)
+          counters.tcpResetBeforeAccept++;
+          continue;
+        }
         // EMFILE and friends: pause instead of spinning on the error.
         logger.warn("tcp accept failed", { error: err });
         await new Promise((resolve) => setTimeout(resolve, 50));
@@ -108,6 +114,16 @@ export function serveTcp(opts: TcpServerOptions): TcpServer {
       await Promise.all(open.map((s) => s.done));
     },
   };
+}
+
+/**
+ * An accept error that only says the client already went away (it reset
+ * the connection before we took it: Deno reports ENOTCONN).
+ */
+export function peerLeft(err: unknown): boolean {
+  return err instanceof Deno.errors.NotConnected ||
+    err instanceof Deno.errors.ConnectionReset ||
+    err instanceof Deno.errors.ConnectionAborted;
 }
 
 /** The session with no answer in flight whose last query is oldest. */

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { memoryLogger } from "../log/logger.ts";
-import { serveTcp, type TcpServerOptions } from "./tcp.ts";
+import { peerLeft, serveTcp, type TcpServerOptions } from "./tcp.ts";
 import { emptySocketCounters } from "./worker_messages.ts";
 import { createTestHandler } from "./testdata/test_handler.ts";
 import {
@@ -232,4 +232,52 @@ Deno.test("serveTcp stop still sends the answer of a query in flight", async () 
   } finally {
     await s.server.stop();
   }
+});
+
+Deno.test("peerLeft tells a client gone before accept from running out of descriptors", () => {
+  assert.ok(peerLeft(new Deno.errors.NotConnected("os error 107")));
+  assert.ok(peerLeft(new Deno.errors.ConnectionReset("reset")));
+  assert.ok(peerLeft(new Deno.errors.ConnectionAborted("aborted")));
+  assert.ok(!peerLeft(new Error("Too many open files (os error 24)")));
+});
+
+/** python3 opens `count` connections and resets each (SO_LINGER 0) at once. */
+async function resetConnections(port: number, count: number): Promise<void> {
+  const script = [
+    "import socket, struct",
+    `for i in range(${count}):`,
+    `    s = socket.create_connection(("127.0.0.1", ${port}))`,
+    "    s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack('ii', 1, 0))",
+    "    s.close()",
+  ].join("\n");
+  const out = await new Deno.Command("python3", { args: ["-c", script] })
+    .output();
+  assert.ok(out.success, new TextDecoder().decode(out.stderr));
+}
+
+const hasPython = (() => {
+  try {
+    return new Deno.Command("python3", { args: ["-c", "pass"] }).outputSync()
+      .success;
+  } catch {
+    return false;
+  }
+})();
+
+Deno.test({
+  name:
+    "serveTcp goes on accepting at once after connections reset before accept",
+  ignore: !hasPython,
+  async fn() {
+    await using s = start();
+    await resetConnections(s.server.addr.port, 40);
+    const started = performance.now();
+    using conn = await s.connect();
+    await writeAll(conn, frames(buildQuery(9, "a.test")));
+    assert.equal((await readAnswer(conn)).id, 9);
+    const waited = performance.now() - started;
+    // Before: 50 ms of not accepting per reset, 2 s for 40 of them.
+    assert.ok(waited < 1000, `answered after ${waited.toFixed(0)} ms`);
+    assert.ok(s.counters.tcpResetBeforeAccept > 0);
+  },
 });

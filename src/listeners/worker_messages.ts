@@ -70,6 +70,8 @@ export interface SocketCounters {
   tcpRejected: number;
   /** Idle TCP connections closed at the cap to admit a new one. */
   tcpEvicted: number;
+  /** TCP connections the client reset before they were accepted. */
+  tcpResetBeforeAccept: number;
   /** TCP connections closed for a malformed length prefix (0). */
   tcpMalformed: number;
   /** TCP connections closed by the idle timeout. */
@@ -131,6 +133,7 @@ export function emptySocketCounters(): SocketCounters {
     tcpAccepted: 0,
     tcpRejected: 0,
     tcpEvicted: 0,
+    tcpResetBeforeAccept: 0,
     tcpMalformed: 0,
     tcpIdleClosed: 0,
   };

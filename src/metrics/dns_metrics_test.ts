@@ -129,6 +129,7 @@ Deno.test("record counts socket events, blocks by list and rate limiting", async
     tcpAccepted: 3,
     tcpRejected: 1,
     tcpEvicted: 7,
+    tcpResetBeforeAccept: 9,
   };
   metrics.record({ ...deltas, rateLimit: { bucketsEvicted: 5 } }, UDP);
   const text = await registry.metrics();
@@ -166,6 +167,12 @@ Deno.test("record counts socket events, blocks by list and rate limiting", async
   assert.equal(
     sample(text, "kudurru_dns_tcp_connections_total", { event: "evicted" }),
     7,
+  );
+  assert.equal(
+    sample(text, "kudurru_dns_tcp_connections_total", {
+      event: "reset_before_accept",
+    }),
+    9,
   );
 });
 

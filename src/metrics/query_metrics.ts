@@ -36,6 +36,7 @@ const TCP_EVENTS = {
   tcpAccepted: "accepted",
   tcpRejected: "rejected",
   tcpEvicted: "evicted",
+  tcpResetBeforeAccept: "reset_before_accept",
   tcpMalformed: "malformed",
   tcpIdleClosed: "idle_closed",
 } as const;
@@ -109,7 +110,7 @@ export function createQueryMetrics(registry: Registry) {
   const tcpConnections = new client.Counter({
     name: "kudurru_dns_tcp_connections_total",
     help:
-      "DNS-over-TCP connection events: accepted, rejected (at the cap, none idle), evicted (idle, closed at the cap for a new one), malformed, idle_closed.",
+      "DNS-over-TCP connection events: accepted, rejected (at the cap, none idle), evicted (idle, closed at the cap for a new one), reset_before_accept, malformed, idle_closed.",
     labelNames: ["event"] as const,
     registers,
   });
