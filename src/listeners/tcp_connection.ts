@@ -154,16 +154,16 @@ export function serveTcpConnection(
 
   function dispatch(chunk: Uint8Array) {
     const messages = frames.push(chunk);
-    if (messages === "malformed") {
-      counters.tcpMalformed++;
-      beginClose();
-      return;
-    }
     if (messages.length > 0) lastQueryAt = Date.now();
     for (const query of messages) {
       inFlight++;
       counters.queries++;
       answer(query);
+    }
+    if (frames.malformed) {
+      // The queries before the zero length are answered, then it closes.
+      counters.tcpMalformed++;
+      beginClose();
     }
   }
 

@@ -210,6 +210,24 @@ Deno.test("serveTcp at maxConnections closes a new connection when none is idle"
   assert.equal((await readAnswer(busy)).id, 1, "the busy one is kept");
 });
 
+Deno.test("serveTcp answers the queries sent before a zero length, then closes", async () => {
+  await using s = start();
+  using conn = await s.connect();
+  // One write: two queries, then a zero length (NSD and Knot answer both).
+  await writeAll(
+    conn,
+    new Uint8Array([
+      ...frames(buildQuery(1, "a.test"), buildQuery(2, "b.test")),
+      0,
+      0,
+    ]),
+  );
+  const ids = [(await readAnswer(conn)).id, (await readAnswer(conn)).id];
+  assert.deepEqual(ids.sort(), [1, 2]);
+  assert.equal(await within(readFrame(conn), 1000), null);
+  assert.equal(s.counters.tcpMalformed, 1);
+});
+
 Deno.test("serveTcp closes a connection that sends a zero length", async () => {
   await using s = start();
   using conn = await s.connect();

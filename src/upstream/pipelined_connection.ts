@@ -184,11 +184,12 @@ export class PipelinedConnection {
         const n = await this.#stream.read(buf);
         if (n === null) break;
         this.#reads++;
-        const messages = this.#frames.push(buf.subarray(0, n));
-        if (messages === "malformed") {
+        for (const message of this.#frames.push(buf.subarray(0, n))) {
+          this.#deliver(message);
+        }
+        if (this.#frames.malformed) {
           throw new Error("a zero-length message is not DNS");
         }
-        for (const message of messages) this.#deliver(message);
       }
       this.#shutdown(new ConnectionClosedError(`${label}: closed by server`));
     } catch (error) {

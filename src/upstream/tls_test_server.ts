@@ -112,7 +112,7 @@ export function startDotServer(
           break;
         }
         const messages = frames.push(buf.subarray(0, n));
-        if (messages === "malformed") break;
+        if (frames.malformed) break;
         for (const query of messages) {
           const info = { connection, queryOnConnection: ++queryOnConnection };
           answers.push(

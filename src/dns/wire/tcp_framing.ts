@@ -27,19 +27,32 @@ export class FrameReader {
   #buf = new Uint8Array(4096);
   #start = 0;
   #end = 0;
+  #malformed = false;
 
   /**
-   * Adds bytes and returns the messages now complete (copies, safe to keep),
-   * or "malformed" when a length prefix is 0: no message is empty, so the
-   * stream is not DNS and the connection should close.
+   * True once a length prefix of 0 was read: no message is empty, so the
+   * stream is not DNS and the connection should close, after answering
+   * the messages that came before it. Nothing is cut after that.
    */
-  push(bytes: Uint8Array): Uint8Array[] | "malformed" {
+  get malformed(): boolean {
+    return this.#malformed;
+  }
+
+  /**
+   * Adds bytes and returns the messages now complete (copies, safe to keep);
+   * those before a zero length prefix still count (see `malformed`).
+   */
+  push(bytes: Uint8Array): Uint8Array[] {
+    if (this.#malformed) return [];
     this.#append(bytes);
     const messages: Uint8Array[] = [];
     while (this.#end - this.#start >= 2) {
       const length = (this.#buf[this.#start]! << 8) |
         this.#buf[this.#start + 1]!;
-      if (length === 0) return "malformed";
+      if (length === 0) {
+        this.#malformed = true;
+        break;
+      }
       if (this.#end - this.#start - 2 < length) break;
       const from = this.#start + 2;
       messages.push(this.#buf.slice(from, from + length));

@@ -32,7 +32,19 @@ Deno.test("FrameReader joins a message split across chunks", async (t) => {
 });
 
 Deno.test("FrameReader reports a zero length as malformed", () => {
-  assert.equal(new FrameReader().push(bytes(0, 0, 1)), "malformed");
+  const r = new FrameReader();
+  assert.deepEqual(r.push(bytes(0, 0, 1)), []);
+  assert.ok(r.malformed);
+  assert.deepEqual(r.push(bytes(0, 1, 7)), [], "nothing cut after it");
+});
+
+Deno.test("FrameReader keeps the messages before a zero length in the same read", () => {
+  const r = new FrameReader();
+  assert.deepEqual(r.push(bytes(0, 1, 7, 0, 2, 8, 9, 0, 0)), [
+    bytes(7),
+    bytes(8, 9),
+  ]);
+  assert.ok(r.malformed);
 });
 
 Deno.test("FrameReader handles a maximum-size message in small chunks", () => {
@@ -41,9 +53,8 @@ Deno.test("FrameReader handles a maximum-size message in small chunks", () => {
   const r = new FrameReader();
   const got: Uint8Array[] = [];
   for (let off = 0; off < framed.length; off += 1000) {
-    const out = r.push(framed.subarray(off, off + 1000));
-    assert.notEqual(out, "malformed");
-    got.push(...out as Uint8Array[]);
+    got.push(...r.push(framed.subarray(off, off + 1000)));
+    assert.ok(!r.malformed);
   }
   assert.deepEqual(got, [msg]);
 });

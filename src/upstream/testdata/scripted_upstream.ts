@@ -198,7 +198,7 @@ export function startTcpUpstream(
         const n = await conn.read(buf);
         if (n === null) break;
         const messages = frames.push(buf.subarray(0, n));
-        if (messages === "malformed") break;
+        if (frames.malformed) break;
         for (const data of messages) {
           const query = parseQuery(data);
           server.seen.push({
