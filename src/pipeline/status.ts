@@ -38,6 +38,8 @@ export const STATUSES = [
   "notimp",
   /** BADVERS: an EDNS version we do not speak. */
   "badvers",
+  /** NOTAUTH: a TSIG-signed query, with a key we do not know (RFC 8945 BADKEY). */
+  "notauth",
   /** A CHAOS-class identity answer (id.server, version.bind, …). */
   "chaos",
   /** The health.kudurru.internal. check. */

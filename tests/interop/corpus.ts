@@ -36,6 +36,8 @@ export function corpusZoneFiles(): ZoneText[] {
 const M = "kudurru.test.";
 const EDNS = { edns: true } as const;
 const TCP = { tcp: true } as const;
+/** See QueryOptions.tsig: the TSIG record's Original ID is 0x1234. */
+const SIGNED = { tsig: "last", id: 0x1234 } as const;
 
 function q(
   name: string,
@@ -155,6 +157,26 @@ export const CORPUS: CorpusQuery[] = [
   }),
   q("qtype OPT is NODATA", `www.${M}`, "TYPE41"),
   q("IPv6 loopback", `www.${M}`, "A", { address: "::1" }),
+  // TSIG (RFC 8945) with a key no server knows: NOTAUTH, BADKEY, unsigned;
+  // a TSIG record that is not the last one: FORMERR. The message ID is the
+  // TSIG's Original ID, as a real client sends it (NSD echoes the field,
+  // Knot the message ID).
+  q("TSIG with an unknown key is NOTAUTH BADKEY", `www.${M}`, "A", {
+    ...SIGNED,
+  }),
+  q("TSIG with an unknown key and EDNS", `www.${M}`, "A", {
+    ...EDNS,
+    ...SIGNED,
+  }),
+  q("TSIG with an unknown key over TCP", `www.${M}`, "A", {
+    ...TCP,
+    ...SIGNED,
+  }),
+  q("TSIG ahead of the OPT record is FORMERR", `www.${M}`, "A", {
+    ...EDNS,
+    ...SIGNED,
+    tsig: "first",
+  }),
   q("RD clear", `www.${M}`, "A", { rd: false }),
   // Opcodes and classes.
   q("opcode STATUS is NOTIMP", `www.${M}`, "A", { opcode: 2 }),

@@ -28,8 +28,25 @@ const FOLLOW_ACROSS_ZONES =
 const QCLASS_ANY =
   "QCLASS ANY matches any class (RFC 1035 §3.2.5); IN is the only class served here, so the IN answer is the whole answer, with the SOA a negative answer needs for caching (RFC 2308)";
 
+const TSIG_QUESTION: KnownDisagreement = {
+  nsd: "no question section in the answer (QDCOUNT 0)",
+  knot: "the question echoed",
+  kudurru: "knot",
+  why:
+    "RFC 8945 §5.3.2 builds the unsigned error from the request; every other answer echoes the question (RFC 1035 §4.1.2), and a client matches answers to its query by it",
+};
+
 /** Keyed by corpus query name. */
 export const KNOWN_DISAGREEMENTS: Record<string, KnownDisagreement> = {
+  "TSIG with an unknown key is NOTAUTH BADKEY": TSIG_QUESTION,
+  "TSIG with an unknown key and EDNS": TSIG_QUESTION,
+  "TSIG with an unknown key over TCP": TSIG_QUESTION,
+  "TSIG ahead of the OPT record is FORMERR": {
+    ...TSIG_QUESTION,
+    kudurru: "nsd",
+    why:
+      "RFC 8945 §5.1 drops such a message and answers FORMERR; kudurru answers every message it cannot parse from its header alone, as for the other FORMERR cases of the corpus",
+  },
   "apex MX with exchange addresses in additional": {
     nsd: "no additional section (minimal-responses)",
     knot: "A and AAAA of mail.kudurru.test. in additional",

@@ -57,6 +57,13 @@ export interface QueryOptions {
   /** @default 2000 */
   timeoutMs?: number;
   /**
+   * Sign with a TSIG record for a key no server here knows (`key.`,
+   * hmac-sha256, a made-up MAC, Time Signed and Original ID fixed so every
+   * server's BADKEY answer echoes the same): "last" as RFC 8945 wants it,
+   * "first" ahead of the OPT record (needs `edns`), which is FORMERR.
+   */
+  tsig?: "last" | "first";
+  /**
    * The UDP source address, to query as another client: any of 127.0.0.0/8
    * the test may bind (deno.json's test task allows 127.0.0.2 and .3).
    * @default the target address
@@ -107,7 +114,7 @@ export function encodeQuery(
 ): Uint8Array {
   const edns = opts.edns === true ? { udpSize: 1232, do: false } : opts.edns;
   const flags = ((opts.opcode ?? 0) << 11) | (opts.rd === false ? 0 : RD_FLAG);
-  return new Uint8Array(dnsPacket.encode({
+  const message = new Uint8Array(dnsPacket.encode({
     type: "query",
     id: opts.id ?? Math.floor(Math.random() * 65536),
     flags,
@@ -125,6 +132,76 @@ export function encodeQuery(
       }]
       : [],
   }));
+  return opts.tsig === undefined ? message : withTsig(message, opts.tsig);
+}
+
+/** Owner `key.`, TYPE TSIG, CLASS ANY, TTL 0, then RDLENGTH 61 and the RDATA. */
+const TSIG_RECORD = new Uint8Array([
+  3,
+  0x6b,
+  0x65,
+  0x79,
+  0,
+  0,
+  250,
+  0,
+  255,
+  0,
+  0,
+  0,
+  0,
+  0,
+  61,
+  // hmac-sha256.
+  11,
+  0x68,
+  0x6d,
+  0x61,
+  0x63,
+  0x2d,
+  0x73,
+  0x68,
+  0x61,
+  0x32,
+  0x35,
+  0x36,
+  0,
+  // Time Signed (48 bits), Fudge 300, MAC Size 32
+  0,
+  0,
+  0x6b,
+  0x0d,
+  0x9a,
+  0x00,
+  0x01,
+  0x2c,
+  0,
+  32,
+  ...new Array(32).fill(0xab),
+  // Original ID 0x1234, Error 0, Other Len 0
+  0x12,
+  0x34,
+  0,
+  0,
+  0,
+  0,
+]);
+
+/** `message` with TSIG_RECORD added last, or ahead of its OPT record. */
+function withTsig(message: Uint8Array, where: "last" | "first"): Uint8Array {
+  const arcount = (message[10]! << 8) | message[11]!;
+  if (where === "first" && arcount !== 1) {
+    throw new Error('tsig: "first" needs exactly one OPT record (edns)');
+  }
+  const optLength = where === "first" ? 11 : 0; // an OPT without options
+  const body = message.subarray(0, message.length - optLength);
+  const out = new Uint8Array(message.length + TSIG_RECORD.length);
+  out.set(body);
+  out.set(TSIG_RECORD, body.length);
+  out.set(message.subarray(body.length), body.length + TSIG_RECORD.length);
+  out[10] = (arcount + 1) >> 8;
+  out[11] = (arcount + 1) & 0xff;
+  return out;
 }
 
 /** Decodes a response message. */

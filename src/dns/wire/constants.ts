@@ -29,6 +29,7 @@ export const TYPE = {
   TLSA: 52,
   SVCB: 64,
   HTTPS: 65,
+  TSIG: 250,
   IXFR: 251,
   AXFR: 252,
   ANY: 255,
@@ -49,6 +50,7 @@ export const RCODE = {
   NXDOMAIN: 3,
   NOTIMP: 4,
   REFUSED: 5,
+  NOTAUTH: 9,
   BADVERS: 16,
 } as const;
 

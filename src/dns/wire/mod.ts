@@ -50,4 +50,5 @@ export {
   readTtlOffsets,
   type TtlOffsets,
 } from "./ttl_offsets.ts";
+export { TSIG_ERROR, unsignedTsigError } from "./tsig_error.ts";
 export { WireFormatError } from "./wire_format_error.ts";

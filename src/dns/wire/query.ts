@@ -61,6 +61,11 @@ export interface QueryInfo {
   /** Undefined when the additional section has no OPT record. */
   edns: EdnsInfo | undefined;
   /**
+   * Where the TSIG record is (RFC 8945): the offset of its owner name and
+   * of its end. Always the last record when present (else FORMERR).
+   */
+  tsig: { start: number; end: number } | undefined;
+  /**
    * Offset just after the last counted record. Octets beyond it are ignored
    * (lenient, like Knot); a caller that wants to refuse them compares this
    * with the message length.
@@ -77,7 +82,7 @@ export interface QueryInfo {
  *   header, more than one question, a truncated section, a bad name (see
  *   {@linkcode readName}), more than one OPT record, an OPT record outside
  *   the additional section, or one whose owner is not the root or whose
- *   options overrun it
+ *   options overrun it, a TSIG record that is not the last record
  */
 export function parseQuery(bytes: Uint8Array): QueryInfo {
   if (bytes.length < HEADER_OCTETS) {
@@ -100,17 +105,29 @@ export function parseQuery(bytes: Uint8Array): QueryInfo {
   const questionEnd = pos;
   for (let i = ancount + nscount; i > 0; i--) {
     const fixed = skipName(bytes, pos);
-    // RFC 6891 §6.1.1: an OPT record belongs in the additional section only.
-    if (fixed + 2 <= bytes.length && u16(bytes, fixed) === TYPE.OPT) {
-      throw new WireFormatError("OPT record outside the additional section");
+    // RFC 6891 §6.1.1: an OPT record belongs in the additional section only;
+    // RFC 8945 §5.1: a TSIG record is the last of the additional section.
+    if (fixed + 2 <= bytes.length) {
+      const type = u16(bytes, fixed);
+      if (type === TYPE.OPT) {
+        throw new WireFormatError("OPT record outside the additional section");
+      }
+      if (type === TYPE.TSIG) {
+        throw new WireFormatError("TSIG record outside the additional section");
+      }
     }
     pos = recordEnd(bytes, fixed);
   }
   let edns: EdnsInfo | undefined;
+  let tsig: { start: number; end: number } | undefined;
   for (let i = arcount; i > 0; i--) {
     const ownerStart = pos;
     const fixed = skipName(bytes, pos);
     const next = recordEnd(bytes, fixed);
+    if (u16(bytes, fixed) === TYPE.TSIG) {
+      if (i !== 1) throw new WireFormatError("TSIG record not the last one");
+      tsig = { start: ownerStart, end: next };
+    }
     if (u16(bytes, fixed) === TYPE.OPT) {
       if (edns !== undefined) {
         throw new WireFormatError("more than one OPT record");
@@ -137,6 +154,7 @@ export function parseQuery(bytes: Uint8Array): QueryInfo {
     question,
     questionEnd,
     edns,
+    tsig,
     end: pos,
   };
 }
@@ -164,6 +182,7 @@ export function headerOnlyQuery(bytes: Uint8Array): QueryInfo {
     question: undefined,
     questionEnd: Math.min(bytes.length, HEADER_OCTETS),
     edns: undefined,
+    tsig: undefined,
     end: Math.min(bytes.length, HEADER_OCTETS),
   };
 }

@@ -286,7 +286,73 @@ Deno.test("parseQuery accepts a short chain of pointers", () => {
 
 const LONG_LABEL = [63, ...new Array<number>(63).fill(0x61)];
 
+/** A TSIG record: owner `k.`, algorithm `a.`, no MAC; Original ID 0x1234. */
+const TSIG = [
+  1,
+  0x6b,
+  0,
+  0,
+  250,
+  0,
+  255,
+  0,
+  0,
+  0,
+  0,
+  0,
+  19,
+  1,
+  0x61,
+  0,
+  0,
+  0,
+  0,
+  0,
+  0,
+  1,
+  1,
+  0x2c,
+  0,
+  0,
+  0x12,
+  0x34,
+  0,
+  0,
+  0,
+  0,
+];
+
+Deno.test("parseQuery notes where the TSIG record is when it comes last", () => {
+  const bytes = [
+    ...header(1, 0, 0, 2),
+    ...WWW_EXAMPLE,
+    ...A_IN,
+    ...opt(),
+    ...TSIG,
+  ];
+  const query = parseQuery(new Uint8Array(bytes));
+  assert.deepEqual(query.tsig, {
+    start: bytes.length - TSIG.length,
+    end: bytes.length,
+  });
+  assert.ok(query.edns);
+  assert.equal(
+    parseQuery(new Uint8Array([...header(1), ...WWW_EXAMPLE, ...A_IN])).tsig,
+    undefined,
+  );
+});
+
 const malformed: { case: string; bytes: number[]; reason: string }[] = [
+  {
+    case: "TSIG ahead of the OPT record",
+    bytes: [...header(1, 0, 0, 2), ...WWW_EXAMPLE, ...A_IN, ...TSIG, ...opt()],
+    reason: "TSIG record not the last one",
+  },
+  {
+    case: "TSIG in the answer section",
+    bytes: [...header(1, 1), ...WWW_EXAMPLE, ...A_IN, ...TSIG],
+    reason: "TSIG record outside the additional section",
+  },
   {
     case: "11 octets",
     bytes: header(0).slice(0, 11),

@@ -42,6 +42,11 @@ export interface ResponseSpec {
    * rest of the additional section is left out and TC is set.
    */
   requiredAdditional?: number;
+  /**
+   * A whole record written after the OPT record, the last of the message:
+   * a TSIG record (RFC 8945 §5.1 puts it last).
+   */
+  last?: Uint8Array;
   /** Present when the query had EDNS: the OPT record to add (RFC 6891). */
   edns?: {
     udpSize: number;
@@ -92,7 +97,8 @@ export function encodeResponse(
   }
   const afterQuestion = w.mark();
   w.limit = Math.max(
-    Math.min(maxSize, MAX_MESSAGE_OCTETS) - optOctets(spec),
+    Math.min(maxSize, MAX_MESSAGE_OCTETS) - optOctets(spec) -
+      (spec.last?.length ?? 0),
     afterQuestion.pos,
   );
   let ancount = writeSection(w, spec.answer);
@@ -109,6 +115,10 @@ export function encodeResponse(
   w.limit = MAX_MESSAGE_OCTETS;
   if (spec.edns !== undefined) {
     writeOpt(w, spec);
+    arcount++;
+  }
+  if (spec.last !== undefined) {
+    w.bytes(spec.last);
     arcount++;
   }
   writeHeader(w, spec, truncated, [ancount, nscount, arcount]);

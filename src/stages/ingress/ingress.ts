@@ -4,7 +4,16 @@
  * queries with the right error, answers questions about the server itself,
  * and asks for NSID on every answer when the client wants it.
  */
-import { CLASS, EDNS_OPTION, OPCODE, RCODE, TYPE } from "../../dns/wire/mod.ts";
+import {
+  CLASS,
+  EDNS_OPTION,
+  OPCODE,
+  RCODE,
+  TSIG_ERROR,
+  TYPE,
+  unsignedTsigError,
+  WireFormatError,
+} from "../../dns/wire/mod.ts";
 import {
   answer,
   drop,
@@ -55,8 +64,32 @@ function rejection(req: Request): Response | undefined {
   if (query.edns !== undefined && query.edns.version > 0) {
     return answer(req, "ingress", "badvers", RCODE.BADVERS);
   }
+  if (query.tsig !== undefined) return tsigRejection(req, query.tsig);
   requestNsid(req); // from here on every answer, ours included, carries NSID
   return opcodeRejection(req) ?? questionRejection(req);
+}
+
+/**
+ * RFC 8945 §5.2.2: a signed query whose key the server does not know gets
+ * NOTAUTH with an unsigned TSIG record saying BADKEY (§5.3.2). No key is
+ * configured anywhere until TSIG is implemented, so that is every signed
+ * query; answering it unsigned would leave the client unable to verify.
+ * A TSIG record whose data is malformed: FORMERR.
+ */
+function tsigRejection(
+  req: Request,
+  tsig: { start: number; end: number },
+): Response {
+  let last: Uint8Array;
+  try {
+    last = unsignedTsigError(req.bytes, tsig, TSIG_ERROR.BADKEY);
+  } catch (error) {
+    if (!(error instanceof WireFormatError)) throw error;
+    return answer(req, "ingress", "formerr", RCODE.FORMERR);
+  }
+  const res = answer(req, "ingress", "notauth", RCODE.NOTAUTH);
+  res.message!.last = last;
+  return res;
 }
 
 function opcodeRejection(req: Request): Response | undefined {
