@@ -7,7 +7,10 @@
  * of ours and no copy of the query: only the receive and send ops wait.
  */
 import { BufferPool } from "../dns/wire/buffer_pool.ts";
-import { headerAndQuestion } from "../dns/wire/truncated_reply.ts";
+import {
+  hasOptRecord,
+  headerAndQuestion,
+} from "../dns/wire/truncated_reply.ts";
 import type { QueryHandler } from "../pipeline/handler.ts";
 import type { Logger } from "../log/logger.ts";
 import type { SocketCounters } from "./worker_messages.ts";
@@ -181,14 +184,28 @@ export function serveUdp(opts: UdpServerOptions): UdpServer {
 }
 
 /**
+ * Our OPT record (RFC 6891): root owner, payload 1232, version 0, no flags,
+ * no options.
+ */
+const OUR_OPT = new Uint8Array([0, 0, 41, 0x04, 0xd0, 0, 0, 0, 0, 0, 0]);
+
+/**
  * The answer to a query too large to read: its header and question, TC=1
- * (QR set; AA, RA, AD and RCODE clear; opcode, RD and CD kept). Nothing for
- * a datagram that is itself a response (QR=1), as for any other.
+ * (QR set; AA, RA, AD and RCODE clear; opcode, RD and CD kept), and an OPT
+ * record when the query had one (RFC 6891 §7). Nothing for a datagram that
+ * is itself a response (QR=1), as for any other.
  */
 function oversizeReply(datagram: Uint8Array): Uint8Array | undefined {
   if ((datagram[2]! & 0x80) !== 0) return undefined;
-  const reply = headerAndQuestion(datagram);
-  if (reply === undefined) return undefined;
+  const head = headerAndQuestion(datagram);
+  if (head === undefined) return undefined;
+  const withOpt = hasOptRecord(datagram);
+  const reply = withOpt ? new Uint8Array(head.length + OUR_OPT.length) : head;
+  if (withOpt) {
+    reply.set(head);
+    reply.set(OUR_OPT, head.length);
+    reply[11] = 1; // ARCOUNT
+  }
   reply[2] = (reply[2]! & 0x7b) | 0x80;
   reply[3]! &= 0x10;
   return reply;

@@ -181,13 +181,21 @@ Deno.test("serveUdp answers a query over 4096 octets TC=1 without reading it", a
   assert.ok(query.length > 4096);
   const reply = await udpExchange("127.0.0.1", s.port, query);
   const questionEnd = 12 + "big-query.test".length + 2 + 4;
-  assert.equal(reply.length, questionEnd, "header and question only");
-  assert.deepEqual(reply.subarray(12), query.subarray(12, questionEnd));
+  assert.equal(reply.length, questionEnd + 11, "header, question and OPT");
+  assert.deepEqual(
+    reply.subarray(12, questionEnd),
+    query.subarray(12, questionEnd),
+  );
+  assert.deepEqual(
+    [...reply.subarray(questionEnd)],
+    [0, 0, 41, 0x04, 0xd0, 0, 0, 0, 0, 0, 0],
+    "an OPT of ours: the query had one (RFC 6891 §7)",
+  );
   assert.equal((reply[0]! << 8) | reply[1]!, 7);
   assert.equal(reply[2]! & 0x80, 0x80, "QR");
   assert.equal(reply[2]! & 0x02, 0x02, "TC: ask again over TCP");
   assert.equal(reply[2]! & 0x01, 0x01, "RD kept");
-  assert.deepEqual([...reply.subarray(4, 12)], [0, 1, 0, 0, 0, 0, 0, 0]);
+  assert.deepEqual([...reply.subarray(4, 12)], [0, 1, 0, 0, 0, 0, 0, 1]);
   assert.equal(s.counters.udpOversize, 1);
   assert.equal(s.counters.queries, 0, "never handed to the handler");
 });

@@ -67,7 +67,7 @@ export interface QueryInfo {
   tsig: { start: number; end: number } | undefined;
   /**
    * Offset just after the last counted record. Octets beyond it are ignored
-   * (lenient, like Knot); a caller that wants to refuse them compares this
+   * (lenient, like NSD; Knot answers FORMERR); a caller that wants to refuse them compares this
    * with the message length.
    */
   end: number;

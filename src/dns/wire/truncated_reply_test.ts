@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { headerAndQuestion } from "./truncated_reply.ts";
+import { hasOptRecord, headerAndQuestion } from "./truncated_reply.ts";
 
 /** ID 0x1234, RD, QDCOUNT 1, ANCOUNT 2, ARCOUNT 1, question a.test. A IN, then a cut record. */
 const CUT = new Uint8Array([
@@ -91,4 +91,51 @@ Deno.test("headerAndQuestion is undefined when the question cannot be read", () 
   assert.equal(headerAndQuestion(CUT.subarray(0, 8)), undefined);
   assert.equal(headerAndQuestion(CUT.subarray(0, 20)), undefined, "name cut");
   assert.equal(headerAndQuestion(CUT.subarray(0, 22)), undefined, "type cut");
+});
+
+Deno.test("hasOptRecord finds an OPT record of the additional section, even cut", () => {
+  // ID, QDCOUNT 1, ARCOUNT 1; a. A IN; OPT with a long padding option.
+  const query = new Uint8Array([
+    0,
+    1,
+    1,
+    0,
+    0,
+    1,
+    0,
+    0,
+    0,
+    0,
+    0,
+    1,
+    1,
+    0x61,
+    0,
+    0,
+    1,
+    0,
+    1,
+    0,
+    0,
+    41,
+    0x04,
+    0xd0,
+    0,
+    0,
+    0,
+    0,
+    0x13,
+    0x8c,
+    0,
+    12,
+    0x13,
+    0x88,
+  ]);
+  assert.ok(hasOptRecord(query), "RDATA cut: the OPT is still seen");
+  assert.ok(hasOptRecord(query.subarray(0, 22)), "owner and type are enough");
+  assert.ok(!hasOptRecord(query.subarray(0, 20)), "the type itself cut");
+  const noAdditional = query.slice();
+  noAdditional[11] = 0;
+  assert.ok(!hasOptRecord(noAdditional));
+  assert.ok(!hasOptRecord(CUT), "a cut answer record is not an OPT");
 });
