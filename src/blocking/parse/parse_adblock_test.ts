@@ -224,6 +224,13 @@ const ROWS: Row[] = [
     rules: [],
     unsupported: 2,
   },
+  {
+    why: "POSIX classes, as Pi-hole's regex lists write them",
+    format: "regex",
+    body: "^ad[[:digit:]]+\\.example$\n^x[[:nope:]]",
+    rules: ["regex regex ^ad[0-9]+\\.example$"],
+    invalid: 1,
+  },
 ];
 
 testRows(ROWS);

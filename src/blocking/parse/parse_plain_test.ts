@@ -155,6 +155,30 @@ const ROWS: Row[] = [
     rules: ["exact domain 192.0.2.1"],
   },
   {
+    why:
+      "a lone sink address lost its names (it would block localhost answers)",
+    format: "domains",
+    body: "127.0.0.1\n0.0.0.0\n::1",
+    rules: [],
+    invalid: 3,
+  },
+  {
+    why: "localhost & co are boilerplate here as in hosts files",
+    format: "domains",
+    body: "localhost\nip6-localhost\nLOCALHOST\nlocalhost.example",
+    rules: ["exact domain localhost.example"],
+  },
+  {
+    why: "a # right after the name starts a comment",
+    format: "domains",
+    body: "ads.example#tracker\nb.example\t#why\n0.0.0.0 c.example#x",
+    rules: [
+      "exact domain ads.example",
+      "exact domain b.example",
+      "exact hosts c.example",
+    ],
+  },
+  {
     why: "bare IPv6, canonical",
     format: "domains",
     body: "2001:DB8:0::1",

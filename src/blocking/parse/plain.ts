@@ -32,7 +32,9 @@ export function parsePlainLine(
   const body = ctx.body;
   // Fast paths, nearly every line of a domains or wildcard list: one scan.
   if (isPlainNameAt(body, start, end) && !isDigit(body.charCodeAt(end - 1))) {
-    ctx.emit("exact", body.slice(start, end), "domain", false, false);
+    const name = body.slice(start, end);
+    // localhost & co are boilerplate in a domains list as in a hosts file.
+    if (!isBoilerplate(name)) ctx.emit("exact", name, "domain", false, false);
     return;
   }
   if (
@@ -43,14 +45,23 @@ export function parsePlainLine(
     return;
   }
   let firstEnd = start;
-  while (firstEnd < end && !isBlank(body.charCodeAt(firstEnd))) firstEnd++;
+  while (
+    firstEnd < end && !isBlank(body.charCodeAt(firstEnd)) &&
+    body.charCodeAt(firstEnd) !== HASH
+  ) firstEnd++;
+  if (firstEnd < end && body.charCodeAt(firstEnd) === HASH) {
+    // "name#why": no name holds a "#", so the rest is a comment (Pi-hole's
+    // gravity strips it too).
+    if (firstEnd > start) parsePlainLine(ctx, start, firstEnd);
+    return;
+  }
   if (firstEnd === end) {
-    // In a hosts list a lone address is a line that lost its names: a rule
-    // on "127.0.0.1" would block every answer pointing at localhost.
-    if (
-      ctx.stats.format === "hosts" &&
-      hostsAddressBlocks(body.slice(start, end)) !== null
-    ) {
+    // A lone address is a hosts line that lost its names: a rule on
+    // "127.0.0.1" would block every answer pointing at localhost. So is a
+    // lone sink address (0.0.0.0, 127.0.0.1, ::1) in any list; another
+    // address alone outside a hosts list is a rule on answers holding it.
+    const blocks = hostsAddressBlocks(body.slice(start, end));
+    if (blocks === true || (blocks === false && ctx.stats.format === "hosts")) {
       ctx.invalid("an address without host names");
     } else {
       nameRule(ctx, start, end, false, false);
@@ -92,7 +103,9 @@ export function nameRule(
   const name = isPlainNameAt(body, nameStart, end)
     ? body.slice(nameStart, end)
     : normalizeName(body.slice(nameStart, end));
-  if (name !== null) {
+  if (name !== null && !wildcard && isBoilerplate(name)) {
+    return; // localhost & co (see parsePlainLine)
+  } else if (name !== null) {
     ctx.emit(
       wildcard ? "suffix" : "exact",
       name,

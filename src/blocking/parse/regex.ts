@@ -7,6 +7,7 @@
  */
 
 import type { ParseContext } from "./context.ts";
+import { translatePosixClasses } from "./posix_classes.ts";
 import { backtrackingRisk } from "./regex_safety.ts";
 
 /** Pi-hole's regex extensions: they change what a match does, which we cannot honour. */
@@ -32,7 +33,13 @@ export function parseRegexLine(
     return;
   }
   const slashed = text.length > 2 && text.startsWith("/") && text.endsWith("/");
-  regexRule(ctx, slashed ? text.slice(1, -1) : text, false, false);
+  // Pi-hole's expressions are POSIX: [[:digit:]] and friends.
+  const posix = translatePosixClasses(slashed ? text.slice(1, -1) : text);
+  if (!posix.ok) {
+    ctx.invalid(posix.why);
+    return;
+  }
+  regexRule(ctx, posix.source, false, false);
 }
 
 /** Checks one expression source and hands it to the sink as a regex rule. */
