@@ -56,7 +56,11 @@ export const listSourceSchema = z.strictObject({
   }).optional(),
   format: z.enum(LIST_FORMATS).default("auto"),
   enabled: z.boolean().default(true),
-  /** Shown in the query log and dashboard instead of the URL. */
+  /**
+   * A label for the source in the BlockList's status and the fetcher's log
+   * lines, instead of its URL. (The query log names the BlockList and the
+   * rule that matched, not the source.)
+   */
   name: z.string().max(253).optional(),
 }).superRefine((source, ctx) => requireExactlyOne(source, SOURCE_ORIGINS, ctx));
 
