@@ -53,6 +53,12 @@ export interface RuleInput {
 export interface RuleSink {
   /** One valid rule. */
   rule(rule: RuleInput): void;
+  /**
+   * An adblock `$badfilter` line: the same rule without the modifier is
+   * switched off in this list (AdGuard Home). Sinks that do not care leave
+   * it out.
+   */
+  disable?(rule: RuleInput): void;
 }
 
 /** The syntaxes a source can have; "auto" sniffs it from the body. */

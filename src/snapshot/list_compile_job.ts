@@ -13,6 +13,7 @@ import {
 import type {
   CompiledListData,
   ListFormat,
+  RuleInput,
   RuleSink,
 } from "../blocking/types.ts";
 
@@ -40,9 +41,10 @@ export type CompileResult =
 /** Runs `job`; never throws (a source that fails becomes a warning). */
 export function runCompileJob(job: CompileJob): CompileResult {
   const warnings: string[] = [];
+  const disabled = disabledRules(job.sources);
   if (job.previousDigest !== undefined) {
     const digest = createRuleDigest({ mode: job.meta.mode });
-    feed(job.sources, sinkFor(job, digest), warnings);
+    feed(job.sources, sinkFor(job, digest, disabled), warnings);
     if (digest.digest() === job.previousDigest) {
       return { id: job.id, warnings, unchanged: true };
     }
@@ -51,32 +53,77 @@ export function runCompileJob(job: CompileJob): CompileResult {
   const compiler = createListCompiler(job.meta, {
     warn: (message) => warnings.push(message),
   });
-  feed(job.sources, sinkFor(job, compiler), warnings);
+  feed(job.sources, sinkFor(job, compiler, disabled), warnings);
   return { id: job.id, warnings, data: compiler.finish() };
 }
 
 /**
- * In an allow list every rule allows: an `@@` line (how AdGuard Home users
- * write allowlists) is an allow rule like a plain one, not an exception
- * that would need a block rule of the same list to act on.
+ * What reaches the compiler: rules a `$badfilter` line of the list named
+ * are left out (AdGuard Home), and in an allow list every rule allows: an
+ * `@@` line (how AdGuard Home users write allowlists) is an allow rule like
+ * a plain one, not an exception that would need a block rule of the same
+ * list to act on.
  */
-function sinkFor(job: CompileJob, sink: RuleSink): RuleSink {
-  if (job.meta.mode !== "allow") return sink;
+function sinkFor(
+  job: CompileJob,
+  sink: RuleSink,
+  disabled: ReadonlySet<string>,
+): RuleSink {
+  const allow = job.meta.mode === "allow";
+  if (!allow && disabled.size === 0) return sink;
   return {
-    rule: (r) =>
+    rule(r) {
+      if (disabled.size > 0 && disabled.has(ruleKey(r))) return;
       sink.rule(
-        r.exception || r.important
+        allow && (r.exception || r.important)
           ? { ...r, exception: false, important: false }
           : r,
-      ),
+      );
+    },
   };
+}
+
+/**
+ * The rules the list's `$badfilter` lines switch off, across its sources.
+ * Usually none: a source without the word costs a read and a substring
+ * test. A source that cannot be read is skipped here; feed reports it.
+ */
+function disabledRules(sources: JobSource[]): Set<string> {
+  const keys = new Set<string>();
+  for (const source of sources) {
+    let text: string;
+    try {
+      text = sourceText(source);
+    } catch {
+      continue;
+    }
+    if (!text.includes("badfilter")) continue;
+    try {
+      parseList(text, source.format, {
+        rule() {},
+        disable: (r) => keys.add(ruleKey(r)),
+      });
+    } catch {
+      // not a list: feed reports it
+    }
+  }
+  return keys;
+}
+
+/** A rule told apart from every other: kind, syntax, flags and pattern. */
+function ruleKey(r: RuleInput): string {
+  const flags = `${r.exception ? "@" : ""}${r.important ? "!" : ""}`;
+  return `${r.kind} ${r.syntax} ${flags} ${r.pattern}`;
+}
+
+function sourceText(source: JobSource): string {
+  return source.text ?? decodeListBody(Deno.readFileSync(source.path ?? ""));
 }
 
 function feed(sources: JobSource[], sink: RuleSink, warnings: string[]) {
   for (const source of sources) {
     try {
-      const text = source.text ??
-        decodeListBody(Deno.readFileSync(source.path ?? ""));
+      const text = sourceText(source);
       parseList(text, source.format, sink);
     } catch (err) {
       // A source that cannot be read or is not a list costs that source

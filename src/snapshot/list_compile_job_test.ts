@@ -25,3 +25,23 @@ Deno.test("in a block list an @@ line stays an exception", () => {
   assert.equal(block.check("ok.example")?.outcome, "excepted");
   assert.equal(block.check("ads.example")?.outcome, "matched");
 });
+
+Deno.test("a $badfilter line switches the same rule off, across the list's sources", () => {
+  const result = runCompileJob({
+    id: 2,
+    meta: { key: "dns/list", name: "list", mode: "block" },
+    sources: [
+      {
+        label: "a",
+        format: "adblock",
+        text: "||bad.example^\n||ok.example^\n",
+      },
+      { label: "b", format: "adblock", text: "||bad.example^$badfilter\n" },
+    ],
+  });
+  assert.ok("data" in result);
+  const list = openCompiledList(result.data);
+  assert.equal(list.check("bad.example"), null, "switched off");
+  assert.equal(list.check("ok.example")?.outcome, "matched");
+  assert.equal(result.data.ruleCount, 1);
+});

@@ -3,6 +3,7 @@
  *   `||x^`, `||x`, `||x^|`   -> suffix rule on x ("adblock")
  *   `@@||x^`                 -> the same as an exception
  *   `…$important`            -> important flag
+ *   `…$badfilter`            -> switches the same rule without it off
  *   `/re/`, `@@/re/`         -> regex rule (adblock format only)
  *   `x`                      -> exact rule ("domain"); `0.0.0.0 x` -> hosts line
  * Every other modifier, element-hiding and scriptlet rules, URL-path and
@@ -75,12 +76,14 @@ function parseGeneralLine(
     } else if (!allowRegex) {
       ctx.invalid("regular expressions need the adblock or regex format");
     } else {
-      const important = readModifiers(
+      const modifiers = readModifiers(
         ctx,
         close === rest.length - 1 ? null : rest.slice(close + 2),
       );
-      if (important !== null) {
-        regexRule(ctx, rest.slice(1, close), exception, important);
+      if (modifiers !== null) {
+        ctx.disabling = modifiers.badfilter;
+        regexRule(ctx, rest.slice(1, close), exception, modifiers.important);
+        ctx.disabling = false;
       }
     }
     return;
@@ -88,11 +91,14 @@ function parseGeneralLine(
 
   const dollar = rest.indexOf("$");
   const pattern = dollar < 0 ? rest : rest.slice(0, dollar);
-  const important = readModifiers(
+  const modifiers = readModifiers(
     ctx,
     dollar < 0 ? null : rest.slice(dollar + 1),
   );
-  if (important === null) return;
+  if (modifiers === null) return;
+  const { important } = modifiers;
+  // A `$badfilter` line's rule switches the rule off instead (see RuleSink).
+  ctx.disabling = modifiers.badfilter;
 
   if (pattern.length === 0) {
     ctx.invalid("a rule without a pattern");
@@ -114,6 +120,7 @@ function parseGeneralLine(
   } else {
     nameRule(ctx, restStart, restStart + pattern.length, exception, important);
   }
+  ctx.disabling = false;
 }
 
 /** The host part of `||host^`: a suffix rule, or exact for an IP address. */
@@ -158,16 +165,21 @@ function hostRule(
 }
 
 /**
- * The modifier list after `$`: returns the important flag, or null when
+ * The modifier list after `$`: `$important` and `$badfilter`, or null when
  * the rule was counted (unsupported modifier, empty modifier).
  */
-function readModifiers(ctx: ParseContext, text: string | null): boolean | null {
-  if (text === null) return false;
-  let important = false;
+function readModifiers(
+  ctx: ParseContext,
+  text: string | null,
+): { important: boolean; badfilter: boolean } | null {
+  const read = { important: false, badfilter: false };
+  if (text === null) return read;
   for (const raw of text.split(",")) {
     const modifier = raw.trim();
     if (modifier === "important") {
-      important = true;
+      read.important = true;
+    } else if (modifier === "badfilter") {
+      read.badfilter = true;
     } else if (modifier === "") {
       ctx.invalid("an empty modifier");
       return null;
@@ -177,5 +189,5 @@ function readModifiers(ctx: ParseContext, text: string | null): boolean | null {
       return null;
     }
   }
-  return important;
+  return read;
 }

@@ -21,6 +21,11 @@ export class ParseContext {
   lineEnd = 0;
   /** Regular expressions accepted so far (capped by maxRegexes). */
   regexes = 0;
+  /**
+   * Set while the current line is a `$badfilter` one: its rule goes to the
+   * sink's `disable`, not `rule`.
+   */
+  disabling = false;
 
   constructor(
     readonly body: string,
@@ -39,7 +44,9 @@ export class ParseContext {
     exception: boolean,
     important: boolean,
   ): void {
-    this.sink.rule({ kind, pattern, syntax, exception, important });
+    const rule = { kind, pattern, syntax, exception, important };
+    if (this.disabling) this.sink.disable?.(rule);
+    else this.sink.rule(rule);
     this.stats.rules++;
   }
 

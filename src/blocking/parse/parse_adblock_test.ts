@@ -72,7 +72,6 @@ const ROWS: Row[] = [
     "third-party",
     "dnstype=AAAA",
     "client=192.0.2.1",
-    "badfilter",
     "denyallow=a.example",
     "dnsrewrite=192.0.2.2",
     "ctag=tv",
@@ -84,6 +83,18 @@ const ROWS: Row[] = [
     rules: [],
     unsupported: 1,
   })),
+  {
+    why: "$badfilter switches the same rule off",
+    format: "adblock",
+    body:
+      "||ads.example^$badfilter\n@@||ok.example^$important,badfilter\n/re/$badfilter\n||x.example^$badfilter,third-party",
+    rules: [
+      "off suffix adblock ads.example",
+      "off suffix adblock ok.example @@ $important",
+      "off regex regex re",
+    ],
+    unsupported: 1,
+  },
   {
     why: "empty modifier",
     format: "adblock",

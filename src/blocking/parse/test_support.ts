@@ -1,6 +1,7 @@
 /**
  * Test helper: parses a body into a list of rules printed compactly
- * ("suffix adblock ads.example @@ $important"). Tests only; the parsers
+ * ("suffix adblock ads.example @@ $important"; a `$badfilter` line's rule
+ * as "off …"). Tests only; the parsers
  * themselves never collect rules.
  */
 
@@ -32,6 +33,7 @@ export function collect(
   const opts = maxRegexes === undefined ? {} : { maxRegexes };
   const stats = parseList(body, format, {
     rule: (r) => rules.push(describeRule(r)),
+    disable: (r) => rules.push(`off ${describeRule(r)}`),
   }, opts);
   return { rules, stats };
 }
