@@ -34,6 +34,17 @@ function start(
   };
 }
 
+/** A client socket on 127.0.0.1 and the listener's address to send to. */
+function clientFor(port: number) {
+  const client = Deno.listenDatagram({
+    transport: "udp",
+    hostname: "127.0.0.1",
+    port: 0,
+  });
+  const to = { transport: "udp" as const, hostname: "127.0.0.1", port };
+  return { client, to };
+}
+
 Deno.test("serveUdp answers a query to its source address", async (t) => {
   for (const host of ["127.0.0.1", "::1"]) {
     await t.step(host, async () => {
@@ -53,17 +64,8 @@ Deno.test("serveUdp answers a query to its source address", async (t) => {
 
 Deno.test("serveUdp answers a fast query while a slow one is in flight", async () => {
   await using s = start();
-  const client = Deno.listenDatagram({
-    transport: "udp",
-    hostname: "127.0.0.1",
-    port: 0,
-  });
+  const { client, to } = clientFor(s.port);
   try {
-    const to = {
-      transport: "udp" as const,
-      hostname: "127.0.0.1",
-      port: s.port,
-    };
     await client.send(buildQuery(1, "slow-300.test"), to);
     await client.send(buildQuery(2, "fast.test"), to);
     const [first] = await within(client.receive(), 2000);
@@ -79,17 +81,8 @@ Deno.test("serveUdp answers a fast query while a slow one is in flight", async (
 
 Deno.test("serveUdp drops and counts queries beyond maxInFlight", async () => {
   await using s = start("127.0.0.1", { maxInFlight: 1 });
-  const client = Deno.listenDatagram({
-    transport: "udp",
-    hostname: "127.0.0.1",
-    port: 0,
-  });
+  const { client, to } = clientFor(s.port);
   try {
-    const to = {
-      transport: "udp" as const,
-      hostname: "127.0.0.1",
-      port: s.port,
-    };
     await client.send(buildQuery(1, "slow-200.test"), to);
     await client.send(buildQuery(2, "fast.test"), to);
     const [only] = await within(client.receive(), 2000);
@@ -111,17 +104,8 @@ Deno.test("serveUdp sends nothing when the handler answers null", async () => {
 
 Deno.test("serveUdp stop still sends the answer of a query in flight", async () => {
   const s = start();
-  const client = Deno.listenDatagram({
-    transport: "udp",
-    hostname: "127.0.0.1",
-    port: 0,
-  });
+  const { client, to } = clientFor(s.port);
   try {
-    const to = {
-      transport: "udp" as const,
-      hostname: "127.0.0.1",
-      port: s.port,
-    };
     await client.send(buildQuery(9, "slow-200.test"), to);
     while (s.handler.clients.length === 0) {
       await new Promise((r) => setTimeout(r, 5));
@@ -138,17 +122,8 @@ Deno.test("serveUdp stop still sends the answer of a query in flight", async () 
 
 Deno.test("serveUdp answers waves of pending queries from reused buffers", async () => {
   await using s = start();
-  const client = Deno.listenDatagram({
-    transport: "udp",
-    hostname: "127.0.0.1",
-    port: 0,
-  });
+  const { client, to } = clientFor(s.port);
   try {
-    const to = {
-      transport: "udp" as const,
-      hostname: "127.0.0.1",
-      port: s.port,
-    };
     // Waves overlap: the buffers of the first wave's queries come back to
     // the pool while the second wave is still waiting on its own. A buffer
     // handed out again too early would make the handler, which reads its

@@ -136,55 +136,16 @@ export function encodeQuery(
 }
 
 /** Owner `key.`, TYPE TSIG, CLASS ANY, TTL 0, then RDLENGTH 61 and the RDATA. */
+// deno-fmt-ignore
 const TSIG_RECORD = new Uint8Array([
-  3,
-  0x6b,
-  0x65,
-  0x79,
-  0,
-  0,
-  250,
-  0,
-  255,
-  0,
-  0,
-  0,
-  0,
-  0,
-  61,
+  3, 0x6b, 0x65, 0x79, 0, 0, 250, 0, 255, 0, 0, 0, 0, 0, 61,
   // hmac-sha256.
-  11,
-  0x68,
-  0x6d,
-  0x61,
-  0x63,
-  0x2d,
-  0x73,
-  0x68,
-  0x61,
-  0x32,
-  0x35,
-  0x36,
-  0,
+  11, 0x68, 0x6d, 0x61, 0x63, 0x2d, 0x73, 0x68, 0x61, 0x32, 0x35, 0x36, 0,
   // Time Signed (48 bits), Fudge 300, MAC Size 32
-  0,
-  0,
-  0x6b,
-  0x0d,
-  0x9a,
-  0x00,
-  0x01,
-  0x2c,
-  0,
-  32,
+  0, 0, 0x6b, 0x0d, 0x9a, 0x00, 0x01, 0x2c, 0, 32,
   ...new Array(32).fill(0xab),
   // Original ID 0x1234, Error 0, Other Len 0
-  0x12,
-  0x34,
-  0,
-  0,
-  0,
-  0,
+  0x12, 0x34, 0, 0, 0, 0,
 ]);
 
 /** `message` with TSIG_RECORD added last, or ahead of its OPT record. */

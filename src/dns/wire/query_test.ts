@@ -287,39 +287,10 @@ Deno.test("parseQuery accepts a short chain of pointers", () => {
 const LONG_LABEL = [63, ...new Array<number>(63).fill(0x61)];
 
 /** A TSIG record: owner `k.`, algorithm `a.`, no MAC; Original ID 0x1234. */
+// deno-fmt-ignore
 const TSIG = [
-  1,
-  0x6b,
-  0,
-  0,
-  250,
-  0,
-  255,
-  0,
-  0,
-  0,
-  0,
-  0,
-  19,
-  1,
-  0x61,
-  0,
-  0,
-  0,
-  0,
-  0,
-  0,
-  1,
-  1,
-  0x2c,
-  0,
-  0,
-  0x12,
-  0x34,
-  0,
-  0,
-  0,
-  0,
+  1, 0x6b, 0, 0, 250, 0, 255, 0, 0, 0, 0, 0, 19,
+  1, 0x61, 0, 0, 0, 0, 0, 0, 1, 1, 0x2c, 0, 0, 0x12, 0x34, 0, 0, 0, 0,
 ];
 
 Deno.test("parseQuery notes where the TSIG record is when it comes last", () => {
