@@ -109,6 +109,10 @@ const RCODES = [
   "REFUSED",
 ];
 
+function print(text: string): void {
+  Deno.stdout.writeSync(new TextEncoder().encode(text + "\n"));
+}
+
 function report(delays: Map<string, number[]>): void {
   const all = [...delays.values()].flat().sort((a, b) => a - b);
   const at = (q: number) =>
@@ -116,12 +120,12 @@ function report(delays: Map<string, number[]>): void {
   const ms = (v: number | undefined) =>
     v === undefined ? "-" : `${v.toFixed(1)} ms`;
   const rcodes = [...delays].map(([r, l]) => `${r} ${l.length}`).join(", ");
-  console.log(
+  print(
     `${count} queries at once, every upstream silent: ${all.length} answered (${
       rcodes || "none"
     })`,
   );
-  console.log(
+  print(
     `delay: min ${ms(all[0])}, median ${ms(at(0.5))}, p99 ${
       ms(at(0.99))
     }, max ${ms(all.at(-1))}`,
