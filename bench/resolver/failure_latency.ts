@@ -10,9 +10,8 @@
  *   deno run -A --unstable-net bench/resolver/failure_latency.ts [--queries 200]
  */
 import { parseArgs } from "node:util";
-import { API_VERSION } from "../../src/api/v1alpha1/meta.ts";
 import { encodeQuery, query } from "../../tests/interop/dns_client.ts";
-import { startKudurru } from "../../tests/interop/kudurru_server.ts";
+import { startKudurruResolver } from "./kudurru_resolver.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -20,8 +19,6 @@ const { values } = parseArgs({
 });
 const count = Math.min(Math.max(Number(values.queries) || 200, 1), 900);
 
-/** The readiness zone: answered locally, so start-up needs no upstream. */
-const READY_ZONE = "local.test.";
 /** Longest wait for the last answer: the 2 s timeout and then some. */
 const GIVE_UP_MS = 8_000;
 
@@ -36,16 +33,9 @@ async function main(): Promise<void> {
     for (;;) await silent.receive(buf);
   })().catch(() => {});
   try {
-    await using kudurru = await startKudurru({
-      objects: [{
-        apiVersion: API_VERSION,
-        kind: "DNSZone",
-        metadata: { name: "local-test" },
-        spec: { zoneName: READY_ZONE, type: "primary" },
-      }],
-      readyZone: READY_ZONE,
-      upstreamPort: (silent.addr as Deno.NetAddr).port,
-    });
+    await using kudurru = await startKudurruResolver(
+      (silent.addr as Deno.NetAddr).port,
+    );
     await query(kudurru.port, "warm-up.example.", "A", { timeoutMs: 4_000 });
     const delays = await burst(kudurru.port);
     report(delays);

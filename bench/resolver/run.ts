@@ -17,14 +17,11 @@
  */
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { API_VERSION } from "../../src/api/v1alpha1/meta.ts";
 import { clockTicks, treeCpuSeconds } from "../dnsperf/cpu_time.ts";
 import { pinServer } from "../dnsperf/cpu_pinning.ts";
 import { query } from "../../tests/interop/dns_client.ts";
-import {
-  listenersExist,
-  startKudurru,
-} from "../../tests/interop/kudurru_server.ts";
+import { listenersExist } from "../../tests/interop/kudurru_server.ts";
+import { startKudurruResolver } from "./kudurru_resolver.ts";
 import { type RunningServer, startNsd } from "../../tests/interop/peers.ts";
 import { startUnbound } from "../../tests/resolver/unbound.ts";
 import { startDnsmasq } from "./dnsmasq.ts";
@@ -42,9 +39,6 @@ import {
 
 const RESOLVERS = ["kudurru", "unbound", "dnsmasq"] as const;
 type ResolverName = typeof RESOLVERS[number];
-
-/** kudurru's readiness zone: answered locally, so start-up needs no upstream. */
-const KUDURRU_READY_ZONE = "local.test.";
 
 interface Row {
   server: ResolverName;
@@ -122,17 +116,8 @@ async function start(
     case "dnsmasq":
       return await startDnsmasq(nsdPort, RESOLVER_ZONE);
     case "kudurru":
-      return await startKudurru({
-        objects: [{
-          apiVersion: API_VERSION,
-          kind: "DNSZone",
-          metadata: { name: "local-test" },
-          spec: { zoneName: KUDURRU_READY_ZONE, type: "primary" },
-        }],
-        readyZone: KUDURRU_READY_ZONE,
-        upstreamPort: nsdPort,
-        ...(values.querylog === "off" &&
-          { extraConfig: { querylog: { enabled: false } } }),
+      return await startKudurruResolver(nsdPort, {
+        queryLog: values.querylog !== "off",
       });
   }
 }

@@ -1,0 +1,29 @@
+/**
+ * kudurru as the resolver benchmarks start it: every upstream pointed at one
+ * loopback port, and a local readiness zone answered without any upstream,
+ * so start-up does not depend on the upstream being up (or answering).
+ */
+import { API_VERSION } from "../../src/api/v1alpha1/meta.ts";
+import { startKudurru } from "../../tests/interop/kudurru_server.ts";
+
+/** The readiness zone: answered locally. */
+export const KUDURRU_READY_ZONE = "local.test.";
+
+/** Starts kudurru forwarding to 127.0.0.1:`upstreamPort`. */
+export function startKudurruResolver(
+  upstreamPort: number,
+  opts: { queryLog?: boolean } = {},
+): ReturnType<typeof startKudurru> {
+  return startKudurru({
+    objects: [{
+      apiVersion: API_VERSION,
+      kind: "DNSZone",
+      metadata: { name: "local-test" },
+      spec: { zoneName: KUDURRU_READY_ZONE, type: "primary" },
+    }],
+    readyZone: KUDURRU_READY_ZONE,
+    upstreamPort,
+    ...(opts.queryLog === false &&
+      { extraConfig: { querylog: { enabled: false } } }),
+  });
+}
