@@ -43,6 +43,8 @@ export type CountingQueryHandler = QueryHandler & {
   exportCache?(): SerializedEntry[];
   importCache?(entries: readonly unknown[]): number;
   flushCache?(name?: string): number;
+  /** Entries stored from answers cut for their client (CacheDumpHooks). */
+  onCutAnswerStored?(listener: (entry: SerializedEntry) => void): void;
   /** The query events since the previous call (`QueryEventHooks`). */
   drainEvents?(): { events: PostedQueryEvents; dropped: number };
   /** Makes the next batch start a new string table (`QueryEventHooks`). */
@@ -171,6 +173,10 @@ export function runListenerWorker(createHandler: HandlerFactory): void {
     if (earlySnapshot) handler.setSnapshot(earlySnapshot);
     if (earlyCache) handler.importCache?.(earlyCache);
     earlyCache = null;
+    // A UDP client that got TC=1 asks again over TCP: another worker.
+    handler.onCutAnswerStored?.((entry) =>
+      post({ type: "cache-share", entries: [entry] })
+    );
     const common = {
       hostname: listener.address,
       port: listener.port,

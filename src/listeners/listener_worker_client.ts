@@ -69,6 +69,8 @@ export interface ListenerWorkerOptions {
    * went missing counts as dropped.
    */
   onEvents?: (events: PackedQueryEvents, dropped: number) => void;
+  /** Cache entries the worker stored from cut answers, for the other workers. */
+  onCacheShare?: (entries: SerializedEntry[]) => void;
 }
 
 /** Starts one Worker and resolves once its socket is bound. */
@@ -211,6 +213,9 @@ export function startListenerWorker(
             transport,
           });
         }
+        return;
+      case "cache-share":
+        if (Array.isArray(msg.entries)) opts.onCacheShare?.(msg.entries);
         return;
       case "cache-flushed":
         flushes.get(msg.id)?.(msg.removed);

@@ -146,6 +146,12 @@ async function startAddress(
       stopTimeoutMs: opts.stopTimeoutMs ?? 10_000,
       ...(opts.onCounters ? { onCounters: opts.onCounters } : {}),
       ...(opts.onEvents ? { onEvents: opts.onEvents } : {}),
+      // Importing skips an entry older than one already held (cache_dump.ts).
+      onCacheShare: (entries) => {
+        for (const other of started) {
+          if (other !== worker) other.postCache(entries);
+        }
+      },
       start: {
         queryLog: opts.onEvents !== undefined,
         type: "start",

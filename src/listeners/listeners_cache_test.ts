@@ -7,7 +7,14 @@ import {
   snapshotWithCache,
 } from "../stages/cache/testdata/answers.ts";
 import { startDnsListeners } from "./listeners.ts";
-import { buildQuery, udpExchange } from "./testdata/dns_client.ts";
+import {
+  buildQuery,
+  frames,
+  readFrame,
+  udpExchange,
+  within,
+  writeAll,
+} from "./testdata/dns_client.ts";
 
 const CACHE_WORKER = new URL(
   "./testdata/cache_worker_entry.ts",
@@ -15,9 +22,9 @@ const CACHE_WORKER = new URL(
 );
 const SNAPSHOT = snapshotWithCache(cacheSettings());
 
-async function start() {
+async function start(protocols: ("udp" | "tcp")[] = ["udp"]) {
   const listeners = await startDnsListeners({
-    listeners: [{ address: "127.0.0.1:0", protocols: ["udp"] }],
+    listeners: [{ address: "127.0.0.1:0", protocols }],
     nodeName: "test",
     version: "0.0.0-test",
     logger: memoryLogger(),
@@ -29,18 +36,27 @@ async function start() {
 
 async function askTxt(
   listeners: Awaited<ReturnType<typeof start>>,
+  name = "www.example.org",
+  transport: "udp" | "tcp" = "udp",
 ): Promise<{ data: string; ttl: number }> {
   const [addr] = listeners.addresses();
   assert.ok(addr);
-  const wire = await udpExchange(
-    "127.0.0.1",
-    addr.port,
-    buildQuery(7, "www.example.org", "TXT"),
-  );
+  const query = buildQuery(7, name, "TXT");
+  const wire = transport === "udp"
+    ? await udpExchange("127.0.0.1", addr.port, query)
+    : await tcpExchange(addr.port, query);
   const answer = dnsPacket.decode(Buffer.from(wire)).answers?.[0];
   assert.ok(answer && answer.type === "TXT");
   const data = [answer.data].flat().map(String).join("");
   return { data, ttl: answer.ttl ?? -1 };
+}
+
+async function tcpExchange(port: number, query: Uint8Array) {
+  using conn = await Deno.connect({ hostname: "127.0.0.1", port });
+  await writeAll(conn, frames(query));
+  const frame = await within(readFrame(conn), 2000);
+  assert.ok(frame, "closed instead of answering");
+  return frame;
 }
 
 Deno.test("startDnsListeners keeps a cached answer across a stop and start through the dump", async () => {
@@ -99,4 +115,31 @@ Deno.test("startDnsListeners flushes a name from the workers' caches", async () 
     await listeners.stop();
   }
   assert.equal(await listeners.flushCache(), 0, "a stopped worker has none");
+});
+
+Deno.test("startDnsListeners hands an answer cut for a UDP client to the TCP listener's cache", async () => {
+  const listeners = await start(["udp", "tcp"]);
+  try {
+    const overUdp = await askTxt(listeners, "cut.example.org", "udp");
+    // The UDP worker posts the entry as it stores it; give the main thread
+    // time to pass it on, then make sure the TCP worker took it (it takes
+    // messages in order: the flush's answer comes after the entry).
+    await new Promise((r) => setTimeout(r, 100));
+    await listeners.flushCache("barrier.invalid.");
+    const overTcp = await askTxt(listeners, "cut.example.org", "tcp");
+    assert.equal(
+      overTcp.data,
+      overUdp.data,
+      "the TCP worker answered from the shared entry",
+    );
+    const whole = await askTxt(listeners, "www.example.org", "udp");
+    const otherWorker = await askTxt(listeners, "www.example.org", "tcp");
+    assert.notEqual(
+      otherWorker.data,
+      whole.data,
+      "whole answers stay with their worker",
+    );
+  } finally {
+    await listeners.stop();
+  }
 });

@@ -115,6 +115,12 @@ export type WorkerReply =
    * `events.strings` are the worker's string table's new entries.
    */
   | { type: "events"; events: PostedQueryEvents; dropped: number }
+  /**
+   * Cache entries this worker stored from answers cut for their client
+   * (TC=1): the main thread passes them to the other listeners, where the
+   * client asks again over TCP.
+   */
+  | { type: "cache-share"; entries: SerializedEntry[] }
   /** The answer to `flush-cache` `id`: how many entries went. */
   | { type: "cache-flushed"; id: number; removed: number }
   | {

@@ -101,6 +101,8 @@ export interface CacheDumpHooks {
   flushCache(name?: string): number;
   /** The cache's counters (hits, misses, evictions, …) and size, for metrics. */
   cacheStats(): ReturnType<CacheStage["stats"]>;
+  /** See CacheStage.onCutAnswerStored: entries the other listeners should have. */
+  onCutAnswerStored(listener: (entry: SerializedEntry) => void): void;
 }
 
 /** How a listener worker hands its query events to the main thread. */
@@ -150,6 +152,8 @@ export function createStandardQueryHandler(
     drainEvents: () => events.drain(),
     restartEventStrings: () => events.restartStrings(),
     cacheStats: () => cache.stats(),
+    onCutAnswerStored: (listener: (entry: SerializedEntry) => void) =>
+      cache.onCutAnswerStored(listener),
     drainBucketEvictions: () => ingress.drainRateLimitCounters().evicted,
   });
 }

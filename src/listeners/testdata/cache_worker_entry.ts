@@ -2,7 +2,9 @@
  * A listener worker whose pipeline is the real cache stage in front of a
  * scripted upstream: every name is answered with a TXT record naming this
  * worker instance, so a test can tell a cached answer from a fresh one
- * after a restart.
+ * after a restart, or one another worker stored. Names under `cut.` come
+ * marked as cut for their client (`wholeWire`), as the upstream stage
+ * marks a TC=1 answer.
  */
 import { createLogger } from "../../log/logger.ts";
 import { createQueryHandler, type Stage } from "../../pipeline/mod.ts";
@@ -16,8 +18,15 @@ runListenerWorker(() => {
   const cache = createCacheStage();
   const upstream: Stage = {
     name: "upstream",
-    serve: (req) =>
-      forwarded(req, { answer: [`${req.qname} 300 IN TXT ${INSTANCE}`] }),
+    serve(req) {
+      const res = forwarded(req, {
+        answer: [`${req.qname} 300 IN TXT ${INSTANCE}`],
+      });
+      if (req.qname.startsWith("cut.") && res.wire !== undefined) {
+        res.wholeWire = res.wire;
+      }
+      return res;
+    },
   };
   const handler = createQueryHandler({
     logger: createLogger(),
@@ -27,5 +36,6 @@ runListenerWorker(() => {
     exportCache: () => cache.exportEntries(),
     importCache: (entries: readonly unknown[]) => cache.importEntries(entries),
     flushCache: (name?: string) => cache.flush(name),
+    onCutAnswerStored: cache.onCutAnswerStored,
   });
 });

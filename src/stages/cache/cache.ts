@@ -15,6 +15,7 @@ import {
   exportEntries,
   importEntries,
   type SerializedEntry,
+  serializeEntry,
 } from "./cache_dump.ts";
 import { cacheKey, cacheVariant, isCacheableQuery } from "./cache_key.ts";
 import { type CachePolicy, cachePolicyOf } from "./cache_policy.ts";
@@ -50,6 +51,12 @@ export interface CacheStage extends Stage {
   exportEntries(now?: number): SerializedEntry[];
   /** Takes entries from a dump; returns how many were usable at `now`. */
   importEntries(entries: readonly unknown[], now?: number): number;
+  /**
+   * Calls `listener` with every entry stored from an answer cut for its
+   * client (TC=1, or additional records left out): the client's retry comes
+   * over TCP, which another listener worker with its own cache serves.
+   */
+  onCutAnswerStored(listener: (entry: SerializedEntry) => void): void;
 }
 
 /** The serve-stale window assumed before any settings were seen (the default `serveStale.ttl`). */
@@ -66,6 +73,7 @@ export function createCacheStage(opts: CacheStageOptions = {}): CacheStage {
   const stats = emptyCacheStats();
   /** The policy of the last query served; its stale window bounds a dump. */
   let lastPolicy: CachePolicy | undefined;
+  let shareCut: ((entry: SerializedEntry) => void) | undefined;
 
   /** The upstream's answer, stored when it may be. */
   function settle(
@@ -90,6 +98,11 @@ export function createCacheStage(opts: CacheStageOptions = {}): CacheStage {
       cache.limit = policy.maxEntries;
       cache.set(entry);
       stats.inserts++;
+      if (res.wholeWire !== undefined) {
+        shareCut?.(
+          serializeEntry(entry, policy.serveStale ? policy.staleTtlMs : 0),
+        );
+      }
     }
     return { res, entry };
   }
@@ -241,6 +254,9 @@ export function createCacheStage(opts: CacheStageOptions = {}): CacheStage {
       // the next insert brings the limit back to the settings'.
       cache.limit = Math.max(cache.limit, 2 * (cache.size + entries.length));
       return importEntries(cache, entries, at);
+    },
+    onCutAnswerStored(listener) {
+      shareCut = listener;
     },
     async whenIdle() {
       while (background.size > 0) await Promise.all(background);

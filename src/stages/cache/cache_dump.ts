@@ -48,23 +48,30 @@ export function exportEntries(
 ): SerializedEntry[] {
   const out: SerializedEntry[] = [];
   for (const entry of cache.entries()) {
-    const staleUntil = entry.expiresAt + staleMs;
-    if (now >= staleUntil) continue;
-    out.push({
-      key: entry.key,
-      name: entry.name,
-      wire: entry.wire.slice(),
-      offsets: Array.from(entry.offsets),
-      ttls: Array.from(entry.ttls),
-      storedAt: entry.storedAt,
-      expiresAt: entry.expiresAt,
-      staleUntil,
-      ttl: entry.ttl,
-      negative: entry.negative,
-      ...(entry.clientSubnet && { clientSubnet: entry.clientSubnet.slice() }),
-    });
+    if (now >= entry.expiresAt + staleMs) continue;
+    out.push(serializeEntry(entry, staleMs));
   }
   return out.length > limit ? out.slice(out.length - limit) : out;
+}
+
+/** One entry as plain data (copies: safe to post or keep). */
+export function serializeEntry(
+  entry: CacheEntry,
+  staleMs: number,
+): SerializedEntry {
+  return {
+    key: entry.key,
+    name: entry.name,
+    wire: entry.wire.slice(),
+    offsets: Array.from(entry.offsets),
+    ttls: Array.from(entry.ttls),
+    storedAt: entry.storedAt,
+    expiresAt: entry.expiresAt,
+    staleUntil: entry.expiresAt + staleMs,
+    ttl: entry.ttl,
+    negative: entry.negative,
+    ...(entry.clientSubnet && { clientSubnet: entry.clientSubnet.slice() }),
+  };
 }
 
 /**

@@ -304,3 +304,16 @@ Deno.test("cache flush drops one name or everything", async () => {
   assert.equal(stage.flush(), 2);
   assert.equal(stage.stats().entries, 0);
 });
+
+Deno.test("cache hands entries stored from cut answers to onCutAnswerStored, no others", async () => {
+  const shared: string[] = [];
+  const { stage, upstream } = setup((req) => {
+    const res = forwarded(req, { answer: [WWW_A] });
+    if (req.qname.startsWith("cut.")) res.wholeWire = res.wire!;
+    return res;
+  });
+  stage.onCutAnswerStored((entry) => shared.push(entry.name));
+  await serve(stage, "cut.example.org. A", upstream);
+  await serve(stage, "www.example.org. A", upstream);
+  assert.deepEqual(shared, ["cut.example.org."]);
+});
