@@ -107,7 +107,7 @@ export class ListCompileCache {
       return previous.data;
     }
 
-    const meta = { key, name: list.metadata.name, mode };
+    const meta = { key, name: displayName(key, list.metadata.name), mode };
     const result = await this.#run({
       id: this.#nextId++,
       meta,
@@ -179,6 +179,15 @@ export class ListCompileCache {
     };
     return worker;
   }
+}
+
+/**
+ * The name the query log, metrics and blocked answers' EDE text show: the
+ * object's name, with its namespace unless that is "default", so two lists
+ * named "ads" in two namespaces do not look the same.
+ */
+function displayName(key: string, name: string): string {
+  return key.startsWith("default/") ? name : key;
 }
 
 /**

@@ -75,6 +75,7 @@ Deno.test("ListCompileCache compiles every enabled source of a list, in its work
     "https://lists.example/ads.txt": "||ads.example^\n",
   });
   assert.equal(data.key, "home/ads");
+  assert.equal(data.name, "home/ads", "shown with its namespace");
   assert.equal(data.ruleCount, 2);
   assert.ok(blocks(data, "x.ads.example."));
   assert.ok(blocks(data, "inline.example."));
@@ -166,4 +167,16 @@ Deno.test("ListCompileCache after close answers with the last compile and starts
     bodies(env.dir, {}),
   );
   assert.equal(again, first);
+});
+
+Deno.test("ListCompileCache names a list of the default namespace by its name alone", async () => {
+  await using env = await setup();
+  const plain = list();
+  plain.metadata.namespace = "default";
+  const data = await env.cache.compile("default/ads", plain, "v1", () => ({
+    label: "inline",
+    version: "inline",
+    text: "||ads.example^",
+  }));
+  assert.equal(data?.name, "ads");
 });
