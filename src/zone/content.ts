@@ -108,7 +108,7 @@ class ZoneAssembly {
   constructor(readonly zoneName: string, readonly defaultTTL: number) {}
 
   addZoneRRSet(rrset: RRSet): void {
-    const rdataSeen = new Set(rrset.rdata.map(formatRdata));
+    const rdataSeen = new Set(rrset.rdata.map(rdataKey));
     this.typesAt(rrset.name).set(rrset.type, {
       rrset,
       source: ZONE_SOURCE,
@@ -173,9 +173,9 @@ class ZoneAssembly {
     }
     const slot = existing ?? this.newSlot(types, owner, type, endpoint, source);
     for (const item of rdata) {
-      const text = formatRdata(item);
-      if (slot.rdataSeen.has(text.toLowerCase())) continue;
-      slot.rdataSeen.add(text.toLowerCase());
+      const key = rdataKey(item);
+      if (slot.rdataSeen.has(key)) continue;
+      slot.rdataSeen.add(key);
       slot.rrset.rdata.push(item);
     }
   }
@@ -197,9 +197,7 @@ class ZoneAssembly {
     }
     const singleton = type === TYPE.CNAME || type === TYPE.DNAME;
     if (singleton && existing !== undefined) {
-      const fresh = rdata.some((r) =>
-        !existing.rdataSeen.has(formatRdata(r).toLowerCase())
-      );
+      const fresh = rdata.some((r) => !existing.rdataSeen.has(rdataKey(r)));
       if (fresh) return `a name holds only one ${typeName(type)} record`;
     }
     return undefined;
@@ -334,4 +332,30 @@ export function forwardZoneOf(zone: DNSZone): ForwardZone | undefined {
     objectName: zone.metadata.name,
     upstreamGroup: forward.upstreamGroup,
   };
+}
+
+/**
+ * Rdata whose presentation is names, numbers, addresses and hex only: two
+ * records that differ only in letter case are the same record (RFC 4343).
+ * TXT, CAA, NAPTR and SVCB/HTTPS carry strings whose case matters (NSD and
+ * Knot serve "abc" and "ABC" as two TXT records).
+ */
+const CASE_FREE_RDATA: ReadonlySet<RecordData["type"]> = new Set([
+  "A",
+  "AAAA",
+  "CNAME",
+  "DNAME",
+  "NS",
+  "PTR",
+  "MX",
+  "SRV",
+  "TLSA",
+  "SSHFP",
+  "unknown",
+]);
+
+/** What tells two records of one RRset apart (duplicates are dropped). */
+function rdataKey(rdata: RecordData): string {
+  const text = formatRdata(rdata);
+  return CASE_FREE_RDATA.has(rdata.type) ? text.toLowerCase() : text;
 }

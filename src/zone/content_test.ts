@@ -334,3 +334,25 @@ Deno.test("buildZoneContent writes owners as the wire reads them: one spelling p
     'a.\\*.mid.example.org. 300 IN TXT "star"',
   ]);
 });
+
+Deno.test("buildZoneContent keeps TXT and CAA records that differ only in case, and drops names that do", () => {
+  const build = buildZoneContent(zone(), [
+    recordSet("mixed", [
+      ep("txt.example.org", "TXT", ['"abc"', '"ABC"']),
+      ep("caa.example.org", "CAA", [
+        '0 issue "ca.example"',
+        '0 issue "CA.EXAMPLE"',
+      ]),
+      ep("mx.example.org", "MX", [
+        "10 Mail.Example.org.",
+        "10 mail.example.org.",
+      ]),
+    ]),
+  ], NOW);
+  const data = (owner: string) =>
+    lines(build).filter((l) => l.startsWith(owner));
+  assert.equal(data("txt.").length, 2, "TXT strings are case-sensitive");
+  assert.equal(data("caa.").length, 2, "CAA values are case-sensitive");
+  assert.equal(data("mx.").length, 1, "names are not (RFC 4343)");
+  assert.deepEqual(build.problems, []);
+});
