@@ -528,3 +528,65 @@ Deno.test("startZoneController starts nothing when leadership arrives after stop
   assert.deepEqual([watched.watches, statusWrites(store)], [0, 0]);
   await store.close();
 });
+
+Deno.test("startZoneController marks a second DNSZone for one zone name ZoneConflict, and its record sets", async () => {
+  const store = await storeWithZone();
+  // Younger and first by name: the older object still serves the zone.
+  await sleep(5);
+  await store.apply(primaryZone("aaa-copy", "EXAMPLE.org."), API);
+  await store.apply(
+    recordSet("apps", "copy-web", "aaa-copy", [
+      a("only-copy.example.org", "192.0.2.9"),
+    ]),
+    API,
+  );
+  {
+    await using _c = control(store);
+    const copy = await waitFor(
+      "ZoneConflict on aaa-copy",
+      async () => {
+        const ready = condition(await zone(store, "aaa-copy"), "Ready");
+        return ready?.reason === "ZoneConflict" && ready;
+      },
+    );
+    assert.equal(copy.status, "False");
+    assert.match(String(copy.message), /older DNSZone "example-org"/);
+    assert.equal(condition(await zone(store), "Ready")?.status, "True");
+    const refused = await waitFor(
+      "ZoneConflict on copy-web",
+      async () => {
+        const ready = condition(await rs(store, "copy-web"), "Ready");
+        return ready?.reason === "ZoneConflict" && ready;
+      },
+    );
+    assert.equal(refused.status, "False");
+  }
+  await store.close();
+});
+
+Deno.test("startZoneController marks a record set the zone's selector leaves out NotSelected", async () => {
+  const store = createMemoryStore();
+  await store.apply({
+    ...primaryZone("sel", "sel.test."),
+    spec: {
+      ...(primaryZone("sel", "sel.test.").spec as object),
+      recordSetSelector: { namespaces: ["allowed"] },
+    },
+  } as KObject, API);
+  await store.apply(
+    recordSet("apps", "outsider", "sel", [a("www.sel.test", "192.0.2.1")]),
+    API,
+  );
+  {
+    await using _c = control(store);
+    const ready = await waitFor(
+      "NotSelected on outsider",
+      async () => {
+        const c = condition(await rs(store, "outsider"), "Ready");
+        return c?.reason === "NotSelected" && c;
+      },
+    );
+    assert.equal(ready.status, "False");
+  }
+  await store.close();
+});

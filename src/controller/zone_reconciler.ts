@@ -21,7 +21,11 @@ import {
   primaryZoneStatus,
   recordSetStatus,
   type RecordSetZone,
+  shadowedZoneStatus,
 } from "./zone_status.ts";
+import { isSelected } from "../zone/content.ts";
+import { primaryZoneOwners } from "../zone/zone_owner.ts";
+import { normalizeName } from "../dns/name.ts";
 
 export interface ZoneReconcilerOptions {
   store: Store;
@@ -72,6 +76,8 @@ export function startZoneReconciler(
   let stopped = false;
   let dirty = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
+  /** Which object serves each primary zone name (zone_owner.ts), per pass. */
+  let owners = new Map<string, string>();
   let running: Promise<void> | undefined;
 
   const state = new ZoneState({
@@ -125,13 +131,17 @@ export function startZoneReconciler(
         writes.push({ key, object: { ...obj, status } });
       }
     };
+    owners = primaryZoneOwners([...state.zones()].map((m) => m.object));
     for (const m of state.zones()) {
       const key = formatKey(keyOf(m.object));
       const zone = latest<DNSZone>(key, m);
       const name = zone.metadata.name;
       live.add(name);
+      const owner = ownerOf(zone);
       if (zone.spec?.type === "forward") {
         consider(key, zone, forwardZoneStatus(zone, now));
+      } else if (owner !== undefined && owner !== name) {
+        consider(key, zone, shadowedZoneStatus(zone, owner, now));
       } else if (zone.spec?.type === "primary") {
         const outcome = cache.build(m, state.recordSetsOf(name), now);
         consider(key, zone, primaryZoneStatus(zone, outcome, now));
@@ -153,6 +163,12 @@ export function startZoneReconciler(
     return writes;
   }
 
+  /** Which object serves `zone`'s name, when it is a primary zone. */
+  function ownerOf(zone: DNSZone): string | undefined {
+    const name = zone.spec?.zoneName;
+    return name ? owners.get(normalizeName(name)) : undefined;
+  }
+
   function whereIs(
     rs: DNSRecordSet,
     problems: Map<string, ZoneProblem[]>,
@@ -162,6 +178,23 @@ export function startZoneReconciler(
     if (!zone) return { kind: "missing", zoneRef };
     if (zone.spec?.type !== "primary") {
       return { kind: "notPrimary", zoneRef, type: zone.spec?.type ?? "" };
+    }
+    const owner = ownerOf(zone);
+    if (owner !== undefined && owner !== zoneRef) {
+      return {
+        kind: "refused",
+        reason: "ZoneConflict",
+        message:
+          `DNSZone "${zoneRef}" is not served: ${zone.spec.zoneName} is served by the older DNSZone "${owner}"`,
+      };
+    }
+    if (!isSelected(zone, rs)) {
+      return {
+        kind: "refused",
+        reason: "NotSelected",
+        message:
+          `DNSZone "${zoneRef}" takes record sets only as its spec.recordSetSelector says (namespaces, labels)`,
+      };
     }
     if (cache.last(zoneRef)?.ok === false) return { kind: "failed", zoneRef };
     const own = problems.get(

@@ -35,6 +35,8 @@ export type RecordSetZone =
   | { kind: "missing"; zoneRef: string }
   | { kind: "notPrimary"; zoneRef: string; type: string }
   | { kind: "failed"; zoneRef: string }
+  /** The zone does not serve this record set (another object serves its name, its selector). */
+  | { kind: "refused"; reason: string; message: string }
   | { kind: "primary"; zoneName: string; problems: readonly ZoneProblem[] };
 
 function messageOf(err: unknown): string {
@@ -88,6 +90,31 @@ export function primaryZoneStatus(
     observedGeneration: generation,
   }, now);
   return status;
+}
+
+/**
+ * The status of a primary zone another, older DNSZone object serves the name
+ * of (zone_owner.ts): not served, so Ready is False; its serial is kept.
+ */
+export function shadowedZoneStatus(
+  zone: DNSZone,
+  owner: string,
+  now: Date,
+): DNSZoneStatus {
+  const generation = generationOf(zone);
+  return {
+    ...zone.status,
+    observedGeneration: generation,
+    conditions: setCondition(zone.status?.conditions, {
+      type: "Ready",
+      status: "False",
+      reason: "ZoneConflict",
+      message: clip(
+        `${zone.spec?.zoneName} is served by the older DNSZone "${owner}"; delete one of the two`,
+      ),
+      observedGeneration: generation,
+    }, now),
+  };
 }
 
 /** The status a forward zone should have. */
@@ -155,6 +182,13 @@ function readyVerdict(
         status: "False",
         reason: "ZoneNotReady",
         message: `DNSZone "${where.zoneRef}" cannot be built; see its status`,
+      };
+    case "refused":
+      return {
+        ...base,
+        status: "False",
+        reason: where.reason,
+        message: clip(where.message),
       };
     case "primary": {
       const first = where.problems[0];

@@ -14,6 +14,7 @@ import type { ForwardZone, ZoneContent } from "../zone/types.ts";
 import type { Backoff, MirroredObject } from "./kind_mirror.ts";
 import { ZoneBuildCache, type ZoneBuildOutcome } from "./zone_build_cache.ts";
 import { ZoneState } from "./zone_state.ts";
+import { compareZoneObjects } from "../zone/zone_owner.ts";
 
 export interface SnapshotBuilderOptions {
   store: Store;
@@ -140,7 +141,12 @@ export function startSnapshotBuilder(
     const zones: ZoneContent[] = [];
     const forwardZones: ForwardZone[] = [];
     const live = new Set<string>();
-    for (const mirrored of state.zones()) {
+    // Oldest first: among objects claiming one zone name the index keeps
+    // the first, and zones.sort below is stable (zone_owner.ts).
+    const ordered = [...state.zones()].sort((a, b) =>
+      compareZoneObjects(a.object, b.object)
+    );
+    for (const mirrored of ordered) {
       const zone = mirrored.object;
       const name = zone.metadata.name;
       live.add(name);

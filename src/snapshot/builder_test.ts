@@ -423,3 +423,20 @@ Deno.test("startSnapshotBuilder carries the blocking part and publishes when it 
     await finishWithin("The snapshot builder's stop", builder.stop());
   }
 });
+
+Deno.test("startSnapshotBuilder puts the oldest of two DNSZone objects for one name first (it is served)", async () => {
+  const store = await storeWithZone();
+  await sleep(5);
+  // Younger, and first by name: order of creation decides, not of names.
+  await store.apply(primaryZone("aaa-copy", "example.org."), API);
+  {
+    await using b = record(store);
+    await b.synced();
+    const claimants = b.last()!.zones.filter((z) => z.name === "example.org.");
+    assert.deepEqual(claimants.map((z) => z.objectName), [
+      "example-org",
+      "aaa-copy",
+    ]);
+  }
+  await store.close();
+});

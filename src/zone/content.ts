@@ -77,7 +77,7 @@ function createdAt(rs: DNSRecordSet): number {
 }
 
 /** spec.recordSetSelector: which namespaces and labels may add records. */
-function isSelected(zone: DNSZone, rs: DNSRecordSet): boolean {
+export function isSelected(zone: DNSZone, rs: DNSRecordSet): boolean {
   const selector = zone.spec?.recordSetSelector;
   if (selector === undefined) return true;
   const namespaces = selector.namespaces;
