@@ -12,7 +12,7 @@
  * ```
  */
 import type { Rdata } from "./rdata.ts";
-import { TYPE } from "./wire/constants.ts";
+import { TYPE, typeName } from "./wire/constants.ts";
 import {
   parseA,
   parseAaaa,
@@ -85,9 +85,7 @@ export function typeCode(type: string): number | undefined {
 export function parseRdata(type: string, text: string): Rdata {
   if (isRecordType(type) && /^\s*\\#(\s|$)/.test(text)) {
     throw new RdataSyntaxError(
-      `${type} data in RFC 3597 generic form (\\#) is not supported; write TYPE${
-        TYPE[type]
-      } instead`,
+      `${type} data in RFC 3597 generic form (\\#) is not supported; write the ${type} data itself`,
     );
   }
   switch (type) {
@@ -122,7 +120,42 @@ export function parseRdata(type: string, text: string): Rdata {
   if (code === undefined) {
     throw new RdataSyntaxError(`Unknown record type "${type}"`);
   }
+  refuseGenericForm(type, code);
   return parseGeneric(type, code, text);
+}
+
+/**
+ * Meta-types (RFC 6895 §3.1): OPT, TKEY, TSIG, IXFR, AXFR, MAILB, MAILA and
+ * ANY exist only in messages, never as records of a zone.
+ */
+const META_TYPE_CODES: ReadonlySet<number> = new Set([
+  41,
+  249,
+  250,
+  251,
+  252,
+  253,
+  254,
+  255,
+]);
+
+/**
+ * `TYPEnnn \# …` for a type with a syntax here would skip its checks (an
+ * empty CNAME, two CNAMEs, an A of three octets: served as answers clients
+ * cannot parse); a meta-type is no record at all. Both are refused.
+ */
+function refuseGenericForm(type: string, code: number): void {
+  const name = typeName(code);
+  if (isRecordType(name)) {
+    throw new RdataSyntaxError(
+      `${type} is ${name}: write it as ${name} with its own data (the \\# form is for types without a syntax here)`,
+    );
+  }
+  if (META_TYPE_CODES.has(code)) {
+    throw new RdataSyntaxError(
+      `${type} (${name}) is a meta-type (RFC 6895): it is never a record of a zone`,
+    );
+  }
 }
 
 /**

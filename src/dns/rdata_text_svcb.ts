@@ -101,8 +101,11 @@ function keyCode(type: string, key: string): number {
   );
 }
 
-function parseParam(type: string, raw: RawParam): SvcParam {
-  const what = `${type} ${raw.key}`;
+function parseParam(type: string, written: RawParam): SvcParam {
+  // keyNNNNN is another spelling of every key (RFC 9460 §2.1): a known key
+  // written so takes its own syntax (key3=443 is port 443, not 3 octets).
+  const raw = { ...written, key: keyName(keyCode(type, written.key)) };
+  const what = `${type} ${written.key}`;
   if (raw.key === "no-default-alpn") {
     if (raw.value !== undefined) {
       throw new RdataSyntaxError(`${what} takes no value`);

@@ -196,6 +196,16 @@ const valid: ValidRow[] = [
       ],
     },
   ],
+  // keyNNNNN spells a known key too, and takes that key's syntax.
+  ["SVCB", "1 . key3=443 key1=h2", {
+    type: "SVCB",
+    priority: 1,
+    target: ".",
+    params: [{ key: "port", port: 443 }, {
+      key: "alpn",
+      ids: [Uint8Array.from([0x68, 0x32])],
+    }],
+  }],
   ["SVCB", "1 . ech=AAEC", {
     type: "SVCB",
     priority: 1,
@@ -244,11 +254,6 @@ const valid: ValidRow[] = [
     type: "unknown",
     code: 65280,
     data: hex("0a000001"),
-  }],
-  ["TYPE1", "\\# 4 c0 00 02 01", {
-    type: "unknown",
-    code: 1,
-    data: hex("c0000201"),
   }],
   ["TYPE0", "\\# 0", { type: "unknown", code: 0, data: new Uint8Array() }],
 ];
@@ -515,8 +520,14 @@ const invalid: InvalidRow[] = [
   [
     "A",
     "\\# 4 c0000201",
-    /^A data in RFC 3597 generic form \(\\#\) is not supported; write TYPE1 instead$/,
+    /^A data in RFC 3597 generic form \(\\#\) is not supported; write the A data itself$/,
   ],
+  // A known type in generic form would skip its checks (an empty CNAME, a
+  // 3-octet A); a meta-type is never a zone's record.
+  ["TYPE1", "\\# 3 c00002", /^TYPE1 is A: write it as A with its own data/],
+  ["TYPE5", "\\# 0", /^TYPE5 is CNAME: write it as CNAME/],
+  ["TYPE41", "\\# 0", /^TYPE41 \(OPT\) is a meta-type \(RFC 6895\)/],
+  ["TYPE255", "\\# 0", /^TYPE255 \(ANY\) is a meta-type/],
 ];
 
 Deno.test("parseRdata reads valid data into structured values", async (t) => {
