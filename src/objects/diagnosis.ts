@@ -6,6 +6,7 @@
 /** Why a diagnosis was recorded. The last three are informational. */
 export type DiagnosisReason =
   | "ReadFailed"
+  | "EmptyFile"
   | "InvalidYAML"
   | "NotAnObject"
   | "UnknownKind"

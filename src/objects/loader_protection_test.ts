@@ -119,3 +119,20 @@ Deno.test("ObjectsLoader keeps the objects of a file that is no longer UTF-8, an
   assert.equal(report.counts.deleted, 0);
   await store.get(A);
 });
+
+Deno.test("ObjectsLoader keeps the objects of a file that became empty, and a comment deletes them", async () => {
+  await using d = await tempObjectsDir();
+  await using store = storeFor();
+  await d.write("a.yaml", groupYaml("a"));
+  const loader = createObjectsLoader({ store, dir: d.dir });
+  await loader.load();
+  await d.write("a.yaml", "  \n"); // a write cut short
+  const report = await loader.load();
+  assert.equal(report.diagnoses[0]?.reason, "EmptyFile");
+  assert.equal(report.diagnoses[0]?.severity, "warning");
+  assert.equal(report.counts.deleted, 0);
+  await store.get(A);
+  await d.write("a.yaml", "# nothing here any more\n");
+  const emptied = await loader.load();
+  assert.equal(emptied.counts.deleted, 1, "a comment says it is meant");
+});

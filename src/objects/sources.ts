@@ -115,6 +115,24 @@ async function readDir(dir: string, out: ReadSourcesResult): Promise<void> {
         );
       }
       const text = await readUtf8File(path);
+      if (text.trim() === "") {
+        // More often a write cut short (a full disk, an editor mid-save, a
+        // `>` redirect) than a wish to delete every object of the file.
+        out.sources.push({
+          kind: "unreadable",
+          name: source,
+          manager: managerOf(source),
+          path,
+        });
+        out.diagnoses.push({
+          severity: "warning",
+          reason: "EmptyFile",
+          source,
+          message: `"${path}" is empty: the objects it held are kept`,
+          hint: "to delete them, delete the file or leave a comment line in it",
+        });
+        continue;
+      }
       out.sources.push({
         kind: "file",
         name: source,
