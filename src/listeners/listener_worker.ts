@@ -42,6 +42,7 @@ export type CountingQueryHandler = QueryHandler & {
   cacheStats?(): CacheStats;
   exportCache?(): SerializedEntry[];
   importCache?(entries: readonly unknown[]): number;
+  importSharedCache?(entries: readonly unknown[]): number;
   flushCache?(name?: string): number;
   /** Entries stored from answers cut for their client (CacheDumpHooks). */
   onCutAnswerStored?(listener: (entry: SerializedEntry) => void): void;
@@ -251,6 +252,10 @@ export function runListenerWorker(createHandler: HandlerFactory): void {
       case "cache":
         if (handler) handler.importCache?.(msg.entries);
         else earlyCache = msg.entries;
+        return;
+      case "shared-cache":
+        // Before start there is no cache to share with: dropped.
+        handler?.importSharedCache?.(msg.entries);
         return;
       case "flush-cache":
         post({

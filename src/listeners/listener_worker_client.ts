@@ -42,6 +42,8 @@ export interface ListenerWorker {
   post(snapshot: Snapshot): void;
   /** Posts cache entries from a dump for the worker to take. */
   postCache(entries: SerializedEntry[]): void;
+  /** Posts entries another worker shared (see CacheStage.importShared). */
+  postSharedCache(entries: SerializedEntry[]): void;
   /**
    * Drops the worker's cached answers (all, or those for `name`); resolves
    * to how many went, 0 when the worker has no cache or has stopped.
@@ -122,6 +124,13 @@ export function startListenerWorker(
     postCache(entries) {
       if (!terminated) {
         worker.postMessage({ type: "cache", entries } satisfies WorkerRequest);
+      }
+    },
+    postSharedCache(entries) {
+      if (!terminated) {
+        worker.postMessage(
+          { type: "shared-cache", entries } satisfies WorkerRequest,
+        );
       }
     },
     flushCache(name) {

@@ -149,7 +149,7 @@ async function startAddress(
       // Importing skips an entry older than one already held (cache_dump.ts).
       onCacheShare: (entries) => {
         for (const other of started) {
-          if (other !== worker) other.postCache(entries);
+          if (other !== worker) other.postSharedCache(entries);
         }
       },
       start: {

@@ -98,8 +98,8 @@ export function serveUdp(opts: UdpServerOptions): UdpServer {
 
   /**
    * Waits for an answer the handler could not give at once, then sends it;
-   * `query` (the buffer the handler read) goes back to the pool once the
-   * send is done, as the answer may still be a view of it.
+   * `query` (the buffer the handler read) goes back to the pool only then:
+   * the pipeline may read it until its answer is made.
    */
   function sendLater(
     pending: Promise<Uint8Array | null>,

@@ -46,6 +46,8 @@ export type WorkerRequest =
   | { type: "snapshot"; snapshot: Snapshot }
   /** Entries of a cache dump to take (sent right after start). */
   | { type: "cache"; entries: SerializedEntry[] }
+  /** Entries another worker stored from cut answers (its `cache-share`). */
+  | { type: "shared-cache"; entries: SerializedEntry[] }
   /** Drop cached answers: every one, or those for `name`. */
   | { type: "flush-cache"; id: number; name?: string }
   /**

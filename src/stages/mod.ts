@@ -97,6 +97,8 @@ export interface CacheDumpHooks {
   exportCache(): SerializedEntry[];
   /** Takes entries from a dump; returns how many were still usable. */
   importCache(entries: readonly unknown[]): number;
+  /** Takes entries another worker shares; within the cache's size bound. */
+  importSharedCache(entries: readonly unknown[]): number;
   /** Drops every cached answer, or those for `name`; returns how many went. */
   flushCache(name?: string): number;
   /** The cache's counters (hits, misses, evictions, …) and size, for metrics. */
@@ -148,6 +150,8 @@ export function createStandardQueryHandler(
   return Object.assign(handler, {
     exportCache: () => cache.exportEntries(),
     importCache: (entries: readonly unknown[]) => cache.importEntries(entries),
+    importSharedCache: (entries: readonly unknown[]) =>
+      cache.importShared(entries),
     flushCache: (name?: string) => cache.flush(name),
     drainEvents: () => events.drain(),
     restartEventStrings: () => events.restartStrings(),

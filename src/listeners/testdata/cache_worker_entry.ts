@@ -35,6 +35,8 @@ runListenerWorker(() => {
   return Object.assign(handler, {
     exportCache: () => cache.exportEntries(),
     importCache: (entries: readonly unknown[]) => cache.importEntries(entries),
+    importSharedCache: (entries: readonly unknown[]) =>
+      cache.importShared(entries),
     flushCache: (name?: string) => cache.flush(name),
     onCutAnswerStored: cache.onCutAnswerStored,
   });

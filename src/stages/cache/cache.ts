@@ -52,12 +52,21 @@ export interface CacheStage extends Stage {
   /** Takes entries from a dump; returns how many were usable at `now`. */
   importEntries(entries: readonly unknown[], now?: number): number;
   /**
+   * Takes entries another worker shares (onCutAnswerStored), within the
+   * size bound of the settings last seen (the default before any): unlike
+   * a dump, they never make room for themselves.
+   */
+  importShared(entries: readonly unknown[], now?: number): number;
+  /**
    * Calls `listener` with every entry stored from an answer cut for its
    * client (TC=1, or additional records left out): the client's retry comes
    * over TCP, which another listener worker with its own cache serves.
    */
   onCutAnswerStored(listener: (entry: SerializedEntry) => void): void;
 }
+
+/** The size bound assumed before any settings were seen (the default `cache.maxEntries`). */
+const DEFAULT_MAX_ENTRIES = 200_000;
 
 /** The serve-stale window assumed before any settings were seen (the default `serveStale.ttl`). */
 const DEFAULT_STALE_MS = 72 * 3600 * 1000;
@@ -149,7 +158,7 @@ export function createCacheStage(opts: CacheStageOptions = {}): CacheStage {
    * The answer this asker gets from an outcome, stale instead of a failure.
    * Once stored, the leader's answer is made from the entry like everyone
    * else's, so the first asker sees the TTLs the cache serves (clamped to
-   * minTTL/maxTTL), not the upstream's.
+   * minTTL/maxTTL), not the upstream's; unless it was cut for the leader.
    */
   function finish(
     o: Outcome,
@@ -162,7 +171,11 @@ export function createCacheStage(opts: CacheStageOptions = {}): CacheStage {
       const res = staleResponse(stale, req, policy);
       if (res !== undefined) return res;
     }
-    return leader && o.entry === undefined ? o.res : waiterResponse(o, req);
+    // An answer cut for the leader (additional records left out, or TC=1)
+    // goes to it as the upstream stage made it: made from the whole entry
+    // it could only be an empty TC=1 one.
+    const asMade = o.entry === undefined || o.res.wholeWire !== undefined;
+    return leader && asMade ? o.res : waiterResponse(o, req);
   }
 
   /** Waits for the upstream at most maxWait when a stale answer is at hand. */
@@ -229,7 +242,15 @@ export function createCacheStage(opts: CacheStageOptions = {}): CacheStage {
     if (inflight.has(entry.key)) return;
     entry.prefetching = true;
     stats.prefetches++;
-    fetch(entry.key, entry.scope, req, next, policy);
+    // The hit is answered at once and the listener reads the next query
+    // into the same buffer: the refresh keeps a copy of this one.
+    fetch(
+      entry.key,
+      entry.scope,
+      { ...req, bytes: req.bytes.slice() },
+      next,
+      policy,
+    );
   }
 
   return {
@@ -253,6 +274,12 @@ export function createCacheStage(opts: CacheStageOptions = {}): CacheStage {
       // Before the first query the limit is unknown: make room for the dump;
       // the next insert brings the limit back to the settings'.
       cache.limit = Math.max(cache.limit, 2 * (cache.size + entries.length));
+      return importEntries(cache, entries, at);
+    },
+    importShared(entries, at = now()) {
+      const limit = lastPolicy?.maxEntries ?? DEFAULT_MAX_ENTRIES;
+      if (limit === 0) return 0;
+      cache.limit = limit;
       return importEntries(cache, entries, at);
     },
     onCutAnswerStored(listener) {

@@ -74,3 +74,33 @@ Deno.test("cache does not prefetch an entry hit fewer than threshold times in th
   await stage.serve(ask("www.example.org. A", snapshot), upstream.next);
   assert.equal(upstream.calls, 1);
 });
+
+Deno.test("cache prefetch keeps its own copy of the query, whose buffer the listener reuses", async () => {
+  const { clock, stage, upstream } = await cachedOnce();
+  try {
+    clock.advance(275);
+    for (let i = 0; i < 2; i++) {
+      const req = ask("www.example.org. A", SNAPSHOT);
+      const res = stage.serve(req, upstream.next);
+      assert.ok(!(res instanceof Promise));
+      // As the UDP listener does: the next datagram lands in the same buffer.
+      (req.bytes as Uint8Array).fill(0xee);
+    }
+    await stage.whenIdle();
+    assert.equal(stage.stats().prefetches, 1);
+    const refreshed = await stage.serve(
+      ask("www.example.org. A", SNAPSHOT),
+      upstream.next,
+    );
+    assert.equal(refreshed.status, "cached", "the refresh was stored");
+    assert.equal(upstream.calls, 2);
+    clock.advance(100);
+    const later = await stage.serve(
+      ask("www.example.org. A", SNAPSHOT),
+      upstream.next,
+    );
+    assert.equal(later.status, "cached", "fresh for a full TTL again");
+  } finally {
+    upstream.close();
+  }
+});

@@ -317,3 +317,32 @@ Deno.test("cache hands entries stored from cut answers to onCutAnswerStored, no 
   await serve(stage, "www.example.org. A", upstream);
   assert.deepEqual(shared, ["cut.example.org."]);
 });
+
+Deno.test("cache takes shared entries only within its size bound", async () => {
+  const source = createCacheStage();
+  const big = snapshotWithCache(cacheSettings());
+  const upstream = new ScriptedUpstream((req) =>
+    forwarded(req, { answer: [`${req.qname} 300 IN A 192.0.2.1`] })
+  );
+  for (let i = 0; i < 60; i++) {
+    await source.serve(ask(`n${i}.example.org. A`, big), upstream.next);
+  }
+  const entries = source.exportEntries();
+  assert.equal(entries.length, 60);
+  const small = snapshotWithCache(cacheSettings({ maxEntries: 10 }));
+  const target = createCacheStage();
+  await target.serve(ask("www.example.org. A", small), upstream.next);
+  target.importShared(entries);
+  assert.ok(target.stats().entries <= 10, `${target.stats().entries} entries`);
+});
+
+Deno.test("cache gives the first asker the answer cut for it, not an empty TC=1 one", async () => {
+  let made: Response | undefined;
+  const { stage, upstream } = setup((req) => {
+    made = forwarded(req, { answer: [WWW_A] });
+    made.wholeWire = made.wire!; // as the upstream stage marks a cut answer
+    return made;
+  });
+  const first = await serve(stage, "www.example.org. A", upstream);
+  assert.equal(first.wire, made!.wire, "the upstream stage's own answer");
+});
