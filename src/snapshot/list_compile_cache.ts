@@ -36,8 +36,18 @@ interface Compiled {
   inputKey: string;
   /** The same, one per input ("-" for a body that was missing). */
   versions: string[];
+  /** The URLs of the sources compiled in (downloads to wait for are new ones). */
+  urls: ReadonlySet<string>;
   data: CompiledListData;
+  /** When a changed spec started waiting for a new download (see awaitsDownload). */
+  waitingSince?: number;
 }
+
+/**
+ * Longest a changed list keeps its old rules while a new URL of it is not
+ * downloaded: a URL that never works must not freeze the list's other edits.
+ */
+const AWAIT_DOWNLOAD_MS = 10 * 60_000;
 
 /** The version of a source whose body is not on disk. */
 const MISSING = "-";
@@ -72,10 +82,15 @@ export class ListCompileCache {
     const sources = (list.spec?.sources ?? []).filter((s) => s.enabled);
     const bodies: JobSource[] = [];
     const versions = [contentVersion];
+    /** URLs of this spec with no body yet. */
+    const undownloaded: string[] = [];
     for (const source of sources) {
       const body = readBody(source);
       versions.push(body?.version ?? MISSING);
-      if (body === undefined) continue;
+      if (body === undefined) {
+        if (source.url !== undefined) undownloaded.push(source.url);
+        continue;
+      }
       bodies.push({
         label: body.label,
         format: source.format,
@@ -95,11 +110,14 @@ export class ListCompileCache {
       );
       return previous.data;
     }
-    if (previous !== undefined && awaitsBody(previous.versions, versions)) {
-      // The spec changed (a new URL, a source added) and a source has not
-      // been downloaded yet: compiling now would drop its rules (a list
-      // whose only URL changed would block nothing) until the download
-      // lands, or for good if it fails. The rules in force stay meanwhile.
+    if (
+      previous !== undefined &&
+      this.#awaitsDownload(previous, versions, mode, undownloaded)
+    ) {
+      // A new URL (changed, or added) is not downloaded yet: compiling now
+      // would drop its rules (a list whose only URL changed would block
+      // nothing) until the download lands. The rules in force stay, for at
+      // most AWAIT_DOWNLOAD_MS, and never across a change of mode.
       this.#log.info(
         "A block list changed; keeping its rules until its new sources are downloaded",
         { list: key },
@@ -129,8 +147,32 @@ export class ListCompileCache {
         rules: data.ruleCount,
       });
     }
-    this.#byKey.set(key, { inputKey, versions, data });
+    const urls = new Set(sources.flatMap((s) => s.url ?? []));
+    this.#byKey.set(key, { inputKey, versions, urls, data });
     return data;
+  }
+
+  /**
+   * True while a changed spec waits for a new URL's first download: the
+   * spec version moved, the mode did not, and some URL with no body yet was
+   * not among the last compile's. Starts and ends the wait on `previous`.
+   */
+  #awaitsDownload(
+    previous: Compiled,
+    versions: readonly string[],
+    mode: string,
+    undownloaded: readonly string[],
+  ): boolean {
+    const waiting = previous.versions[0] !== versions[0] &&
+      previous.data.mode === mode &&
+      undownloaded.some((url) => !previous.urls.has(url));
+    if (!waiting) {
+      delete previous.waitingSince;
+      return false;
+    }
+    const now = Date.now();
+    previous.waitingSince ??= now;
+    return now - previous.waitingSince < AWAIT_DOWNLOAD_MS;
   }
 
   /** Forgets lists that no longer exist. */
@@ -188,17 +230,6 @@ export class ListCompileCache {
  */
 function displayName(key: string, name: string): string {
   return key.startsWith("default/") ? name : key;
-}
-
-/**
- * True when the spec changed (the first version) and some source has no
- * body yet.
- */
-function awaitsBody(
-  before: readonly string[],
-  now: readonly string[],
-): boolean {
-  return before[0] !== now[0] && now.includes(MISSING, 1);
 }
 
 /**

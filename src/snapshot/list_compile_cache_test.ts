@@ -180,3 +180,19 @@ Deno.test("ListCompileCache names a list of the default namespace by its name al
   }));
   assert.equal(data?.name, "ads");
 });
+
+Deno.test("ListCompileCache applies an edit at once when the source still missing is an old one", async () => {
+  await using env = await setup();
+  const dead = list(); // its URL never downloads
+  const first = await env.compile(dead, "v1", {});
+  assert.ok(blocks(first, "inline.example."));
+  const edited = list();
+  edited.spec!.sources[1]!.inline = "||edited.example^";
+  const second = await env.compile(edited, "v2", {});
+  assert.ok(blocks(second, "edited.example."), "the edit applies");
+  assert.ok(!blocks(second, "inline.example."));
+  const moved = list("allow");
+  moved.spec!.sources[0]!.url = "https://mirror.example/ads.txt";
+  const allow = await env.compile(moved, "v3", {});
+  assert.equal(allow.mode, "allow", "a change of mode never waits");
+});
