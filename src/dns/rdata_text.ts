@@ -26,6 +26,7 @@ import { RdataSyntaxError } from "./rdata_text_fields.ts";
 import { parseGeneric, parseSshfp, parseTlsa } from "./rdata_text_hex.ts";
 import { parseSvcb } from "./rdata_text_svcb.ts";
 import { parseTxt } from "./rdata_text_txt.ts";
+import { knownFromGeneric } from "./rdata_generic_known.ts";
 
 export type { Rdata, SvcParam } from "./rdata.ts";
 export { RdataSyntaxError } from "./rdata_text_fields.ts";
@@ -120,8 +121,11 @@ export function parseRdata(type: string, text: string): Rdata {
   if (code === undefined) {
     throw new RdataSyntaxError(`Unknown record type "${type}"`);
   }
-  refuseGenericForm(type, code);
-  return parseGeneric(type, code, text);
+  refuseMetaType(type, code);
+  const generic = parseGeneric(type, code, text);
+  const name = typeName(code);
+  if (generic.type !== "unknown" || !isRecordType(name)) return generic;
+  return knownFromGeneric(type, name, generic.data);
 }
 
 /**
@@ -139,21 +143,13 @@ const META_TYPE_CODES: ReadonlySet<number> = new Set([
   255,
 ]);
 
-/**
- * `TYPEnnn \# …` for a type with a syntax here would skip its checks (an
- * empty CNAME, two CNAMEs, an A of three octets: served as answers clients
- * cannot parse); a meta-type is no record at all. Both are refused.
- */
-function refuseGenericForm(type: string, code: number): void {
-  const name = typeName(code);
-  if (isRecordType(name)) {
-    throw new RdataSyntaxError(
-      `${type} is ${name}: write it as ${name} with its own data (the \\# form is for types without a syntax here)`,
-    );
-  }
+/** A meta-type is never a record of a zone: refused in any form. */
+function refuseMetaType(type: string, code: number): void {
   if (META_TYPE_CODES.has(code)) {
     throw new RdataSyntaxError(
-      `${type} (${name}) is a meta-type (RFC 6895): it is never a record of a zone`,
+      `${type} (${
+        typeName(code)
+      }) is a meta-type (RFC 6895): it is never a record of a zone`,
     );
   }
 }

@@ -4,6 +4,7 @@
  */
 import { SVC_PARAM_KEY } from "./wire/svcb_wire.ts";
 import type { SvcbRdata, SvcParam } from "./rdata.ts";
+import { paramFromWire } from "./rdata_text_svcb_wire.ts";
 import {
   decodeCharString,
   parseBase64,
@@ -101,11 +102,15 @@ function keyCode(type: string, key: string): number {
   );
 }
 
-function parseParam(type: string, written: RawParam): SvcParam {
-  // keyNNNNN is another spelling of every key (RFC 9460 §2.1): a known key
-  // written so takes its own syntax (key3=443 is port 443, not 3 octets).
-  const raw = { ...written, key: keyName(keyCode(type, written.key)) };
-  const what = `${type} ${written.key}`;
+function parseParam(type: string, raw: RawParam): SvcParam {
+  const what = `${type} ${raw.key}`;
+  // keyNNNNN (RFC 9460 §2.1) carries wire octets, whatever the key.
+  if (/^key[0-9]+$/.test(raw.key)) {
+    const value = raw.value === undefined
+      ? new Uint8Array()
+      : decodeCharString(raw.value, what);
+    return paramFromWire(what, keyCode(type, raw.key), value);
+  }
   if (raw.key === "no-default-alpn") {
     if (raw.value !== undefined) {
       throw new RdataSyntaxError(`${what} takes no value`);

@@ -196,8 +196,9 @@ const valid: ValidRow[] = [
       ],
     },
   ],
-  // keyNNNNN spells a known key too, and takes that key's syntax.
-  ["SVCB", "1 . key3=443 key1=h2", {
+  // keyNNNNN carries the key's wire octets (RFC 9460 §2.1), kept as the
+  // named param: key3 "\001\187" is port 443.
+  ["SVCB", '1 . key3="\\001\\187" key1="\\002h2"', {
     type: "SVCB",
     priority: 1,
     target: ".",
@@ -256,6 +257,14 @@ const valid: ValidRow[] = [
     data: hex("0a000001"),
   }],
   ["TYPE0", "\\# 0", { type: "unknown", code: 0, data: new Uint8Array() }],
+  // RFC 3597 §5: a known type in generic form becomes that type's data.
+  ["TYPE1", "\\# 4 c0 00 02 01", { type: "A", address: "192.0.2.1" }],
+  ["TYPE5", "\\# 5 03 77 77 77 00", { type: "CNAME", target: "www." }],
+  ["TYPE15", "\\# 3 00 0a 00", {
+    type: "MX",
+    preference: 10,
+    exchange: ".",
+  }],
 ];
 
 const invalid: InvalidRow[] = [
@@ -522,10 +531,18 @@ const invalid: InvalidRow[] = [
     "\\# 4 c0000201",
     /^A data in RFC 3597 generic form \(\\#\) is not supported; write the A data itself$/,
   ],
-  // A known type in generic form would skip its checks (an empty CNAME, a
-  // 3-octet A); a meta-type is never a zone's record.
-  ["TYPE1", "\\# 3 c00002", /^TYPE1 is A: write it as A with its own data/],
-  ["TYPE5", "\\# 0", /^TYPE5 is CNAME: write it as CNAME/],
+  ["SVCB", "1 . key3=443", /port is 2 octets/],
+  ["SVCB", "1 . key4", /ipv4hint is 4-octet addresses/],
+  // A known type in generic form is read as that type's wire data (an
+  // empty CNAME, a 3-octet A are refused); a meta-type is never a record.
+  [
+    "TYPE1",
+    "\\# 3 c00002",
+    /^TYPE1 \\# data is not A data: an address is 4 octets$/,
+  ],
+  ["TYPE5", "\\# 0", /^TYPE5 \\# data is not CNAME data/],
+  ["TYPE16", "\\# 3 05 61 62", /^TYPE16 \\# data is not TXT data/],
+  ["TYPE52", "\\# 1 00", /^TYPE52 is TLSA: write it as TLSA with its own data/],
   ["TYPE41", "\\# 0", /^TYPE41 \(OPT\) is a meta-type \(RFC 6895\)/],
   ["TYPE255", "\\# 0", /^TYPE255 \(ANY\) is a meta-type/],
 ];

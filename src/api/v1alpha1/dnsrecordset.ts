@@ -5,6 +5,7 @@
 import { z } from "zod";
 import type { KObject } from "./meta.ts";
 import { checkRdata, RECORD_TYPES, typeCode } from "../../dns/rdata_text.ts";
+import { typeName } from "../../dns/wire/constants.ts";
 import {
   basicStatusSchema,
   domainNameSchema,
@@ -66,12 +67,16 @@ export const endpointSchema = z.strictObject({
       });
     }
   });
-  if (SINGLE_TARGET_TYPES.includes(type) && endpoint.targets.length !== 1) {
+  // By code: TYPE5 is a CNAME too (RFC 3597 §5).
+  const mnemonic = typeName(typeCode(type)!);
+  if (
+    SINGLE_TARGET_TYPES.includes(mnemonic) && endpoint.targets.length !== 1
+  ) {
     ctx.addIssue({
       code: "custom",
       path: ["targets"],
       message:
-        `must hold exactly one target for a ${type} record, got ${endpoint.targets.length}`,
+        `must hold exactly one target for a ${mnemonic} record, got ${endpoint.targets.length}`,
     });
   }
 });

@@ -111,6 +111,16 @@ Deno.test("DNSRecordSet rejects invalid endpoints", async (t) => {
       message: "must hold exactly one target for a CNAME record, got 2",
     },
     {
+      name: "CNAME written TYPE5 with two targets",
+      input: recordSet({
+        dnsName: "www.example.org",
+        recordType: "TYPE5",
+        targets: ["\\# 3 01 61 00", "\\# 3 01 62 00"],
+      }),
+      path: "spec.endpoints[0].targets",
+      message: "must hold exactly one target for a CNAME record, got 2",
+    },
+    {
       name: "DNAME with two targets",
       input: recordSet({
         dnsName: "old.example.org",
