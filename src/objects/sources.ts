@@ -128,7 +128,7 @@ async function readDir(dir: string, out: ReadSourcesResult): Promise<void> {
           severity: "warning",
           reason: "EmptyFile",
           source,
-          message: `"${path}" is empty: the objects it held are kept`,
+          message: `"${path}" is empty: any objects it held are kept`,
           hint: "to delete them, delete the file or leave a comment line in it",
         });
         continue;

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { EDNS_OPTION } from "../../dns/wire/mod.ts";
 import {
   buildRequest,
+  encodeAnswer,
   type Request,
   type Response,
 } from "../../pipeline/mod.ts";
@@ -242,4 +243,28 @@ Deno.test("ingress adds NSID to the answer options when the query asks for it", 
 Deno.test("ingress adds no NSID when the query does not ask for it", async () => {
   const { req } = await run("www.example.org. A", { snapshot, edns: {} });
   assert.deepEqual(req.answerOptions, []);
+});
+
+Deno.test("ingress answers a TSIG-signed query NOTAUTH with an unsigned BADKEY TSIG record", async () => {
+  // deno-fmt-ignore
+  const bytes = new Uint8Array([
+    0x12, 0x34, 1, 0, 0, 1, 0, 0, 0, 0, 0, 1,
+    1, 0x61, 0, 0, 1, 0, 1, // a. A IN
+    1, 0x6b, 0, 0, 250, 0, 255, 0, 0, 0, 0, 0, 21, // k. TSIG ANY, RDLENGTH 21
+    1, 0x61, 0, 0, 0, 0, 0, 0, 1, 1, 0x2c, 0, 2, 0xaa, 0xbb, // a., time, fudge, MAC
+    0x12, 0x34, 0, 0, 0, 0, // Original ID, Error, Other Len
+  ]);
+  const req = buildRequest(bytes, {
+    client: { address: "192.0.2.1", port: 1, transport: "udp" },
+    snapshot,
+    node: snapshot.node,
+    received: 0,
+  });
+  const res = await serve(req);
+  assert.equal(res.status, "notauth");
+  const wire = encodeAnswer(req, res.message!);
+  assert.equal(wire[3]! & 0x0f, 9, "NOTAUTH");
+  assert.deepEqual([...wire.subarray(10, 12)], [0, 1], "ARCOUNT: the TSIG");
+  // The last record: ... MAC Size 0, Original ID, Error 17 (BADKEY), no Other Data.
+  assert.deepEqual([...wire.subarray(-8)], [0, 0, 0x12, 0x34, 0, 17, 0, 0]);
 });
