@@ -101,35 +101,39 @@ export function shadowedZoneStatus(
   owner: string,
   now: Date,
 ): DNSZoneStatus {
-  const generation = generationOf(zone);
-  return {
-    ...zone.status,
-    observedGeneration: generation,
-    conditions: setCondition(zone.status?.conditions, {
-      type: "Ready",
-      status: "False",
-      reason: "ZoneConflict",
-      message: clip(
-        `${zone.spec?.zoneName} is served by the older DNSZone "${owner}"; delete one of the two`,
-      ),
-      observedGeneration: generation,
-    }, now),
-  };
+  return withReady(zone, {
+    status: "False",
+    reason: "ZoneConflict",
+    message: clip(
+      `${zone.spec?.zoneName} is served by the older DNSZone "${owner}"; delete one of the two`,
+    ),
+  }, now);
 }
 
 /** The status a forward zone should have. */
 export function forwardZoneStatus(zone: DNSZone, now: Date): DNSZoneStatus {
+  return withReady(zone, {
+    status: "True",
+    reason: "Forwarding",
+    message: `Forwarding to upstream group "${
+      zone.spec?.forward?.upstreamGroup ?? ""
+    }"`,
+  }, now);
+}
+
+/** The zone's status with observedGeneration moved and Ready set to `ready`. */
+function withReady(
+  zone: DNSZone,
+  ready: { status: "True" | "False"; reason: string; message: string },
+  now: Date,
+): DNSZoneStatus {
   const generation = generationOf(zone);
   return {
     ...zone.status,
     observedGeneration: generation,
     conditions: setCondition(zone.status?.conditions, {
       type: "Ready",
-      status: "True",
-      reason: "Forwarding",
-      message: `Forwarding to upstream group "${
-        zone.spec?.forward?.upstreamGroup ?? ""
-      }"`,
+      ...ready,
       observedGeneration: generation,
     }, now),
   };

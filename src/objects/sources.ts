@@ -118,13 +118,7 @@ async function readDir(dir: string, out: ReadSourcesResult): Promise<void> {
       if (text.trim() === "") {
         // More often a write cut short (a full disk, an editor mid-save, a
         // `>` redirect) than a wish to delete every object of the file.
-        out.sources.push({
-          kind: "unreadable",
-          name: source,
-          manager: managerOf(source),
-          path,
-        });
-        out.diagnoses.push({
+        keepObjectsOf(out, source, path, {
           severity: "warning",
           reason: "EmptyFile",
           source,
@@ -141,13 +135,7 @@ async function readDir(dir: string, out: ReadSourcesResult): Promise<void> {
         text,
       });
     } catch (e) {
-      out.sources.push({
-        kind: "unreadable",
-        name: source,
-        manager: managerOf(source),
-        path,
-      });
-      out.diagnoses.push({
+      keepObjectsOf(out, source, path, {
         severity: "error",
         reason: "ReadFailed",
         source,
@@ -156,6 +144,22 @@ async function readDir(dir: string, out: ReadSourcesResult): Promise<void> {
       });
     }
   }
+}
+
+/** A file not taken this pass: its objects are protected, and why is said. */
+function keepObjectsOf(
+  out: ReadSourcesResult,
+  source: string,
+  path: string,
+  why: Diagnosis,
+): void {
+  out.sources.push({
+    kind: "unreadable",
+    name: source,
+    manager: managerOf(source),
+    path,
+  });
+  out.diagnoses.push(why);
 }
 
 /** *.yaml entries directly in dir, dot files excluded, sorted by name. */
