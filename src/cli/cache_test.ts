@@ -151,6 +151,7 @@ Deno.test("the control socket refuses bad requests with a reason", async () => {
       ["POST", "/v1/cache/flush", "[]", 400, /JSON object/],
       ["GET", "/v1/cache/flush", "", 405, /POST/],
       ["POST", "/v1/other", "{}", 404, /no such control endpoint/],
+      ["POST", "/v1/cache/flush", "x".repeat(20_000), 413, /over 16384/],
     ];
     for (const [method, path, body, status, error] of cases) {
       const res = await fetch(`http://localhost${path}`, {

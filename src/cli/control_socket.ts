@@ -31,6 +31,9 @@ export interface FlushCacheRequest {
 /** A name the flush accepts: 1-253 characters of a domain name. */
 const NAME_RE = /^[A-Za-z0-9_.-]{1,253}$/;
 
+/** Largest request body read: a flush request is a few dozen octets. */
+export const MAX_CONTROL_BODY = 16 * 1024;
+
 /**
  * Listens on `<dataDir>/kudurru.sock`. A socket file left by a server that
  * crashed is replaced; one that answers belongs to a running kudurru on the
@@ -89,9 +92,15 @@ async function route(
   if (req.method !== "POST") {
     return json(405, { error: "use POST" });
   }
+  const text = await boundedText(req, MAX_CONTROL_BODY);
+  if (text === undefined) {
+    return json(413, {
+      error: `the body is over ${MAX_CONTROL_BODY} octets`,
+    });
+  }
   let body: unknown;
   try {
-    body = await req.json();
+    body = JSON.parse(text);
   } catch {
     return json(400, { error: "the body must be JSON" });
   }
@@ -100,6 +109,27 @@ async function route(
   const removed = await actions.flushCache(parsed.name);
   logger.info("cache flushed", { name: parsed.name ?? "(all)", removed });
   return json(200, { removed });
+}
+
+/**
+ * The body as text, or undefined once it passes `max` octets: whoever may
+ * use the socket must not be able to make the server buffer gigabytes.
+ */
+async function boundedText(
+  req: Request,
+  max: number,
+): Promise<string | undefined> {
+  if (Number(req.headers.get("content-length") ?? 0) > max) return undefined;
+  if (req.body === null) return "";
+  const decoder = new TextDecoder();
+  let text = "";
+  let size = 0;
+  for await (const chunk of req.body) {
+    size += chunk.length;
+    if (size > max) return undefined;
+    text += decoder.decode(chunk, { stream: true });
+  }
+  return text + decoder.decode();
 }
 
 /** The request, or what is wrong with it. */
