@@ -83,6 +83,7 @@ export function createCacheStage(opts: CacheStageOptions = {}): CacheStage {
   /** The policy of the last query served; its stale window bounds a dump. */
   let lastPolicy: CachePolicy | undefined;
   let shareCut: ((entry: SerializedEntry) => void) | undefined;
+  const flushes = new FlushLog();
 
   /** The upstream's answer, stored when it may be. */
   function settle(
@@ -255,7 +256,10 @@ export function createCacheStage(opts: CacheStageOptions = {}): CacheStage {
 
   return {
     name: "cache",
-    flush: (name) => cache.flush(name),
+    flush(name) {
+      flushes.note(name, now());
+      return cache.flush(name);
+    },
     stats: () => ({
       ...stats,
       entries: cache.size,
@@ -280,7 +284,9 @@ export function createCacheStage(opts: CacheStageOptions = {}): CacheStage {
       const limit = lastPolicy?.maxEntries ?? DEFAULT_MAX_ENTRIES;
       if (limit === 0) return 0;
       cache.limit = limit;
-      return importEntries(cache, entries, at);
+      // A share posted before a flush may arrive after it: not taken.
+      const fresh = entries.filter((e) => !flushes.covers(e));
+      return importEntries(cache, fresh, at);
     },
     onCutAnswerStored(listener) {
       shareCut = listener;
@@ -337,3 +343,37 @@ function isFailure(res: Response): boolean {
 }
 
 function noop(): void {}
+
+/** Most flushed names remembered (flushes are rare operator actions). */
+const MAX_FLUSHED_NAMES = 1000;
+
+/** When the cache was last flushed, whole and per name (shares stored earlier are stale). */
+class FlushLog {
+  #all = -Infinity;
+  readonly #names = new Map<string, number>();
+
+  note(name: string | undefined, at: number): void {
+    if (name === undefined) {
+      this.#all = at;
+      this.#names.clear();
+      return;
+    }
+    // As AnswerCache.flush and SerializedEntry.name spell names.
+    let key = name.toLowerCase();
+    if (!key.endsWith(".")) key += ".";
+    this.#names.delete(key);
+    this.#names.set(key, at);
+    if (this.#names.size > MAX_FLUSHED_NAMES) {
+      this.#names.delete(this.#names.keys().next().value!);
+    }
+  }
+
+  /** True when `entry` was stored before a flush that covers it. */
+  covers(entry: unknown): boolean {
+    const { storedAt, name } = entry as { storedAt?: unknown; name?: unknown };
+    if (typeof storedAt !== "number") return false;
+    if (storedAt <= this.#all) return true;
+    const at = typeof name === "string" ? this.#names.get(name) : undefined;
+    return at !== undefined && storedAt <= at;
+  }
+}

@@ -346,3 +346,16 @@ Deno.test("cache gives the first asker the answer cut for it, not an empty TC=1 
   const first = await serve(stage, "www.example.org. A", upstream);
   assert.equal(first.wire, made!.wire, "the upstream stage's own answer");
 });
+
+Deno.test("cache does not take a shared entry stored before a flush", async () => {
+  const { clock, stage: target, upstream } = setup();
+  const source = createCacheStage({ now: clock.now });
+  await source.serve(ask("www.example.org. A", SNAPSHOT), upstream.next);
+  await source.serve(ask("mail.example.org. A", SNAPSHOT), upstream.next);
+  const shared = source.exportEntries();
+  clock.advance(1);
+  target.flush("WWW.example.org");
+  assert.equal(target.importShared(shared), 1, "only the name not flushed");
+  target.flush();
+  assert.equal(target.importShared(shared), 0, "nothing after a full flush");
+});
