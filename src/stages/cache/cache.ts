@@ -370,6 +370,7 @@ class FlushLog {
 
   /** True when `entry` was stored before a flush that covers it. */
   covers(entry: unknown): boolean {
+    if (typeof entry !== "object" || entry === null) return false;
     const { storedAt, name } = entry as { storedAt?: unknown; name?: unknown };
     if (typeof storedAt !== "number") return false;
     if (storedAt <= this.#all) return true;
