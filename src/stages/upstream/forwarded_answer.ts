@@ -17,6 +17,7 @@ import {
 } from "../../dns/wire/mod.ts";
 import { OUR_UDP_PAYLOAD_SIZE, type Request } from "../../pipeline/mod.ts";
 import { EDNS_CLIENT_SUBNET } from "./client_subnet.ts";
+import { readTtlOffsets } from "../../dns/wire/ttl_offsets.ts";
 
 /** Owner name excluded: type, class, TTL, RDLENGTH. */
 const RR_FIXED_OCTETS = 10;
@@ -129,6 +130,7 @@ export function forwardedAnswer(
   }
   if (opt !== undefined) body.push(opt);
   const wire = assemble(req.query.id, flags, counts, body);
+  zeroHighBitTtls(wire);
   return clientSubnet === undefined
     ? { wire, truncated, partial }
     : { wire, truncated, partial, clientSubnet };
@@ -156,6 +158,17 @@ function headerFlags(upstreamFlags: number, req: Request): number {
   return QR | (upstreamFlags & (OPCODE_MASK | TC | RCODE_MASK)) |
     (query.rd ? RD : 0) | RA | (query.cd ? CD : 0) |
     (keepAd ? upstreamFlags & AD : 0);
+}
+
+/**
+ * RFC 2181 §8: a TTL with the most significant bit set is to be treated as
+ * zero. The cache reads it so; the answer passed on says so too, rather
+ * than a TTL of decades a stub might believe.
+ */
+function zeroHighBitTtls(wire: Uint8Array): void {
+  for (const at of readTtlOffsets(wire).offsets) {
+    if ((wire[at]! & 0x80) !== 0) wire.fill(0, at, at + 4);
+  }
 }
 
 function assemble(

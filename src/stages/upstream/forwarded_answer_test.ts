@@ -197,3 +197,17 @@ Deno.test("forwardedAnswer passes the upstream's client subnet on only for the s
     });
   }
 });
+
+Deno.test("forwardedAnswer passes a TTL with its high bit set on as 0 (RFC 2181 §8)", () => {
+  const upstream = upstreamAnswer("www.example.org. A", {
+    answer: rrsets(["www.example.org. 300 IN A 192.0.2.1"]),
+  });
+  // The first answer record's TTL: after the 12-octet header, the question
+  // (17 + 4 octets) and the record's owner pointer, type and class.
+  const ttlAt = 12 + 17 + 4 + 2 + 4;
+  assert.deepEqual([...upstream.subarray(ttlAt, ttlAt + 4)], [0, 0, 1, 0x2c]);
+  upstream.set([0x80, 0, 0, 5], ttlAt);
+  const req = requestFrom("www.example.org. A");
+  const decoded = decodeAnswer(forwardedAnswer(upstream, req, noSubnet).wire);
+  assert.deepEqual(decoded.answer, ["www.example.org. 0 IN A 192.0.2.1"]);
+});
