@@ -7,10 +7,7 @@
  * of ours and no copy of the query: only the receive and send ops wait.
  */
 import { BufferPool } from "../dns/wire/buffer_pool.ts";
-import {
-  hasOptRecord,
-  headerAndQuestion,
-} from "../dns/wire/truncated_reply.ts";
+import { headerAndQuestion, optRecordOf } from "../dns/wire/truncated_reply.ts";
 import type { QueryHandler } from "../pipeline/handler.ts";
 import type { Logger } from "../log/logger.ts";
 import type { SocketCounters } from "./worker_messages.ts";
@@ -185,28 +182,41 @@ export function serveUdp(opts: UdpServerOptions): UdpServer {
 
 /**
  * Our OPT record (RFC 6891): root owner, payload 1232, version 0, no flags,
- * no options.
+ * no options; `extendedRcode` is the upper 8 bits of the RCODE (1 for
+ * BADVERS).
  */
-const OUR_OPT = new Uint8Array([0, 0, 41, 0x04, 0xd0, 0, 0, 0, 0, 0, 0]);
+function ourOpt(extendedRcode: number): Uint8Array {
+  return new Uint8Array([0, 0, 41, 0x04, 0xd0, extendedRcode, 0, 0, 0, 0, 0]);
+}
+
+const FORMERR = 1;
+/** BADVERS (16): RCODE 0 in the header, 1 in the OPT's extended RCODE. */
+const BADVERS_EXTENDED = 1;
 
 /**
- * The answer to a query too large to read: its header and question, TC=1
- * (QR set; AA, RA, AD and RCODE clear; opcode, RD and CD kept), and an OPT
- * record when the query had one (RFC 6891 §7). Nothing for a datagram that
- * is itself a response (QR=1), as for any other.
+ * The answer to a query too large to read, as for a query read whole where
+ * its header and question decide (QR set; AA, RA, AD clear; opcode, RD and
+ * CD kept; an OPT record when the query had one, RFC 6891 §7): FORMERR
+ * without exactly one question, BADVERS for an EDNS version above 0, else
+ * the header and question with TC=1 so the client asks over TCP. Nothing
+ * for a datagram that is itself a response (QR=1), as for any other.
  */
 function oversizeReply(datagram: Uint8Array): Uint8Array | undefined {
   if ((datagram[2]! & 0x80) !== 0) return undefined;
   const head = headerAndQuestion(datagram);
   if (head === undefined) return undefined;
-  const withOpt = hasOptRecord(datagram);
-  const reply = withOpt ? new Uint8Array(head.length + OUR_OPT.length) : head;
-  if (withOpt) {
-    reply.set(head);
-    reply.set(OUR_OPT, head.length);
+  const opt = optRecordOf(datagram);
+  const oneQuestion = head[5] === 1 && head[4] === 0;
+  const badVersion = oneQuestion && opt !== undefined && opt.version > 0;
+  const reply = new Uint8Array(head.length + (opt === undefined ? 0 : 11));
+  reply.set(head);
+  if (opt !== undefined) {
+    reply.set(ourOpt(badVersion ? BADVERS_EXTENDED : 0), head.length);
     reply[11] = 1; // ARCOUNT
   }
-  reply[2] = (reply[2]! & 0x7b) | 0x80;
-  reply[3]! &= 0x10;
+  // headerAndQuestion set TC: kept only for the answer that asks for TCP.
+  const tc = oneQuestion && !badVersion ? 0x02 : 0;
+  reply[2] = (reply[2]! & 0x79) | 0x80 | tc;
+  reply[3] = (reply[3]! & 0x10) | (oneQuestion ? 0 : FORMERR);
   return reply;
 }

@@ -186,6 +186,23 @@ Deno.test("serveUdp leaves an oversize response (QR=1) unanswered", async () => 
   assert.equal(s.counters.udpOversize, 1);
 });
 
+Deno.test("serveUdp answers an oversize query FORMERR without one question, BADVERS for EDNS 1", async () => {
+  await using s = start();
+  const two = oversizeQuery(9, "two.test");
+  two[5] = 2; // QDCOUNT
+  const formerr = await udpExchange("127.0.0.1", s.port, two);
+  assert.equal(formerr[3]! & 0x0f, 1, "FORMERR");
+  assert.equal(formerr[2]! & 0x02, 0, "no TC");
+  const v1 = oversizeQuery(10, "v1.test");
+  const optAt = v1.length - (11 + 4 + 5000);
+  v1[optAt + 6] = 1; // EDNS version 1 (TTL: extended RCODE, version, flags)
+  const badvers = await udpExchange("127.0.0.1", s.port, v1);
+  assert.equal(badvers[3]! & 0x0f, 0);
+  assert.equal(badvers.at(-6), 1, "extended RCODE 1: BADVERS (16)");
+  assert.equal(badvers[2]! & 0x02, 0, "no TC");
+  assert.equal(s.counters.udpOversize, 2);
+});
+
 /** A query whose OPT record carries ~5,000 octets of EDNS padding. */
 function oversizeQuery(id: number, name: string): Uint8Array {
   const base = buildQuery(id, name);

@@ -39,28 +39,34 @@ export function headerAndQuestion(
 const OPT = 41;
 
 /**
- * Whether the additional section of a cut `message` holds an OPT record,
- * as far as its octets go: records are walked from the question on, and a
- * record of the additional section whose owner (the root) and type are
- * there counts even if the rest was cut off (the padding that made the
- * message too large usually sits in the OPT record itself).
+ * The OPT record of the additional section of a cut `message`, as far as its
+ * octets go: records are walked from the question on, and a record of the
+ * additional section whose owner (the root) and type are there counts even
+ * if the rest was cut off (the padding that made the message too large
+ * usually sits in the OPT record itself). Its EDNS version when the octet
+ * is there, else 0; undefined without an OPT record.
  */
-export function hasOptRecord(message: Uint8Array): boolean {
+export function optRecordOf(
+  message: Uint8Array,
+): { version: number } | undefined {
   const u16 = (at: number) => (message[at]! << 8) | message[at + 1]!;
-  if (message.length < HEADER_OCTETS || u16(4) !== 1) return false;
+  if (message.length < HEADER_OCTETS || u16(4) !== 1) return undefined;
   const before = u16(6) + u16(8); // answer and authority records
   const additional = u16(10);
   try {
     let at = skipName(message, HEADER_OCTETS) + 4;
     for (let i = 0; i < before + additional; i++) {
       const fixed = skipName(message, at);
-      if (fixed + 2 > message.length) return false;
-      if (i >= before && u16(fixed) === OPT) return true;
-      if (fixed + 10 > message.length) return false;
+      if (fixed + 2 > message.length) return undefined;
+      if (i >= before && u16(fixed) === OPT) {
+        // Type, class, then the TTL field: extended RCODE, version, flags.
+        return { version: message[fixed + 5] ?? 0 };
+      }
+      if (fixed + 10 > message.length) return undefined;
       at = fixed + 10 + u16(fixed + 8);
     }
   } catch (error) {
     if (!(error instanceof WireFormatError)) throw error;
   }
-  return false;
+  return undefined;
 }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { hasOptRecord, headerAndQuestion } from "./truncated_reply.ts";
+import { headerAndQuestion, optRecordOf } from "./truncated_reply.ts";
 
 /** ID 0x1234, RD, QDCOUNT 1, ANCOUNT 2, ARCOUNT 1, question a.test. A IN, then a cut record. */
 // deno-fmt-ignore
@@ -33,19 +33,31 @@ Deno.test("headerAndQuestion is undefined when the question cannot be read", () 
   assert.equal(headerAndQuestion(CUT.subarray(0, 22)), undefined, "type cut");
 });
 
-Deno.test("hasOptRecord finds an OPT record of the additional section, even cut", () => {
-  // ID, QDCOUNT 1, ARCOUNT 1; a. A IN; OPT with a 5,000-octet padding option.
+Deno.test("optRecordOf finds an OPT record of the additional section, even cut", () => {
+  // ID, QDCOUNT 1, ARCOUNT 1; a. A IN; OPT (version 1) with a 5,000-octet padding option.
   // deno-fmt-ignore
   const query = new Uint8Array([
     0, 1, 1, 0, 0, 1, 0, 0, 0, 0, 0, 1,
     1, 0x61, 0, 0, 1, 0, 1,
-    0, 0, 41, 0x04, 0xd0, 0, 0, 0, 0, 0x13, 0x8c, 0, 12, 0x13, 0x88,
+    0, 0, 41, 0x04, 0xd0, 0, 1, 0, 0, 0x13, 0x8c, 0, 12, 0x13, 0x88,
   ]);
-  assert.ok(hasOptRecord(query), "RDATA cut: the OPT is still seen");
-  assert.ok(hasOptRecord(query.subarray(0, 22)), "owner and type are enough");
-  assert.ok(!hasOptRecord(query.subarray(0, 20)), "the type itself cut");
+  assert.deepEqual(optRecordOf(query), { version: 1 }, "RDATA cut");
+  assert.deepEqual(
+    optRecordOf(query.subarray(0, 22)),
+    { version: 0 },
+    "owner and type only",
+  );
+  assert.equal(
+    optRecordOf(query.subarray(0, 20)),
+    undefined,
+    "the type itself cut",
+  );
   const noAdditional = query.slice();
   noAdditional[11] = 0;
-  assert.ok(!hasOptRecord(noAdditional));
-  assert.ok(!hasOptRecord(CUT), "a cut answer record is not an OPT");
+  assert.equal(optRecordOf(noAdditional), undefined);
+  assert.equal(
+    optRecordOf(CUT),
+    undefined,
+    "a cut answer record is not an OPT",
+  );
 });
