@@ -8,7 +8,11 @@
 import { join } from "node:path";
 import { type Command, parseFlags, UsageError } from "./command.ts";
 import { resolveDataDir, STORE_FLAGS } from "./local_store.ts";
-import { requestCacheFlush, ServerNotRunningError } from "./control_socket.ts";
+import {
+  flushNameProblem,
+  requestCacheFlush,
+  ServerNotRunningError,
+} from "./control_socket.ts";
 import { flushCacheDump, LOCAL_DB_FILE } from "./local_db.ts";
 import { closestMatch } from "../config/closest_match.ts";
 
@@ -32,6 +36,10 @@ export const cacheCommand: Command = {
           }`
           : "kudurru cache: name a subcommand: flush",
       );
+    }
+    const problem = name === undefined ? undefined : flushNameProblem(name);
+    if (problem !== undefined) {
+      throw new UsageError(`kudurru cache flush: ${problem}`);
     }
     const dataDir = resolveDataDir(values);
     const what = name === undefined

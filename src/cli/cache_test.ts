@@ -176,3 +176,16 @@ Deno.test("cache with a wrong subcommand is a usage error with a hint", async ()
   );
   await assert.rejects(cacheCommand.run([], bufferIO().io), UsageError);
 });
+
+Deno.test("cache flush refuses a name that is not a domain name, before asking anyone", async () => {
+  await using tmp = await socketDir();
+  for (const bad of ["bad name!", "a..b", `${"x".repeat(64)}.example`]) {
+    await assert.rejects(
+      () =>
+        cacheCommand.run(["flush", bad, "--data-dir", tmp.dir], bufferIO().io),
+      (err: unknown) =>
+        err instanceof UsageError && /is not a domain name/.test(err.message),
+      bad,
+    );
+  }
+});

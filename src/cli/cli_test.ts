@@ -193,6 +193,20 @@ Deno.test("kudurru usage errors exit 2", async (t) => {
     [["apply"], /-f FILE/],
     [["export", "--bogus"], /--bogus/],
     [["help", "nope"], /unknown command "nope"/],
+    [["get", "zones", "--data-dir", ""], /--data-dir needs a directory/],
+    [
+      ["get", "zone", "x", "-A", "--data-dir", "/nonexistent"],
+      /-A lists every namespace/,
+    ],
+    [
+      ["export", "-o", "json", "--data-dir", "/nonexistent"],
+      /-o names the file to write/,
+    ],
+    // Node's parser message without its "--opt=-XYZ" hint.
+    [
+      ["querylog", "--limit", "-1"],
+      /argument for '--limit'\?\nUsage:/,
+    ],
   ];
   for (const [args, message] of cases) {
     await t.step(args.join(" "), async () => {

@@ -50,7 +50,10 @@ export function parseFlags<O extends Options>(
   } catch (err) {
     const msg = err instanceof Error ? err.message : String(err);
     throw new UsageError(
-      `kudurru ${command}: ${msg.replace(/\. To specify.*$/s, "")}`,
+      // Node's text ends in a hint about --opt=-XYZ that reads like noise.
+      `kudurru ${command}: ${
+        msg.replace(/\s*To specify an option argument.*$/s, "")
+      }`,
     );
   }
   if (parsed.positionals.length > maxPositionals) {

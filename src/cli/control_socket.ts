@@ -141,10 +141,23 @@ function flushRequestOf(body: unknown): FlushCacheRequest | string {
   if (unknown.length > 0) return `unknown field "${unknown[0]}"`;
   const name = (body as { name?: unknown }).name;
   if (name === undefined) return {};
-  if (typeof name !== "string" || !NAME_RE.test(name)) {
-    return '"name" must be a domain name such as "ads.example.com"';
+  if (typeof name !== "string") return '"name" must be a string';
+  const problem = flushNameProblem(name);
+  return problem === undefined ? { name } : problem;
+}
+
+/**
+ * What is wrong with `name` as the name of a flush, or undefined: 1-253
+ * characters of letters, digits, `_`, `-` and dots, labels of 1-63.
+ */
+export function flushNameProblem(name: string): string | undefined {
+  const labels = name.replace(/\.$/, "").split(".");
+  if (
+    !NAME_RE.test(name) || labels.some((l) => l.length === 0 || l.length > 63)
+  ) {
+    return `"${name}" is not a domain name such as "ads.example.com"`;
   }
-  return { name };
+  return undefined;
 }
 
 function json(status: number, body: unknown): Response {

@@ -1,5 +1,5 @@
 /** `kudurru export [--safe] [-o FILE]`: every object as `kind: List` YAML. */
-import { type Command, parseFlags } from "./command.ts";
+import { type Command, parseFlags, UsageError } from "./command.ts";
 import { openLocalStore, STORE_FLAGS } from "./local_store.ts";
 
 export const exportCommand: Command = {
@@ -17,6 +17,11 @@ export const exportCommand: Command = {
     const store = await openLocalStore(values);
     try {
       const yaml = await store.snapshot({ safe: values.safe ?? false });
+      if (["json", "yaml", "table"].includes(values.output ?? "")) {
+        throw new UsageError(
+          `kudurru export: -o names the file to write (export writes YAML), not a format: "${values.output}"`,
+        );
+      }
       if (values.output) {
         await Deno.writeTextFile(values.output, yaml);
         io.stderr(`wrote ${values.output}\n`);

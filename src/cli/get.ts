@@ -24,6 +24,11 @@ export const getCommand: Command = {
     const kind = findKind(kindWord);
     if (!kind) throw new UsageError(`kudurru get: unknown kind "${kindWord}"`);
     const format = parseOutputFormat("get", values.output);
+    if (name && values["all-namespaces"]) {
+      throw new UsageError(
+        "kudurru get: -A lists every namespace; to get one object, name its namespace with -n",
+      );
+    }
     const namespace = kind.namespaced && !values["all-namespaces"]
       ? values.namespace ?? (name ? "default" : undefined)
       : undefined;

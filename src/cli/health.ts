@@ -80,8 +80,14 @@ function configuredUrl(
 
 /** Lines saying why a /healthz/ready body is not ready. */
 function reasonsOf(body: unknown): string[] {
-  const checks = (body as { checks?: unknown } | null)?.checks;
-  if (!Array.isArray(checks)) return [];
+  const { checks, reason } = (body ?? {}) as {
+    checks?: unknown;
+    reason?: unknown;
+  };
+  // /healthz/startup says why in one field; /healthz/ready per check.
+  if (!Array.isArray(checks)) {
+    return typeof reason === "string" ? [`  ${reason}`] : [];
+  }
   return checks
     .filter((c) => c?.ready !== true)
     .map((c) =>

@@ -9,6 +9,7 @@ import type { Config } from "../config/schema.ts";
 import type { Store } from "../store/store.ts";
 import { openSqliteStore } from "../store/sqlite/sqlite_store.ts";
 import { machineFacts } from "./machine.ts";
+import { UsageError } from "./command.ts";
 
 /** Flags every local-store command accepts. */
 export const STORE_FLAGS = {
@@ -22,7 +23,13 @@ export interface StoreFlagValues {
 }
 
 export function resolveDataDir(values: StoreFlagValues): string {
-  if (values["data-dir"]) return values["data-dir"];
+  const given = values["data-dir"];
+  if (given !== undefined) {
+    if (given.trim() === "") {
+      throw new UsageError("--data-dir needs a directory, not an empty string");
+    }
+    return given;
+  }
   return loadLocalConfig(values).node.dataDir;
 }
 

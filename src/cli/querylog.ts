@@ -70,6 +70,14 @@ export function makeQuerylogCommand(
           `kudurru querylog: --limit is at most ${MAX_SEARCH_LIMIT} (page on with --before)`,
         );
       }
+      if (
+        values.follow &&
+        (values.until !== undefined || values.before !== undefined)
+      ) {
+        throw new UsageError(
+          "kudurru querylog: -f follows new queries; it cannot be combined with --until or --before",
+        );
+      }
       const filters = {
         ...filterFlag("client", values.client),
         ...filterFlag("domain", values.domain),
@@ -107,11 +115,14 @@ export function makeQuerylogCommand(
           }
           return 0;
         }
-        const print = (events: LoggedEvent[], header: boolean) => {
+        /** The table's header comes with the first rows, whenever they come. */
+        let headed = false;
+        const print = (events: LoggedEvent[], first: boolean) => {
           if (format === "json") {
             for (const e of events) io.stdout(JSON.stringify(e) + "\n");
-          } else if (events.length > 0 || header) {
-            io.stdout(renderEventTable(events, header));
+          } else if (events.length > 0 || first) {
+            io.stdout(renderEventTable(events, !headed));
+            headed ||= events.length > 0;
           }
         };
         print([...page.events].reverse(), true);

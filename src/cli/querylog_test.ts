@@ -251,3 +251,42 @@ Deno.test("kudurru querylog -f prints queries as they are written until stopped"
     });
   }
 });
+
+Deno.test("kudurru querylog -f heads the first rows it follows when nothing matched before", async () => {
+  await using data = await dataDir();
+  const stop = new AbortController();
+  const b = bufferIO();
+  const running = makeQuerylogCommand({ signal: stop.signal, pollMs: 10 })
+    .run(["--data-dir", data.dir, "-f", "--domain", "later.example"], b.io);
+  const writer = testWriter(join(data.dir, QUERYLOG_DB_FILE));
+  try {
+    writer.enqueue([queryEvent({ time: T0 + 9000, qname: "later.example." })]);
+    await writer.flush();
+    const deadline = Date.now() + 5000;
+    while (!b.stdout().includes("later.example.") && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  } finally {
+    await writer.close();
+    stop.abort();
+  }
+  assert.equal(await running, 0);
+  const lines = b.stdout().trimEnd().split("\n");
+  assert.equal(lines[0], "No queries found.");
+  assert.match(lines[1]!, /^TIME\s+CLIENT/, "the header before the first row");
+  assert.match(lines[2]!, /later\.example\./);
+});
+
+Deno.test("kudurru querylog -f refuses --until and --before", async () => {
+  await using data = await dataDir();
+  for (const extra of [["--until", "1h"], ["--before", "x"]]) {
+    await assert.rejects(
+      () =>
+        querylogCommand.run(
+          ["--data-dir", data.dir, "-f", ...extra],
+          bufferIO().io,
+        ),
+      /-f follows new queries; it cannot be combined with --until or --before/,
+    );
+  }
+});
