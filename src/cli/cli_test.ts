@@ -109,9 +109,23 @@ Deno.test("kudurru get prints a table, YAML and JSON", async () => {
 
 Deno.test("kudurru get reports a missing object with exit code 1", async () => {
   await withDataDirs(async (dir) => {
+    await Deno.mkdir(dir);
     const got = await cli(["get", "zone", "nope", "--data-dir", dir]);
     assert.equal(got.code, 1);
     assert.match(got.stderr, /DNSZone "nope" not found/);
+  });
+});
+
+Deno.test("kudurru get, export and delete do not create a data directory that is not there", async () => {
+  await withDataDirs(async (dir) => {
+    for (
+      const args of [["get", "zones"], ["export"], ["delete", "zone", "x"]]
+    ) {
+      const got = await cli([...args, "--data-dir", dir]);
+      assert.equal(got.code, 1, args.join(" "));
+      assert.match(got.stderr, /No data directory at .*check --data-dir/);
+    }
+    await assert.rejects(Deno.stat(dir), Deno.errors.NotFound);
   });
 });
 

@@ -29,7 +29,7 @@ export const deleteCommand: Command = {
       namespace: kind.namespaced ? values.namespace ?? "default" : "",
       name,
     };
-    const store = await openLocalStore(values);
+    const store = await openLocalStore(values, { existing: true });
     try {
       await store.delete(key, {
         manager: "api",

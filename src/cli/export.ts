@@ -14,7 +14,7 @@ export const exportCommand: Command = {
       safe: { type: "boolean" },
       output: { type: "string", short: "o" },
     }, 0);
-    const store = await openLocalStore(values);
+    const store = await openLocalStore(values, { existing: true });
     try {
       const yaml = await store.snapshot({ safe: values.safe ?? false });
       if (["json", "yaml", "table"].includes(values.output ?? "")) {

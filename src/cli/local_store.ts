@@ -65,22 +65,43 @@ export async function ensureDataDir(dir: string): Promise<void> {
     }
     if (err instanceof Deno.errors.AlreadyExists) {
       throw new Error(
-        `Cannot use data directory "${dir}": it is a file, not a directory; choose another with --data-dir or node.dataDir`,
+        `Cannot use data directory "${dir}": it is a file, not a directory; choose another (node.dataDir, or --data-dir on CLI commands)`,
         { cause: err },
       );
     }
     const why = err instanceof Error ? err.message : String(err);
     throw new Error(
-      `Cannot use data directory "${dir}": ${why}; make it writable for this user or choose another with --data-dir or node.dataDir`,
+      `Cannot use data directory "${dir}": ${why}; make it writable for this user or choose another (node.dataDir, or --data-dir on CLI commands)`,
       { cause: err },
     );
   }
 }
 
-export async function openLocalStore(values: StoreFlagValues): Promise<Store> {
+/**
+ * Opens this machine's state.db. With `existing`, a data directory that
+ * does not exist is an error: a command that only reads (or deletes) must
+ * not create one and report an empty, healthy state for a mistyped path.
+ */
+export async function openLocalStore(
+  values: StoreFlagValues,
+  opts: { existing?: boolean } = {},
+): Promise<Store> {
   const dir = resolveDataDir(values);
+  if (opts.existing && !(await isDirectory(dir))) {
+    throw new Error(
+      `No data directory at "${dir}": nothing is stored there yet (check --data-dir, or node.dataDir in the configuration)`,
+    );
+  }
   await ensureDataDir(dir);
   return await openSqliteStore(join(dir, "state.db"), {
     node: machineFacts().hostname,
   });
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  try {
+    return (await Deno.stat(path)).isDirectory;
+  } catch {
+    return false;
+  }
 }
