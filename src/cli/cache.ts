@@ -42,12 +42,14 @@ export const cacheCommand: Command = {
       throw new UsageError(`kudurru cache flush: ${problem}`);
     }
     const dataDir = resolveDataDir(values);
-    const what = name === undefined
-      ? "cached answers"
-      : `cached answers for ${name}`;
+    /** "3 cached answers for x.example", "1 saved cached answer". */
+    const what = (n: number, saved = "") =>
+      `${n} ${saved}cached answer${n === 1 ? "" : "s"}${
+        name === undefined ? "" : ` for ${name}`
+      }`;
     try {
       const removed = await requestCacheFlush(dataDir, name);
-      io.stdout(`Flushed ${removed} ${what} from the running server.\n`);
+      io.stdout(`Flushed ${what(removed)} from the running server.\n`);
       return 0;
     } catch (err) {
       if (!(err instanceof ServerNotRunningError)) {
@@ -60,7 +62,9 @@ export const cacheCommand: Command = {
     const path = join(dataDir, LOCAL_DB_FILE);
     const removed = flushCacheDump(path, name);
     io.stdout(
-      `No server is running on ${dataDir}; removed ${removed} saved ${what} from ${path}.\n`,
+      `No server is running on ${dataDir}; removed ${
+        what(removed, "saved ")
+      } from ${path}.\n`,
     );
     return 0;
   },

@@ -70,7 +70,7 @@ Deno.test("cache flush NAME without a server cleans that name from local.db", as
     await cacheCommand.run(["flush", "--data-dir", tmp.dir], all.io),
     0,
   );
-  assert.match(all.stdout(), /removed 1 saved cached answers/);
+  assert.match(all.stdout(), /removed 1 saved cached answer from/);
 });
 
 Deno.test("cache flush without a server or a saved cache removes nothing", async () => {

@@ -196,6 +196,22 @@ Deno.test("kudurru delete refuses an object another manager owns and says where 
       dir,
     ]);
     assert.equal(deleted.code, 0, deleted.stderr);
+    assert.equal(deleted.stdout, "DNSZone/example-org deleted\n");
+    await cli(["apply", "-f", "-", "--data-dir", dir], OBJECTS);
+    const rrset = await cli([
+      "delete",
+      "rrset",
+      "www",
+      "-n",
+      "apps",
+      "--data-dir",
+      dir,
+    ]);
+    assert.equal(
+      rrset.stdout,
+      "DNSRecordSet/apps/www deleted\n",
+      "with its namespace",
+    );
   });
 });
 

@@ -1,6 +1,7 @@
 /** `kudurru delete KIND NAME`: remove an object the API owns. */
 import { type Command, parseFlags, UsageError } from "./command.ts";
 import { findKind } from "../api/v1alpha1/kinds.ts";
+import { formatKey } from "../api/v1alpha1/meta.ts";
 import { ManagedByError } from "../store/store.ts";
 import { openLocalStore, STORE_FLAGS } from "./local_store.ts";
 
@@ -36,7 +37,8 @@ export const deleteCommand: Command = {
         force: values.force ?? false,
         actor: "cli",
       });
-      io.stdout(`${kind.kind}/${name} deleted\n`);
+      // As apply names it: Kind/namespace/name for namespaced kinds.
+      io.stdout(`${formatKey(key)} deleted\n`);
       return 0;
     } catch (err) {
       if (err instanceof ManagedByError) {
