@@ -192,6 +192,30 @@ Deno.test("kudurru serve seeds first boot, loads objects.d, survives a broken fi
         await new Promise((r) => setTimeout(r, 200));
       }
 
+      // A second server on the same data directory refuses to start.
+      const second = new Deno.Command(Deno.execPath(), {
+        args: ["run", ...serveTaskFlags(), MAIN, "serve"],
+        cwd,
+        env: {
+          NO_COLOR: "1",
+          KUDURRU_NODE__DATADIR: "data",
+          KUDURRU_OBJECTSDIR: "objects.d",
+          KUDURRU_LISTENERS__DNS: `127.0.0.1:${freePort()}`,
+          KUDURRU_LISTENERS__OPS__ADDRESS: `127.0.0.1:${freePort()}`,
+          KUDURRU_LISTENERS__METRICS__ADDRESS: `127.0.0.1:${freePort()}`,
+        },
+        stdout: "null",
+        stderr: "piped",
+      }).spawn();
+      const secondKiller = setTimeout(() => second.kill("SIGKILL"), 30_000);
+      const secondOut = await second.output();
+      clearTimeout(secondKiller);
+      assert.equal(secondOut.code, 1, "the second server exits 1");
+      assert.match(
+        new TextDecoder().decode(secondOut.stderr),
+        /Another kudurru serves the data directory "data"/,
+      );
+
       // The CLI reaches the running server through the control socket.
       const flushed = await kudurru(
         cwd,

@@ -164,6 +164,11 @@ function json(status: number, body: unknown): Response {
   return Response.json(body, { status });
 }
 
+/** True when a kudurru serves `dataDir` now: its control socket answers. */
+export function controlSocketAnswers(dataDir: string): Promise<boolean> {
+  return answers(join(dataDir, CONTROL_SOCKET_FILE));
+}
+
 /** True when something accepts connections on the socket. */
 async function answers(path: string): Promise<boolean> {
   try {

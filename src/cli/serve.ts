@@ -24,7 +24,7 @@ import { startSnapshotBuilder } from "../snapshot/builder.ts";
 import { startZoneController } from "../controller/zone_controller.ts";
 import { ensureDataDir } from "./local_store.ts";
 import { loadCacheDump, LOCAL_DB_FILE, saveCacheDump } from "./local_db.ts";
-import { startControlSocket } from "./control_socket.ts";
+import { controlSocketAnswers, startControlSocket } from "./control_socket.ts";
 import { listsReadiness, startBlocking } from "./serve_blocking.ts";
 import { starterBlockList } from "../blocking/starter/starter.ts";
 import { createHealth, type Health } from "../health/health.ts";
@@ -66,6 +66,13 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const registry = opts.registry ?? defaultRegistry;
   const health = createHealth();
   await ensureDataDir(config.node.dataDir);
+  // Two servers on one data directory would both lead (the sqlite store's
+  // elector always does), stamp serials, fetch lists and write one query log.
+  if (await controlSocketAnswers(config.node.dataDir)) {
+    throw new Error(
+      `Another kudurru serves the data directory "${config.node.dataDir}" (its control socket answers): stop it, or give this one its own node.dataDir`,
+    );
+  }
   const store = await openSqliteStore(join(config.node.dataDir, "state.db"), {
     node: config.node.name,
   });
