@@ -67,6 +67,22 @@ async function kudurru(cwd: string, ...args: string[]) {
   };
 }
 
+/**
+ * Only where data and objects live and the ports differ from the embedded
+ * defaults: as root those would be /var/lib/kudurru, /etc/kudurru and
+ * 0.0.0.0:53.
+ */
+function serveEnv(dns: number, ops: number, metrics: number) {
+  return {
+    NO_COLOR: "1",
+    KUDURRU_NODE__DATADIR: "data",
+    KUDURRU_OBJECTSDIR: "objects.d",
+    KUDURRU_LISTENERS__DNS: `127.0.0.1:${dns}`,
+    KUDURRU_LISTENERS__OPS__ADDRESS: `127.0.0.1:${ops}`,
+    KUDURRU_LISTENERS__METRICS__ADDRESS: `127.0.0.1:${metrics}`,
+  };
+}
+
 async function zoneNames(cwd: string): Promise<string[]> {
   const got = await kudurru(
     cwd,
@@ -107,17 +123,7 @@ Deno.test("kudurru serve seeds first boot, loads objects.d, survives a broken fi
     const child = new Deno.Command(Deno.execPath(), {
       args: ["run", ...serveTaskFlags(), MAIN, "serve"],
       cwd,
-      // Only where data and objects live and the DNS port differ from the
-      // embedded defaults: as root those would be /var/lib/kudurru,
-      // /etc/kudurru and 0.0.0.0:53.
-      env: {
-        NO_COLOR: "1",
-        KUDURRU_NODE__DATADIR: "data",
-        KUDURRU_OBJECTSDIR: "objects.d",
-        KUDURRU_LISTENERS__DNS: `127.0.0.1:${dnsPort}`,
-        KUDURRU_LISTENERS__OPS__ADDRESS: `127.0.0.1:${opsPort}`,
-        KUDURRU_LISTENERS__METRICS__ADDRESS: `127.0.0.1:${metricsPort}`,
-      },
+      env: serveEnv(dnsPort, opsPort, metricsPort),
       stdout: "piped",
       stderr: "piped",
     }).spawn();
@@ -196,14 +202,7 @@ Deno.test("kudurru serve seeds first boot, loads objects.d, survives a broken fi
       const second = new Deno.Command(Deno.execPath(), {
         args: ["run", ...serveTaskFlags(), MAIN, "serve"],
         cwd,
-        env: {
-          NO_COLOR: "1",
-          KUDURRU_NODE__DATADIR: "data",
-          KUDURRU_OBJECTSDIR: "objects.d",
-          KUDURRU_LISTENERS__DNS: `127.0.0.1:${freePort()}`,
-          KUDURRU_LISTENERS__OPS__ADDRESS: `127.0.0.1:${freePort()}`,
-          KUDURRU_LISTENERS__METRICS__ADDRESS: `127.0.0.1:${freePort()}`,
-        },
+        env: serveEnv(freePort(), freePort(), freePort()),
         stdout: "null",
         stderr: "piped",
       }).spawn();
