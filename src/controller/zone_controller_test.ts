@@ -529,6 +529,14 @@ Deno.test("startZoneController starts nothing when leadership arrives after stop
   await store.close();
 });
 
+/** Waits until the object's Ready condition has `reason`; returns it. */
+async function readyWithReason(read: () => Promise<KObject>, reason: string) {
+  return await waitFor(`Ready ${reason}`, async () => {
+    const ready = condition(await read(), "Ready");
+    return ready?.reason === reason && ready;
+  });
+}
+
 Deno.test("startZoneController marks a second DNSZone for one zone name ZoneConflict, and its record sets", async () => {
   const store = await storeWithZone();
   // Younger and first by name: the older object still serves the zone.
@@ -542,22 +550,16 @@ Deno.test("startZoneController marks a second DNSZone for one zone name ZoneConf
   );
   {
     await using _c = control(store);
-    const copy = await waitFor(
-      "ZoneConflict on aaa-copy",
-      async () => {
-        const ready = condition(await zone(store, "aaa-copy"), "Ready");
-        return ready?.reason === "ZoneConflict" && ready;
-      },
+    const copy = await readyWithReason(
+      () => zone(store, "aaa-copy"),
+      "ZoneConflict",
     );
     assert.equal(copy.status, "False");
     assert.match(String(copy.message), /older DNSZone "example-org"/);
     assert.equal(condition(await zone(store), "Ready")?.status, "True");
-    const refused = await waitFor(
-      "ZoneConflict on copy-web",
-      async () => {
-        const ready = condition(await rs(store, "copy-web"), "Ready");
-        return ready?.reason === "ZoneConflict" && ready;
-      },
+    const refused = await readyWithReason(
+      () => rs(store, "copy-web"),
+      "ZoneConflict",
     );
     assert.equal(refused.status, "False");
   }
@@ -579,12 +581,9 @@ Deno.test("startZoneController marks a record set the zone's selector leaves out
   );
   {
     await using _c = control(store);
-    const ready = await waitFor(
-      "NotSelected on outsider",
-      async () => {
-        const c = condition(await rs(store, "outsider"), "Ready");
-        return c?.reason === "NotSelected" && c;
-      },
+    const ready = await readyWithReason(
+      () => rs(store, "outsider"),
+      "NotSelected",
     );
     assert.equal(ready.status, "False");
   }

@@ -7,7 +7,7 @@
  * of ours and no copy of the query: only the receive and send ops wait.
  */
 import { BufferPool } from "../dns/wire/buffer_pool.ts";
-import { headerAndQuestion, optRecordOf } from "../dns/wire/truncated_reply.ts";
+import { oversizeQueryAnswer } from "../dns/wire/truncated_reply.ts";
 import type { QueryHandler } from "../pipeline/handler.ts";
 import type { Logger } from "../log/logger.ts";
 import type { SocketCounters } from "./worker_messages.ts";
@@ -17,9 +17,9 @@ export const UDP_MAX_IN_FLIGHT = 1000;
 
 /**
  * Largest query read over UDP (the seed's 4096-octet read buffer). A
- * larger datagram is answered with its header and question and TC=1, so
- * the client asks again over TCP; it is never parsed cut short (a cut
- * message could lose its OPT or TSIG record and still parse).
+ * larger datagram is never parsed cut short (a cut message could lose its
+ * OPT or TSIG record and still parse): oversizeQueryAnswer answers it from
+ * its header and question, TC=1 so the client asks again over TCP.
  */
 export const UDP_MAX_QUERY = 4096;
 
@@ -138,7 +138,7 @@ export function serveUdp(opts: UdpServerOptions): UdpServer {
       const from = received[1] as Deno.NetAddr;
       if (received[0].length > UDP_MAX_QUERY) {
         counters.udpOversize++;
-        const reply = oversizeReply(received[0]);
+        const reply = oversizeQueryAnswer(received[0]);
         if (reply !== undefined) send(reply, from);
         continue;
       }
@@ -178,45 +178,4 @@ export function serveUdp(opts: UdpServerOptions): UdpServer {
       await loop;
     },
   };
-}
-
-/**
- * Our OPT record (RFC 6891): root owner, payload 1232, version 0, no flags,
- * no options; `extendedRcode` is the upper 8 bits of the RCODE (1 for
- * BADVERS).
- */
-function ourOpt(extendedRcode: number): Uint8Array {
-  return new Uint8Array([0, 0, 41, 0x04, 0xd0, extendedRcode, 0, 0, 0, 0, 0]);
-}
-
-const FORMERR = 1;
-/** BADVERS (16): RCODE 0 in the header, 1 in the OPT's extended RCODE. */
-const BADVERS_EXTENDED = 1;
-
-/**
- * The answer to a query too large to read, as for a query read whole where
- * its header and question decide (QR set; AA, RA, AD clear; opcode, RD and
- * CD kept; an OPT record when the query had one, RFC 6891 §7): FORMERR
- * without exactly one question, BADVERS for an EDNS version above 0, else
- * the header and question with TC=1 so the client asks over TCP. Nothing
- * for a datagram that is itself a response (QR=1), as for any other.
- */
-function oversizeReply(datagram: Uint8Array): Uint8Array | undefined {
-  if ((datagram[2]! & 0x80) !== 0) return undefined;
-  const head = headerAndQuestion(datagram);
-  if (head === undefined) return undefined;
-  const opt = optRecordOf(datagram);
-  const oneQuestion = head[5] === 1 && head[4] === 0;
-  const badVersion = oneQuestion && opt !== undefined && opt.version > 0;
-  const reply = new Uint8Array(head.length + (opt === undefined ? 0 : 11));
-  reply.set(head);
-  if (opt !== undefined) {
-    reply.set(ourOpt(badVersion ? BADVERS_EXTENDED : 0), head.length);
-    reply[11] = 1; // ARCOUNT
-  }
-  // headerAndQuestion set TC: kept only for the answer that asks for TCP.
-  const tc = oneQuestion && !badVersion ? 0x02 : 0;
-  reply[2] = (reply[2]! & 0x79) | 0x80 | tc;
-  reply[3] = (reply[3]! & 0x10) | (oneQuestion ? 0 : FORMERR);
-  return reply;
 }

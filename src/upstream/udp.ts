@@ -72,7 +72,7 @@ export function createUdpTransport(
           if (peer.port !== target.port) continue;
           if (addressKey(peer.hostname) !== targetKey) continue;
           const answer = data.length > UDP_MAX_ANSWER
-            ? headerAndQuestion(data)
+            ? truncatedAnswer(data)
             : data;
           if (answer === undefined) continue;
           if (checkAnswer(expected, answer).ok) {
@@ -120,4 +120,11 @@ export function localAddressFor(address: string): string {
   const loopback = ip.range() === "loopback";
   if (ip.kind() === "ipv6") return loopback ? "::1" : "::";
   return loopback ? "127.0.0.1" : "0.0.0.0";
+}
+
+/** What fits of an answer cut by our buffer, as a truncated answer (TC=1). */
+function truncatedAnswer(data: Uint8Array): Uint8Array | undefined {
+  const cut = headerAndQuestion(data);
+  if (cut !== undefined) cut[2]! |= 0x02; // TC
+  return cut;
 }

@@ -1,7 +1,8 @@
 /**
- * The header and question of a message that was cut when it was read (a
- * datagram larger than the buffer it was received into), with TC set and
- * no records: a copy that tells the other side "this needs TCP".
+ * Messages cut when they were read (a datagram larger than the buffer it
+ * was received into): what can still be said from their header and
+ * question. An upstream answer cut so is taken as truncated (TC=1); a
+ * client's query cut so gets the answer oversizeQueryAnswer makes.
  */
 import { skipName } from "./read_name.ts";
 import { WireFormatError } from "./wire_format_error.ts";
@@ -10,9 +11,10 @@ const HEADER_OCTETS = 12;
 const TC = 0x02;
 
 /**
- * Header and question of `message` with TC=1 and ANCOUNT, NSCOUNT and
- * ARCOUNT zero; undefined when not even the header and one question can be
- * read (QDCOUNT other than 1 keeps the header only, QDCOUNT 0).
+ * A copy of the header and question of `message`, flags as they were,
+ * ANCOUNT, NSCOUNT and ARCOUNT zero; undefined when not even the header and
+ * one question can be read (QDCOUNT other than 1 keeps the header only,
+ * QDCOUNT 0).
  */
 export function headerAndQuestion(
   message: Uint8Array,
@@ -30,7 +32,6 @@ export function headerAndQuestion(
     if (end > message.length) return undefined;
   }
   const copy = message.slice(0, end);
-  copy[2]! |= TC;
   copy.fill(0, 6, HEADER_OCTETS);
   if (qdcount !== 1) copy.fill(0, 4, 6);
   return copy;
@@ -69,4 +70,46 @@ export function optRecordOf(
     if (!(error instanceof WireFormatError)) throw error;
   }
   return undefined;
+}
+
+/**
+ * Our OPT record (RFC 6891): root owner, payload 1232, version 0, no flags,
+ * no options; `extendedRcode` is the upper 8 bits of the RCODE (1 for
+ * BADVERS).
+ */
+function ourOpt(extendedRcode: number): Uint8Array {
+  return new Uint8Array([0, 0, 41, 0x04, 0xd0, extendedRcode, 0, 0, 0, 0, 0]);
+}
+
+const FORMERR = 1;
+/** BADVERS (16): RCODE 0 in the header, 1 in the OPT's extended RCODE. */
+const BADVERS_EXTENDED = 1;
+
+/**
+ * The answer to a query too large to read, as for a query read whole where
+ * its header and question decide (QR set; AA, RA, AD clear; opcode, RD and
+ * CD kept; an OPT record when the query had one, RFC 6891 §7): FORMERR
+ * without exactly one question, BADVERS for an EDNS version above 0, else
+ * the header and question with TC=1 so the client asks over TCP. Nothing
+ * for a datagram that is itself a response (QR=1), as for any other.
+ */
+export function oversizeQueryAnswer(
+  datagram: Uint8Array,
+): Uint8Array | undefined {
+  if ((datagram[2]! & 0x80) !== 0) return undefined;
+  const head = headerAndQuestion(datagram);
+  if (head === undefined) return undefined;
+  const opt = optRecordOf(datagram);
+  const oneQuestion = head[5] === 1 && head[4] === 0;
+  const badVersion = oneQuestion && opt !== undefined && opt.version > 0;
+  const reply = new Uint8Array(head.length + (opt === undefined ? 0 : 11));
+  reply.set(head);
+  if (opt !== undefined) {
+    reply.set(ourOpt(badVersion ? BADVERS_EXTENDED : 0), head.length);
+    reply[11] = 1; // ARCOUNT
+  }
+  const tc = oneQuestion && !badVersion ? TC : 0;
+  reply[2] = (reply[2]! & 0x79) | 0x80 | tc;
+  reply[3] = (reply[3]! & 0x10) | (oneQuestion ? 0 : FORMERR);
+  return reply;
 }

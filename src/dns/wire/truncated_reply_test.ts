@@ -1,5 +1,9 @@
 import assert from "node:assert/strict";
-import { headerAndQuestion, optRecordOf } from "./truncated_reply.ts";
+import {
+  headerAndQuestion,
+  optRecordOf,
+  oversizeQueryAnswer,
+} from "./truncated_reply.ts";
 
 /** ID 0x1234, RD, QDCOUNT 1, ANCOUNT 2, ARCOUNT 1, question a.test. A IN, then a cut record. */
 // deno-fmt-ignore
@@ -9,10 +13,10 @@ const CUT = new Uint8Array([
   0xc0, 0x0c, 0, 1, 0, 1, 0, 0,
 ]);
 
-Deno.test("headerAndQuestion keeps the header and question, TC set, no records", () => {
+Deno.test("headerAndQuestion keeps the header and question, no records", () => {
   // deno-fmt-ignore
   assert.deepEqual([...headerAndQuestion(CUT)!], [
-    0x12, 0x34, 0x83, 0x80, 0, 1, 0, 0, 0, 0, 0, 0,
+    0x12, 0x34, 0x81, 0x80, 0, 1, 0, 0, 0, 0, 0, 0,
     1, 0x61, 4, 0x74, 0x65, 0x73, 0x74, 0, 0, 1, 0, 1,
   ]);
   assert.equal(CUT[2], 0x81, "a copy: the message is left alone");
@@ -23,7 +27,7 @@ Deno.test("headerAndQuestion keeps only the header without exactly one question"
   two[5] = 2;
   assert.deepEqual(
     [...headerAndQuestion(two)!],
-    [0x12, 0x34, 0x83, 0x80, 0, 0, 0, 0, 0, 0, 0, 0],
+    [0x12, 0x34, 0x81, 0x80, 0, 0, 0, 0, 0, 0, 0, 0],
   );
 });
 
@@ -60,4 +64,20 @@ Deno.test("optRecordOf finds an OPT record of the additional section, even cut",
     undefined,
     "a cut answer record is not an OPT",
   );
+});
+
+Deno.test("oversizeQueryAnswer answers a query's header and question TC=1, FORMERR without one question", () => {
+  const query = CUT.slice();
+  query[2] = 0x01; // a query: RD
+  query[3] = 0x00;
+  // deno-fmt-ignore
+  assert.deepEqual([...oversizeQueryAnswer(query)!], [
+    0x12, 0x34, 0x83, 0x00, 0, 1, 0, 0, 0, 0, 0, 0,
+    1, 0x61, 4, 0x74, 0x65, 0x73, 0x74, 0, 0, 1, 0, 1,
+  ]);
+  query[5] = 2;
+  const formerr = oversizeQueryAnswer(query)!;
+  assert.equal(formerr[3]! & 0x0f, 1, "FORMERR");
+  assert.equal(formerr[2]! & 0x02, 0, "no TC");
+  assert.equal(oversizeQueryAnswer(CUT), undefined, "a response: nothing");
 });
