@@ -4,12 +4,16 @@
  * loop shapes, so kudurru's UDP figures can be read against what
  * `Deno.listenDatagram` alone allows.
  *
- *   deno run -A --unstable-net bench/dnsperf/udp_ceiling.ts [--duration 10] [--clients 4]
+ *   deno run -A --unstable-net bench/dnsperf/udp_ceiling.ts [--duration 10] [--clients 4] [--pin]
+ *
+ * `--pin` runs this process (the responder's worker with it) on one CPU and
+ * dnsperf on the other, as `run.ts --pin` does for the servers.
  */
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { benchQueryFile } from "./bench_zone.ts";
 import { clockTicks, treeCpuSeconds } from "./cpu_time.ts";
+import { dnsperfCommand, pinServer } from "./cpu_pinning.ts";
 import type { EchoShape } from "./udp_echo_worker.ts";
 
 const { values } = parseArgs({
@@ -17,6 +21,7 @@ const { values } = parseArgs({
   options: {
     duration: { type: "string", default: "10" },
     clients: { type: "string", default: "4" },
+    pin: { type: "boolean", default: false },
   },
 });
 const seconds = Math.min(Math.max(Number(values.duration), 1), 300);
@@ -39,11 +44,12 @@ async function startEcho(shape: EchoShape, loops: number) {
 }
 
 async function dnsperf(port: number, queryFile: string) {
-  const out = await new Deno.Command("dnsperf", {
-    args: [
-      ...["-s", "127.0.0.1", "-p", String(port), "-d", queryFile],
-      ...["-l", String(seconds), "-c", String(clients), "-Q", "200000"],
-    ],
+  const run = dnsperfCommand([
+    ...["-s", "127.0.0.1", "-p", String(port), "-d", queryFile],
+    ...["-l", String(seconds), "-c", String(clients), "-Q", "200000"],
+  ], values.pin);
+  const out = await new Deno.Command(run.command, {
+    args: run.args,
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
@@ -70,6 +76,7 @@ try {
   print("shape           q/s   CPU µs/query (whole process)");
   for (const [shape, loops] of shapes) {
     const { worker, port } = await startEcho(shape, loops);
+    if (values.pin) await pinServer(Deno.pid);
     try {
       const before = treeCpuSeconds(Deno.pid, ticks);
       const { qps, completed } = await dnsperf(port, queryFile);
