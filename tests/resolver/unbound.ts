@@ -11,12 +11,20 @@ import { type RunningServer, spawnServer } from "../interop/server_process.ts";
 export interface UnboundOptions {
   /** Also serve DNS over TLS with this certificate (PEM texts). */
   tls?: { cert: string; key: string };
+  /** With `tls`: also serve DNS over HTTPS (RFC 8484) at /dns-query. */
+  https?: boolean;
   /** false: TCP only (`do-udp: no`), so an answer proves a TCP exchange. */
   udp?: boolean;
 }
 
-/** A running Unbound; `tlsPort` is set when it serves DNS over TLS. */
-export type RunningUnbound = RunningServer & { tlsPort?: number };
+/**
+ * A running Unbound; `tlsPort` is set when it serves DNS over TLS,
+ * `httpsPort` when it serves DNS over HTTPS.
+ */
+export type RunningUnbound = RunningServer & {
+  tlsPort?: number;
+  httpsPort?: number;
+};
 
 /** Starts `unbound -d` forwarding "." to 127.0.0.1@forwardPort. */
 export async function startUnbound(
@@ -28,6 +36,9 @@ export async function startUnbound(
   try {
     const port = freePort();
     const tlsPort = opts.tls === undefined ? undefined : freePort();
+    const httpsPort = tlsPort !== undefined && opts.https
+      ? freePort()
+      : undefined;
     if (opts.tls !== undefined) {
       await Deno.writeTextFile(join(dir, "tls.pem"), opts.tls.cert);
       await Deno.writeTextFile(join(dir, "tls.key"), opts.tls.key);
@@ -35,7 +46,11 @@ export async function startUnbound(
     const conf = join(dir, "unbound.conf");
     await Deno.writeTextFile(
       conf,
-      unboundConfig(dir, port, forwardPort, readyZone, opts, tlsPort),
+      unboundConfig(dir, port, forwardPort, readyZone, {
+        tlsPort,
+        httpsPort,
+        udp: opts.udp,
+      }),
     );
     const server = await spawnServer({
       label: "Unbound",
@@ -47,7 +62,10 @@ export async function startUnbound(
       // The readiness probe asks over UDP; TCP only needs a TCP probe.
       ...(opts.udp === false && { probeTcp: true }),
     });
-    return tlsPort === undefined ? server : Object.assign(server, { tlsPort });
+    return Object.assign(server, {
+      ...(tlsPort !== undefined && { tlsPort }),
+      ...(httpsPort !== undefined && { httpsPort }),
+    });
   } catch (error) {
     await Deno.remove(dir, { recursive: true }).catch(() => {});
     throw error;
@@ -59,9 +77,13 @@ function unboundConfig(
   port: number,
   forwardPort: number,
   zone: string,
-  opts: UnboundOptions,
-  tlsPort: number | undefined,
+  ports: {
+    tlsPort: number | undefined;
+    httpsPort: number | undefined;
+    udp: boolean | undefined;
+  },
 ): string {
+  const { tlsPort, httpsPort } = ports;
   const interfaces = hasIpv6Loopback() ? ["127.0.0.1", "::1"] : ["127.0.0.1"];
   const tls = tlsPort === undefined ? [] : [
     `  interface: 127.0.0.1@${tlsPort}`,
@@ -69,11 +91,17 @@ function unboundConfig(
     `  tls-service-pem: "${join(dir, "tls.pem")}"`,
     `  tls-service-key: "${join(dir, "tls.key")}"`,
   ];
+  const https = httpsPort === undefined ? [] : [
+    `  interface: 127.0.0.1@${httpsPort}`,
+    `  https-port: ${httpsPort}`,
+    '  http-endpoint: "/dns-query"',
+  ];
   return [
     "server:",
     ...interfaces.map((a) => `  interface: ${a}`),
     ...tls,
-    ...(opts.udp === false ? ["  do-udp: no"] : []),
+    ...https,
+    ...(ports.udp === false ? ["  do-udp: no"] : []),
     `  port: ${port}`,
     '  username: ""',
     '  chroot: ""',

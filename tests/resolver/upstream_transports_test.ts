@@ -1,8 +1,9 @@
 /**
- * kudurru forwarding to a real Unbound over TCP and over DNS-over-TLS
- * (issue 4: "over UDP, TCP and DoT"; forwarding_test.ts covers UDP). The
+ * kudurru forwarding to a real Unbound over TCP, DNS-over-TLS and
+ * DNS-over-HTTPS (issue 4: "over UDP, TCP and DoT"; forwarding_test.ts
+ * covers UDP; DoH with Unbound's own HTTP/2 server, libnghttp2). The
  * upstream group names only the transport under test, and Unbound offers
- * nothing else there (no UDP at all; TLS on a port of its own), so an
+ * nothing else there (no UDP at all; TLS and HTTPS on ports of their own), so an
  * answer with NSD's data proves the exchange. Naming the plain-UDP address
  * instead, or leaving the test CA out, makes both tests fail (SERVFAIL).
  */
@@ -74,6 +75,28 @@ Deno.test("resolver forwards to Unbound over DNS-over-TLS, trusting its CA", asy
     // Deno adds DENO_CERT to the roots it trusts (Deno.connectTls too).
     const answers = await forwardedThrough(
       `tls://127.0.0.1:${unbound.tlsPort}`,
+      { DENO_CERT: caFile },
+    );
+    assert.deepEqual(answers, ["192.0.2.10"]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("resolver forwards to Unbound over DNS-over-HTTPS, trusting its CA", async () => {
+  const certs = await makeTestCertificates();
+  const dir = await Deno.makeTempDir({ prefix: "kudurru-doh-ca-" });
+  try {
+    const caFile = join(dir, "ca.pem");
+    await Deno.writeTextFile(caFile, certs.caCert);
+    await using nsd = await startNsd([{ name: "resolver.test.", text: ZONE }]);
+    await using unbound = await startUnbound(nsd.port, "resolver.test.", {
+      tls: { cert: certs.cert, key: certs.key },
+      https: true,
+    });
+    // fetch trusts DENO_CERT as Deno.connectTls does.
+    const answers = await forwardedThrough(
+      `https://127.0.0.1:${unbound.httpsPort}/dns-query`,
       { DENO_CERT: caFile },
     );
     assert.deepEqual(answers, ["192.0.2.10"]);
