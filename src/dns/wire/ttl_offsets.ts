@@ -27,6 +27,8 @@ export interface TtlOffsets {
   rcode: number;
   /** ANCOUNT. */
   answerCount: number;
+  /** The type of each answer record, in message order. */
+  answerTypes: number[];
   /**
    * For negative answers (RFC 2308 §5): min(SOA TTL, SOA MINIMUM) of the
    * first SOA record of the authority section; undefined without one.
@@ -65,6 +67,7 @@ export function readTtlOffsets(message: Uint8Array): TtlOffsets {
     minTtl: 0,
     rcode: message[3]! & 0x0f,
     answerCount,
+    answerTypes: [],
     end: 0,
   };
   let minTtl = Infinity;
@@ -83,6 +86,7 @@ export function readTtlOffsets(message: Uint8Array): TtlOffsets {
       found.rcode |= message[fixed + 4]! << 4;
       continue;
     }
+    if (i < answerCount) found.answerTypes.push(type);
     const ttl = readTtl(message, fixed + 4);
     found.offsets.push(fixed + 4);
     found.ttls.push(ttl);

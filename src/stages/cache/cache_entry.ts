@@ -7,6 +7,7 @@ import {
   HEADER_OCTETS,
   RCODE,
   readTtlOffsets,
+  TYPE,
   WireFormatError,
 } from "../../dns/wire/mod.ts";
 import type { Request } from "../../pipeline/mod.ts";
@@ -55,7 +56,8 @@ export interface CacheEntry extends StoredAnswer {
 interface ReadAnswer {
   stored: StoredAnswer;
   rcode: number;
-  answerCount: number;
+  /** The answer section holds data of the question's type (or ANY's). */
+  hasData: boolean;
   minTtl: number;
   soaMinimum: number | undefined;
 }
@@ -96,7 +98,7 @@ export function readAnswer(
       ttls: Uint32Array.from(found.ttls),
     },
     rcode: found.rcode,
-    answerCount: found.answerCount,
+    hasData: hasData(found.answerTypes, req.query.question?.type),
     minTtl: found.minTtl,
     soaMinimum: found.soaMinimum,
   };
@@ -109,9 +111,13 @@ export function readAnswer(
  * NXDOMAIN (SERVFAIL included, see README.md), a negative answer without
  * an SOA (RFC 2308 §5), a referral, or a TTL of 0 after clamping.
  *
+ * An answer is negative when it is NXDOMAIN, or NOERROR without data of
+ * the question's type (NODATA, RFC 2308 §2.2), also behind a CNAME chain.
+ *
  * TTLs are clamped as they are stored: positive answers to
- * [minTTL, maxTTL]; negative answers live min(SOA-derived TTL, negativeTTL)
- * (at least minTTL unless negativeTTL is smaller) and no record says more.
+ * [minTTL, maxTTL]; negative answers live min(SOA-derived TTL, negativeTTL),
+ * and no longer than any record in them (a CNAME of the chain) lives
+ * (at least minTTL unless negativeTTL is smaller); no record says more.
  */
 export function buildEntry(
   message: Uint8Array,
@@ -128,7 +134,7 @@ export function buildEntry(
   const read = readAnswer(message, req);
   if (read === undefined) return undefined;
   const negative = read.rcode === RCODE.NXDOMAIN ||
-    (read.rcode === RCODE.NOERROR && read.answerCount === 0);
+    (read.rcode === RCODE.NOERROR && !read.hasData);
   if (!negative && read.rcode !== RCODE.NOERROR) return undefined;
   let ttl: number, low: number, high: number;
   if (negative) {
@@ -136,7 +142,7 @@ export function buildEntry(
     ttl = Math.min(
       policy.negativeTtl,
       policy.maxTtl,
-      Math.max(policy.minTtl, read.soaMinimum),
+      Math.max(policy.minTtl, Math.min(read.soaMinimum, read.minTtl)),
     );
     low = Math.min(policy.minTtl, ttl);
     high = ttl;
@@ -165,6 +171,15 @@ export function buildEntry(
     windowStart: now,
     prefetching: false,
   };
+}
+
+/**
+ * True when `answerTypes` include `qtype` (any record answers ANY): what
+ * is left is a CNAME or DNAME chain that ends without the data asked for.
+ */
+function hasData(answerTypes: number[], qtype: number | undefined): boolean {
+  if (qtype === TYPE.ANY) return answerTypes.length > 0;
+  return qtype !== undefined && answerTypes.includes(qtype);
 }
 
 function clamp(value: number, low: number, high: number): number {

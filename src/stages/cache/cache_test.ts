@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { RCODE } from "../../dns/wire/mod.ts";
+import { RCODE, TYPE } from "../../dns/wire/mod.ts";
 import type { Response } from "../../pipeline/mod.ts";
 import { decodeAnswer, snapshotOf } from "../../pipeline/testing/mod.ts";
 import { createCacheStage } from "./cache.ts";
@@ -200,6 +200,73 @@ Deno.test("cache keeps negative answers no longer than negativeTTL", async (t) =
   }
 });
 
+Deno.test("cache keeps a CNAME chain that ends in NODATA or NXDOMAIN as a negative answer", async (t) => {
+  const soa =
+    "example.org. 3600 IN SOA ns1.example.org. hostmaster.example.org. 1 7200 900 1209600 60";
+  const rows = [
+    // RFC 2308 §2.2: NODATA behind a CNAME; the SOA's MINIMUM (60) rules,
+    // not the CNAME's hour.
+    {
+      name: "NODATA after a CNAME",
+      text: {
+        answer: ["alias.example.org. 3600 IN CNAME target.example.org."],
+        authority: [soa],
+      },
+      lives: 60,
+    },
+    // The chain's CNAME expires before the SOA-derived TTL: so does the entry.
+    {
+      name: "NXDOMAIN after a short CNAME",
+      text: {
+        rcode: RCODE.NXDOMAIN,
+        answer: ["alias.example.org. 10 IN CNAME gone.example.org."],
+        authority: [soa],
+      },
+      lives: 10,
+    },
+  ];
+  for (const row of rows) {
+    await t.step(row.name, async () => {
+      const { clock, stage, upstream } = setup((req) =>
+        forwarded(req, row.text)
+      );
+      await serve(stage, "alias.example.org. A", upstream);
+      clock.advance(row.lives - 1);
+      const hit = await serve(stage, "alias.example.org. A", upstream);
+      assert.equal(hit.status, "cached");
+      const decoded = decodeAnswer(hit.wire!);
+      assert.equal(decoded.answer[0]!.split(" ")[1], "1");
+      assert.equal(decoded.authority[0]!.split(" ")[1], "1");
+      clock.advance(1);
+      await serve(stage, "alias.example.org. A", upstream);
+      assert.equal(upstream.calls, 2);
+    });
+  }
+  await t.step(
+    "a CNAME without the data and without an SOA is not kept",
+    async () => {
+      const { stage, upstream } = setup((req) =>
+        forwarded(req, {
+          answer: ["alias.example.org. 3600 IN CNAME target.example.org."],
+        })
+      );
+      await serve(stage, "alias.example.org. A", upstream);
+      await serve(stage, "alias.example.org. A", upstream);
+      assert.equal(upstream.calls, 2);
+    },
+  );
+  await t.step("a CNAME asked for is data", async () => {
+    const { stage, upstream } = setup((req) =>
+      forwarded(req, {
+        answer: ["alias.example.org. 3600 IN CNAME target.example.org."],
+      })
+    );
+    await serve(stage, "alias.example.org. CNAME", upstream);
+    const hit = await serve(stage, "alias.example.org. CNAME", upstream);
+    assert.equal(hit.status, "cached");
+  });
+});
+
 Deno.test("cache does not keep answers that must not be cached", async (t) => {
   const rows: {
     name: string;
@@ -288,7 +355,15 @@ Deno.test("cache gives coalesced askers of an uncacheable answer their own copy"
 });
 
 Deno.test("cache flush drops one name or everything", async () => {
-  const { stage, upstream } = setup();
+  const { stage, upstream } = setup((req) =>
+    forwarded(req, {
+      answer: [
+        req.query.question!.type === TYPE.AAAA
+          ? "www.example.org. 300 IN AAAA 2001:db8::1"
+          : WWW_A,
+      ],
+    })
+  );
   await serve(stage, "www.example.org. A", upstream);
   await serve(stage, "www.example.org. AAAA", upstream);
   await serve(stage, "mail.example.org. A", upstream);
