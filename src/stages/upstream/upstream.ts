@@ -24,6 +24,7 @@ import {
 } from "../../pipeline/mod.ts";
 import type { UpstreamsSettings } from "../../pipeline/settings.ts";
 import type { UpstreamRequest, UpstreamResult } from "../../upstream/types.ts";
+import { withoutOffChainAnswers } from "./answer_chain.ts";
 import { clientSubnetFor } from "./client_subnet.ts";
 import { type ForwardedAnswer, forwardedAnswer } from "./forwarded_answer.ts";
 import { ResolverHolder, type ResolverSource } from "./resolver_holder.ts";
@@ -147,8 +148,10 @@ function responseFor(
     return res;
   }
   let made: ForwardedAnswer;
+  let message: Uint8Array;
   try {
-    made = forwardedAnswer(result.message, req, { sentSubnet });
+    message = withoutOffChainAnswers(result.message, req.qname);
+    made = forwardedAnswer(message, req, { sentSubnet });
   } catch (error) {
     if (!(error instanceof WireFormatError)) throw error;
     return {
@@ -174,7 +177,7 @@ function responseFor(
     // A cut (TC=1, or additional records left out) is this client's size,
     // not the answer: the cache keeps the whole answer, for the client's
     // retry over TCP and for everyone else.
-    res.wholeWire = forwardedAnswer(result.message, req, {
+    res.wholeWire = forwardedAnswer(message, req, {
       sentSubnet,
       maxSize: TCP_MAX_MESSAGE,
     }).wire;

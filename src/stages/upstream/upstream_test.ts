@@ -472,3 +472,18 @@ Deno.test("upstream leaves a given resolver open on close", async () => {
   await stage.close();
   assert.equal(resolver.closed, 0);
 });
+
+Deno.test("upstream leaves out answer records for names off the question's chain", async () => {
+  const poisoned = upstreamAnswer("www.example.org. A", {
+    answer: rrsets([
+      "www.example.org. 300 IN A 192.0.2.1",
+      "www.victim.example. 86400 IN A 198.51.100.6",
+    ]),
+  });
+  const { stage } = stageWith(answered(poisoned));
+  const { req, res } = await serve(stage, "www.example.org. A");
+  assert.equal(res.status, "forwarded");
+  assert.deepEqual(decodeResponse(req, res)!.answer, [
+    "www.example.org. 300 IN A 192.0.2.1",
+  ]);
+});
