@@ -13,6 +13,9 @@ export function isCacheableQuery(req: Request): boolean {
   const { query } = req;
   if (req.malformed !== undefined || query.question === undefined) return false;
   if (query.opcode !== OPCODE.QUERY || query.qr) return false;
+  // RD=0: the upstream stage refuses it; a hit would tell the client what
+  // others asked (cache snooping).
+  if (!query.rd) return false;
   const type = query.question.type;
   return type !== TYPE.AXFR && type !== TYPE.IXFR && type !== TYPE.OPT;
 }

@@ -267,6 +267,14 @@ Deno.test("cache keeps a CNAME chain that ends in NODATA or NXDOMAIN as a negati
   });
 });
 
+Deno.test("cache never answers a query without RD from the cache (no cache snooping)", async () => {
+  const { stage, upstream } = setup();
+  await serve(stage, "www.example.org. A", upstream);
+  const res = await serve(stage, "www.example.org. A", upstream, { rd: false });
+  assert.equal(res.status, "forwarded");
+  assert.equal(upstream.calls, 2);
+});
+
 Deno.test("cache does not keep answers that must not be cached", async (t) => {
   const rows: {
     name: string;

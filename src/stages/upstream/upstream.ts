@@ -100,9 +100,10 @@ export function createUpstreamStage(opts: UpstreamStageOptions): UpstreamStage {
       if (META_TYPES.has(question.type)) {
         return answer(req, "upstream", "formerr", RCODE.FORMERR);
       }
-      if (question.class !== CLASS.IN) {
-        return answer(req, "upstream", "refused", RCODE.REFUSED);
-      }
+      // RD=0 asks for our own data only (RFC 1034 §4.3.2): forwarded names
+      // are not ours, and the cache skipped it (no cache snooping). Unbound
+      // refuses these too.
+      if (question.class !== CLASS.IN || !req.query.rd) return refused(req);
       const subnet = clientSubnetFor(req, upstreams.ecs);
       if (!subnet.ok) return answer(req, "upstream", "formerr", RCODE.FORMERR);
       const request: UpstreamRequest = {
@@ -183,6 +184,13 @@ function responseFor(
     }).wire;
   }
   return res;
+}
+
+/** REFUSED, RA set: we do offer recursion, only not for this question. */
+function refused(req: Request): Response {
+  const message = replyTo(req, RCODE.REFUSED);
+  message.ra = true;
+  return { message, status: "refused", stage: "upstream" };
 }
 
 /** SERVFAIL, RA set (we do offer recursion), with an Extended DNS Error. */

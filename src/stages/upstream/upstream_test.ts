@@ -352,12 +352,20 @@ Deno.test("upstream answers meta-types and other classes itself, forwarding noth
     { q: "www.example.org. OPT", opts: {}, rcode: "FORMERR" },
     { q: "www.example.org. TSIG", opts: {}, rcode: "FORMERR" },
     { q: "www.example.org. A", opts: { qclass: "ANY" }, rcode: "REFUSED" },
+    // RFC 1034 §4.3.2: without RD, only our own data (Unbound: REFUSED).
+    { q: "www.example.org. A", opts: { rd: false }, rcode: "REFUSED" },
   ];
   for (const c of cases) {
-    await t.step(`${c.q} class ${c.opts.qclass ?? "IN"}`, async () => {
+    const label = `${c.q} class ${c.opts.qclass ?? "IN"}${
+      c.opts.rd === false ? " RD=0" : ""
+    }`;
+    await t.step(label, async () => {
       const { resolver, stage } = stageWith(answered(wwwAnswer));
       const { req, res } = await serve(stage, c.q, c.opts);
-      assert.equal(decodeResponse(req, res)!.rcode, c.rcode);
+      const decoded = decodeResponse(req, res)!;
+      assert.equal(decoded.rcode, c.rcode);
+      // We offer recursion: a refusal says so, as SERVFAIL does.
+      if (c.rcode === "REFUSED") assert.equal(res.message?.ra, true);
       assert.equal(resolver.calls.length, 0);
     });
   }
