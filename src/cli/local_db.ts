@@ -157,6 +157,29 @@ export function loadCacheDump(
   }
 }
 
+/**
+ * The cache dump in `path`, as {@linkcode loadCacheDump} reads it, emptied
+ * once read: a dump is good for one start. After a crash (no dump written
+ * at the stop) it would otherwise bring back answers flushed since. Failing
+ * to empty it costs a warning.
+ */
+export function takeCacheDump(
+  path: string,
+  opts: LoadCacheDumpOptions,
+): SerializedEntry[] {
+  const entries = loadCacheDump(path, opts);
+  if (entries.length === 0) return entries;
+  try {
+    flushCacheDump(path);
+  } catch (err) {
+    opts.logger.warn("Cannot empty the cache dump after reading it", {
+      path,
+      error: err,
+    });
+  }
+  return entries;
+}
+
 /** Reads every row; throws when the file is not a readable local.db. */
 function readCacheDump(path: string): SerializedEntry[] {
   // Not readOnly: a read-only connection cannot open a WAL file whose -shm

@@ -23,7 +23,7 @@ import { startDnsListeners } from "../listeners/listeners.ts";
 import { startSnapshotBuilder } from "../snapshot/builder.ts";
 import { startZoneController } from "../controller/zone_controller.ts";
 import { ensureDataDir } from "./local_store.ts";
-import { loadCacheDump, LOCAL_DB_FILE, saveCacheDump } from "./local_db.ts";
+import { LOCAL_DB_FILE, saveCacheDump, takeCacheDump } from "./local_db.ts";
 import { controlSocketAnswers, startControlSocket } from "./control_socket.ts";
 import { listsReadiness, startBlocking } from "./serve_blocking.ts";
 import { starterBlockList } from "../blocking/starter/starter.ts";
@@ -130,7 +130,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     // workers serve from it once the first snapshot enables the cache),
     // written back from the workers' dumps when they stop.
     const cacheDumpPath = join(config.node.dataDir, LOCAL_DB_FILE);
-    const dump = loadCacheDump(cacheDumpPath, { logger });
+    const dump = takeCacheDump(cacheDumpPath, { logger });
     listeners.importCache(dump);
     if (dump.length > 0) {
       logger.info("cache restored", { entries: dump.length });
