@@ -73,6 +73,13 @@ const DEFAULT_STALE_MS = 72 * 3600 * 1000;
 
 const STALE_STATUSES = new Set(["servfail_upstream", "timeout_upstream"]);
 
+/**
+ * RFC 8767 §4's failure recheck timer: after a failed refresh, an expired
+ * entry is answered stale at once, without asking upstream, for this long
+ * (BIND's stale-refresh-time); clients no longer wait maxWait each time.
+ */
+const STALE_RECHECK_MS = 30_000;
+
 /** Creates the cache stage; it passes everything on until the snapshot carries cache settings. */
 export function createCacheStage(opts: CacheStageOptions = {}): CacheStage {
   const now = opts.now ?? Date.now;
@@ -179,6 +186,11 @@ export function createCacheStage(opts: CacheStageOptions = {}): CacheStage {
     return leader && asMade ? o.res : waiterResponse(o, req);
   }
 
+  /** Starts the failure recheck timer of `stale` when its refresh failed. */
+  function noteRefreshFailure(o: Outcome, stale: CacheEntry): void {
+    if (isFailure(o.res)) stale.refreshFailedAt = now();
+  }
+
   /** Waits for the upstream at most maxWait when a stale answer is at hand. */
   function raceStale(
     pending: Promise<Outcome>,
@@ -188,13 +200,18 @@ export function createCacheStage(opts: CacheStageOptions = {}): CacheStage {
     policy: CachePolicy,
   ): Promise<Response> {
     return new Promise((resolve, reject) => {
+      let staleSent = false;
       const timer = setTimeout(() => {
         const res = staleResponse(stale, req, policy);
-        if (res !== undefined) resolve(res);
+        if (res === undefined) return;
+        staleSent = true;
+        resolve(res);
       }, policy.maxWaitMs);
       pending.then((o) => {
         clearTimeout(timer);
-        resolve(finish(o, req, leader, stale, policy));
+        noteRefreshFailure(o, stale);
+        // Answered stale already: finish() would count a second stale hit.
+        if (!staleSent) resolve(finish(o, req, leader, stale, policy));
       }, (error: unknown) => {
         clearTimeout(timer);
         reject(error);
@@ -209,6 +226,13 @@ export function createCacheStage(opts: CacheStageOptions = {}): CacheStage {
     policy: CachePolicy,
     stale: CacheEntry | undefined,
   ): Response | Promise<Response> {
+    if (stale?.refreshFailedAt !== undefined) {
+      const since = now() - stale.refreshFailedAt;
+      if (since >= 0 && since < STALE_RECHECK_MS) {
+        const res = staleResponse(stale, req, policy);
+        if (res !== undefined) return res;
+      }
+    }
     stats.misses++;
     const key = cacheKey(req, scope);
     const pending = inflight.get(key);
@@ -216,6 +240,7 @@ export function createCacheStage(opts: CacheStageOptions = {}): CacheStage {
     if (!leader) stats.coalesced++;
     const outcome = pending ?? fetch(key, scope, req, next, policy);
     if (!(outcome instanceof Promise)) {
+      if (stale !== undefined) noteRefreshFailure(outcome, stale);
       return finish(outcome, req, leader, stale, policy);
     }
     if (stale !== undefined) {

@@ -50,6 +50,11 @@ export interface CacheEntry extends StoredAnswer {
   windowStart: number;
   /** A background refresh is running. */
   prefetching: boolean;
+  /**
+   * When the last refresh of this expired entry failed (`Date.now()`-style
+   * ms): for a while after, it is answered stale at once (RFC 8767 §4).
+   */
+  refreshFailedAt?: number;
 }
 
 /** What a message is, once read. */

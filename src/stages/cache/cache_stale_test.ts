@@ -130,3 +130,39 @@ Deno.test("cache does not serve stale answers when serveStale is disabled", asyn
   );
   assert.equal(res.status, "servfail_upstream");
 });
+
+Deno.test("cache counts one stale hit when the upstream fails after maxWait", async () => {
+  const { stage, upstream } = await expiredBy(60);
+  upstream.script = failing;
+  upstream.delayMs = 100;
+  try {
+    const res = await stage.serve(
+      ask("www.example.org. A", SNAPSHOT),
+      upstream.next,
+    );
+    assert.equal(res.status, "cached_stale");
+    await stage.whenIdle();
+    assert.equal(stage.stats().staleHits, 1);
+  } finally {
+    upstream.close();
+  }
+});
+
+Deno.test("cache answers stale at once for 30 s after a failed refresh, then asks again", async () => {
+  const { clock, stage, upstream } = await expiredBy(60);
+  upstream.script = failing;
+  const q = () =>
+    stage.serve(ask("www.example.org. A", SNAPSHOT), upstream.next);
+  assert.equal((await q()).status, "cached_stale");
+  assert.equal(upstream.calls, 2);
+  clock.advance(29);
+  assert.equal((await q()).status, "cached_stale");
+  assert.equal(upstream.calls, 2, "within the recheck time: no upstream query");
+  clock.advance(1);
+  assert.equal((await q()).status, "cached_stale");
+  assert.equal(upstream.calls, 3, "the recheck time is over: asked again");
+  upstream.script = good;
+  clock.advance(30);
+  assert.equal((await q()).status, "forwarded");
+  assert.equal((await q()).status, "cached");
+});
