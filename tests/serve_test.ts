@@ -215,6 +215,10 @@ Deno.test("kudurru serve seeds first boot, loads objects.d, survives a broken fi
         /Another kudurru serves the data directory "data"/,
       );
 
+      // SIGHUP (a terminal closing, `systemctl reload`) is logged, not fatal.
+      child.kill("SIGHUP");
+      await log.waitFor(/SIGHUP ignored/);
+
       // The CLI reaches the running server through the control socket.
       const flushed = await kudurru(
         cwd,
@@ -261,6 +265,36 @@ Deno.test("kudurru serve seeds first boot, loads objects.d, survives a broken fi
       assert.equal(status.code, 0, `exit code; log:\n${log.text}`);
       assert.match(log.text, /lameduck/, "SIGTERM enters lameduck first");
     }
+  } finally {
+    await Deno.remove(cwd, { recursive: true });
+  }
+});
+
+Deno.test("kudurru serve stopped while it starts exits 0 and says so", async () => {
+  const cwd = await Deno.makeTempDir({ prefix: "kudurru-serve-early-" });
+  try {
+    const child = new Deno.Command(Deno.execPath(), {
+      args: ["run", ...serveTaskFlags(), MAIN, "serve"],
+      cwd,
+      env: serveEnv(freePort(), freePort(), freePort()),
+      stdout: "null",
+      stderr: "piped",
+    }).spawn();
+    const log = new LogReader(child.stderr);
+    // The signal handlers exist from here on; the store, listeners and
+    // first boot are still ahead (or just done, on a fast machine).
+    await log.waitFor(/configuration loaded/);
+    child.kill("SIGTERM");
+    const killer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+    const status = await child.status;
+    clearTimeout(killer);
+    await log.done();
+    assert.equal(status.code, 0, `exit code; log:\n${log.text}`);
+    assert.match(
+      log.text,
+      /stop requested during startup|shutting down/,
+      "the log says why it stopped",
+    );
   } finally {
     await Deno.remove(cwd, { recursive: true });
   }

@@ -310,12 +310,32 @@ export const serveCommand: Command = {
     if (/^(yes|true|1)$/i.test(io.env("KUDURRU_DEBUG_CONFIG") ?? "")) {
       io.stdout(renderEffectiveConfig(loaded.config));
     }
-    const server = await startServer({
-      config: loaded.config,
-      configSource: loaded.source,
-      logger,
-    });
+    using _hangup = ignoreHangup(logger);
+    // A stop asked for while starting (which can take minutes with
+    // blocking.initStrategy: blocking) ends the process at once, saying so.
+    const early = nextShutdownSignal();
+    const started = await Promise.race([
+      startServer({
+        config: loaded.config,
+        configSource: loaded.source,
+        logger,
+      }),
+      early.promise,
+    ]);
+    if (typeof started === "string") {
+      logger.warn(
+        "stop requested during startup; exiting without a clean stop",
+        {
+          signal: started,
+        },
+      );
+      return 0;
+    }
+    early.cancel();
+    const server = started;
     const signal = await nextShutdownSignal().promise;
+    // Readiness fails from the first signal on, lameduck or not.
+    server.health.setLameduck();
     if (signal === "SIGTERM") {
       // Lameduck: readiness fails so load balancers move away while DNS
       // still answers; a second signal (or Ctrl-C) cuts it short.
@@ -347,6 +367,23 @@ export const serveCommand: Command = {
     return 0;
   },
 };
+
+/**
+ * SIGHUP would end the process (Deno's default), losing the query log's
+ * last events and the cache dump. There is nothing to reload: objects.d is
+ * watched, and kudurru.yaml is read at start. Logged and ignored until
+ * disposed.
+ */
+function ignoreHangup(logger: Logger): Disposable {
+  const onHangup = () =>
+    logger.info(
+      "SIGHUP ignored: objects.d is watched; a changed kudurru.yaml needs a restart",
+    );
+  Deno.addSignalListener("SIGHUP", onHangup);
+  return {
+    [Symbol.dispose]: () => Deno.removeSignalListener("SIGHUP", onHangup),
+  };
+}
 
 /** The next SIGTERM or SIGINT; `cancel()` stops listening without one. */
 function nextShutdownSignal(): {
