@@ -41,20 +41,28 @@ export interface BlockingWiring {
 
 /**
  * The "lists" readiness check: with `blocking.allowDegraded: false` a list
- * that failed to load costs readiness, and the reason names it.
+ * that failed to load, or has not loaded yet, costs readiness, and the
+ * reason names it.
  */
 export function listsReadiness(
   allowDegraded: boolean,
-  assembler: Pick<BlockingAssembler, "failedLists">,
+  assembler: Pick<BlockingAssembler, "failedLists" | "loadingLists">,
 ): HealthCheck {
   return () => {
     if (allowDegraded) return { ready: true };
     const failed = assembler.failedLists();
-    return failed.length === 0 ? { ready: true } : {
+    const loading = assembler.loadingLists();
+    if (failed.length === 0 && loading.length === 0) return { ready: true };
+    const reasons = [];
+    if (failed.length > 0) {
+      reasons.push(`block lists failed to load: ${failed.join("; ")}`);
+    }
+    if (loading.length > 0) {
+      reasons.push(`block lists still loading: ${loading.join(", ")}`);
+    }
+    return {
       ready: false,
-      reason: `block lists failed to load (blocking.allowDegraded is false): ${
-        failed.join("; ")
-      }`,
+      reason: `${reasons.join("; ")} (blocking.allowDegraded is false)`,
     };
   };
 }

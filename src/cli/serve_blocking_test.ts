@@ -102,10 +102,44 @@ Deno.test("blocking.allowDegraded false makes a list that failed to load cost re
     assert.equal(strict.ready, false);
     assert.match(
       strict.reason ?? "",
-      /block lists failed to load \(blocking.allowDegraded is false\): home\/remote/,
+      /^block lists failed to load: home\/remote: .* \(blocking.allowDegraded is false\)$/,
     );
     assert.deepEqual(listsReadiness(true, wiring.assembler)(), { ready: true });
   } finally {
     await wiring.stop();
+  }
+});
+
+Deno.test("blocking.allowDegraded false keeps readiness failing while a list has not loaded yet", async () => {
+  await using env = await setup("fast");
+  // Accepts and never answers: the download is still running below.
+  const silent = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const held: Deno.Conn[] = [];
+  const accepting = (async () => {
+    for await (const conn of silent) held.push(conn);
+  })();
+  const list = unreachableList();
+  (list.spec as { sources: { url: string }[] }).sources[0]!.url =
+    `http://127.0.0.1:${(silent.addr as Deno.NetAddr).port}/list.txt`;
+  await env.store.apply(list, { manager: "api" });
+  const wiring = await startBlocking({
+    store: env.store,
+    config: env.config,
+    logger: memoryLogger(),
+    onChange: () => {},
+    fetcher: { retryDelaysMs: [], timeoutMs: 30_000 },
+  });
+  try {
+    const strict = listsReadiness(false, wiring.assembler)();
+    assert.deepEqual(strict, {
+      ready: false,
+      reason:
+        "block lists still loading: home/remote (blocking.allowDegraded is false)",
+    });
+  } finally {
+    await wiring.stop();
+    silent.close();
+    for (const conn of held) conn.close();
+    await accepting.catch(() => {});
   }
 });

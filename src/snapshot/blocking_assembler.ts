@@ -132,6 +132,21 @@ export class BlockingAssembler {
     return failed.sort();
   }
 
+  /**
+   * BlockLists the list fetcher has not reported on yet ("namespace/name":
+   * no Ready condition, or Ready Unknown): their rules are not in force.
+   */
+  loadingLists(): string[] {
+    const loading: string[] = [];
+    for (const { object } of this.#lists.values()) {
+      const ready = object.status?.conditions?.find((c) => c.type === "Ready");
+      if (ready === undefined || ready.status === "Unknown") {
+        loading.push(objectKey(object));
+      }
+    }
+    return loading.sort();
+  }
+
   /** The temporary disable (`kudurru blocking disable`), epoch ms or none. */
   setDisabledUntil(until: number | undefined): void {
     if (until === this.#disabledUntil) return;
