@@ -42,7 +42,9 @@ const LABEL = /^[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?$/i;
 export function parseUpstreamServer(text: string): UpstreamServer {
   const raw = text.trim();
   const fail = (why: string): never => {
-    throw new Error(`Cannot parse upstream server "${text}": ${why}`);
+    throw new Error(
+      `Cannot parse upstream server "${withoutCredentials(text)}": ${why}`,
+    );
   };
   if (raw === "") fail("empty");
   const schemeMatch = /^([a-z0-9+.-]+):\/\//i.exec(raw);
@@ -58,6 +60,11 @@ export function parseUpstreamServer(text: string): UpstreamServer {
     raw.slice(schemeMatch[0].length),
     fail,
   );
+}
+
+/** `text` with any "user:password@" after the scheme masked: errors are logged. */
+function withoutCredentials(text: string): string {
+  return text.replace(/^(\s*[a-z0-9+.-]+:\/\/)[^/?#@]*@/i, "$1***@");
 }
 
 /** True when `host` is an IP address literal rather than a name to resolve. */

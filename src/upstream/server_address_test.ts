@@ -74,3 +74,20 @@ Deno.test("parseUpstreamServer rejects bad text naming it", async (t) => {
     });
   }
 });
+
+Deno.test("parseUpstreamServer never repeats a password in its error", async (t) => {
+  for (
+    const text of [
+      "https://user:s3cretpw@dns.example/dns-query",
+      "tls://user:s3cretpw@dns.example",
+    ]
+  ) {
+    await t.step(text, () => {
+      assert.throws(
+        () => parseUpstreamServer(text),
+        (e: Error) =>
+          !e.message.includes("s3cretpw") && e.message.includes("***@"),
+      );
+    });
+  }
+});
