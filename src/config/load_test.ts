@@ -240,6 +240,16 @@ Deno.test("loadConfig rejects", async (t) => {
       /listeners\.proxyProtocolFrom\[0\]: a prefix wider than one address needs proxyProtocolSecretFile/,
     ],
     [
+      "probes and metrics on one port",
+      'listeners: { ops: { address: "127.0.0.1:9000" }, metrics: { address: "0.0.0.0:9000" } }',
+      /listeners\.metrics\.address: port 9000 \(TCP\) is also taken by listeners\.ops\.address/,
+    ],
+    [
+      "one DNS address twice",
+      'listeners: { dns: [{ address: "127.0.0.1:5300" }, { address: "[::]:5300", protocols: [udp] }] }',
+      /listeners\.dns\[1\]: port 5300 \(UDP\) is also taken by listeners\.dns\[0\]/,
+    ],
+    [
       "a list at the top",
       "- a\n- b\n",
       /the file must be a mapping of sections/,
@@ -398,4 +408,22 @@ Deno.test("loadConfig refuses a file that is not UTF-8, naming where", async () 
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("loadConfig names a bad ratelimit prefix length and the allowed range", () => {
+  const err = loadError({
+    [FILE]:
+      'ratelimit: { ipv4: { "32": 600, "032": 600 }, ipv6: { "129": 1 } }',
+  });
+  assert.deepEqual(err.problems, [
+    'ratelimit.ipv4["032"]: has a key that is not allowed: must be a prefix length from 0 to 32, without sign or leading zeros',
+    'ratelimit.ipv6["129"]: has a key that is not allowed: must be a prefix length from 0 to 128, without sign or leading zeros',
+  ]);
+});
+
+Deno.test("loadConfig refuses a ratelimit.maxBuckets that cannot limit", () => {
+  const err = loadError({ [FILE]: "ratelimit: { maxBuckets: 2 }" });
+  assert.deepEqual(err.problems, [
+    "ratelimit.maxBuckets: must be at least 3, not 2: a query needs one bucket per limited prefix length (3 in ipv6), and with fewer it evicts the buckets it just made, so no client is ever limited",
+  ]);
 });

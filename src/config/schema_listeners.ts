@@ -188,7 +188,64 @@ function isExactHost(entry: string): boolean {
   return bits === (addr.kind() === "ipv4" ? 32 : 128);
 }
 
+/** One socket a listener binds: "tcp" or "udp", host and port. */
+interface Binding {
+  transport: "tcp" | "udp";
+  host: string;
+  port: number;
+  path: (string | number)[];
+}
+
+/** The sockets the listeners bound today (DNS, probes, metrics) take. */
+function bindingsOf(l: z.infer<typeof listenersObject>): Binding[] {
+  const out: Binding[] = [];
+  const add = (
+    transport: Binding["transport"],
+    address: string,
+    path: Binding["path"],
+  ) => {
+    const at = address.lastIndexOf(":");
+    const host = address.slice(0, at).replace(/^\[|\]$/g, "").toLowerCase();
+    out.push({ transport, host, port: Number(address.slice(at + 1)), path });
+  };
+  l.dns.forEach((d, i) => {
+    for (const t of new Set(d.protocols)) add(t, d.address, ["dns", i]);
+  });
+  add("tcp", l.ops.address, ["ops", "address"]);
+  add("tcp", l.metrics.address, ["metrics", "address"]);
+  return out;
+}
+
+/** ".ops.address", ".dns[0]": a setting's path as the errors print it. */
+function pathText(path: Binding["path"]): string {
+  return path.map((p) => typeof p === "number" ? `[${p}]` : `.${p}`).join("");
+}
+
+/** Both would bind the same port: the same address, or one is a wildcard over the other. */
+function clash(a: Binding, b: Binding): boolean {
+  if (a.transport !== b.transport || a.port !== b.port) return false;
+  if (a.host === b.host || a.host === "::" || b.host === "::") return true;
+  const v4 = (h: string) => ipaddr.IPv4.isValidFourPartDecimal(h);
+  return (a.host === "0.0.0.0" && v4(b.host)) ||
+    (b.host === "0.0.0.0" && v4(a.host));
+}
+
 export const listenersSchema = listenersObject.superRefine((l, ctx) => {
+  // Caught here, a clash names both settings; at bind time it would read
+  // as "another program holds the port".
+  const bindings = bindingsOf(l);
+  bindings.forEach((b, i) => {
+    const earlier = bindings.slice(0, i).find((a) => clash(a, b));
+    if (earlier === undefined) return;
+    ctx.addIssue({
+      code: "custom",
+      path: b.path,
+      message:
+        `port ${b.port} (${b.transport.toUpperCase()}) is also taken by listeners${
+          pathText(earlier.path)
+        }: give each listener its own address or port`,
+    });
+  });
   if (l.proxyProtocolSecretFile !== "") return;
   l.proxyProtocolFrom.forEach((entry, i) => {
     if (ipaddr.isValidCIDR(entry) && !isExactHost(entry)) {

@@ -180,12 +180,36 @@ export const blockingSchema = z.strictObject({
   }
 }).prefault({}).meta({ help: "Blocking of ads, trackers and malware" });
 
-const prefixLimits = (def: Record<string, number>, help: string) =>
-  z.record(z.string().regex(/^\d{1,3}$/), z.number().int().min(0)).default(def)
-    .meta({
-      kind: "map of prefix length to queries per minute",
-      help,
-    });
+/**
+ * Prefix lengths as keys, each spelled one way only, from 0 to the address
+ * width: "33" for IPv4 would be ignored, and "032" next to "32" would be a
+ * second level on the same bucket, taking two tokens per query.
+ */
+const PREFIX_LENGTH = {
+  32: /^(?:[12]?\d|3[0-2])$/, // 0-29, 30-32
+  128: /^(?:[1-9]?\d|1[01]\d|12[0-8])$/, // 0-99, 100-119, 120-128
+};
+
+const prefixLimits = (
+  bits: keyof typeof PREFIX_LENGTH,
+  def: Record<string, number>,
+  help: string,
+) =>
+  z.record(
+    z.string().regex(PREFIX_LENGTH[bits], {
+      message:
+        `must be a prefix length from 0 to ${bits}, without sign or leading zeros`,
+    }),
+    z.number().int().min(0),
+  ).default(def).meta({
+    kind: "map of prefix length to queries per minute",
+    help,
+  });
+
+/** Prefix lengths that get buckets: a limit of 0 turns a length off. */
+function limitedLengths(limits: Record<string, number>): number {
+  return Object.values(limits).filter((qpm) => qpm > 0).length;
+}
 
 export const ratelimitSchema = z.strictObject({
   enabled: flag(true, {
@@ -193,21 +217,46 @@ export const ratelimitSchema = z.strictObject({
       "Limit UDP queries per client prefix; TCP, encrypted transports and loopback are never limited",
   }),
   ipv4: prefixLimits(
+    32,
     { "32": 600, "24": 6000 },
-    "Queries per minute per IPv4 prefix length",
+    "Queries per minute per IPv4 prefix length (0 to 32)",
   ),
   ipv6: prefixLimits(
+    128,
     { "128": 600, "64": 6000, "56": 12000 },
-    "Queries per minute per IPv6 prefix length",
+    "Queries per minute per IPv6 prefix length (0 to 128)",
   ),
   slip: integer(50, 0, 100, {
     help:
       "Percent of over-limit queries answered with TC=1; the rest are dropped",
   }),
   maxBuckets: integer(65_536, 1, 100_000_000, {
-    help: "Most prefixes tracked at once",
+    help: "Most prefixes tracked at once; at least the number of limited " +
+      "prefix lengths of ipv4 or ipv6, whichever has more, since a query " +
+      "needs one bucket for each",
   }),
   exempt: prefixList([], { help: "Clients never limited" }),
+}).superRefine((r, ctx) => {
+  // The floor is the one below which limiting cannot work at all: a query
+  // evicts the buckets it just made, so every query finds full buckets.
+  // Above it, how many clients to track is a sizing choice, and a table too
+  // small for the traffic shows as kudurru_ratelimit_buckets_evicted_total.
+  // A fixed floor (say 1024) would be arbitrary and refuse small tables that
+  // do limit, such as a handful of clients behind a home router.
+  const v4 = limitedLengths(r.ipv4);
+  const v6 = limitedLengths(r.ipv6);
+  const [needed, family] = v6 > v4 ? [v6, "ipv6"] : [v4, "ipv4"];
+  // Below 1 the range check has already said what is allowed.
+  if (r.maxBuckets >= 1 && r.maxBuckets < needed) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["maxBuckets"],
+      message: `must be at least ${needed}, not ${r.maxBuckets}: a query ` +
+        `needs one bucket per limited prefix length (${needed} in ${family}), ` +
+        "and with fewer it evicts the buckets it just made, so no client " +
+        "is ever limited",
+    });
+  }
 }).prefault({}).meta({ help: "Per-prefix rate limit on UDP at ingress" });
 
 export const querylogSchema = z.strictObject({

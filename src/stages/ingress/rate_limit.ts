@@ -35,7 +35,11 @@ export interface RateLimiter {
 }
 
 export interface RateLimiterOptions {
-  /** @default Date.now */
+  /**
+   * Milliseconds on any origin; only differences are used. The default is
+   * monotonic so that setting the wall clock neither grants nor takes tokens.
+   * @default performance.now
+   */
   now?: () => number;
 }
 
@@ -78,7 +82,7 @@ export function createRateLimiter(
   settings: RateLimitSettings,
   opts: RateLimiterOptions = {},
 ): RateLimiter {
-  const now = opts.now ?? Date.now;
+  const now = opts.now ?? (() => performance.now());
   const v4 = levelsOf(settings.ipv4, 32);
   const v6 = levelsOf(settings.ipv6, 128);
   const exempt = settings.exempt.map(parsePrefix).filter((p) =>
@@ -96,11 +100,7 @@ export function createRateLimiter(
       if (buckets.size >= settings.maxBuckets) evictOldest();
     } else {
       buckets.delete(key); // re-inserted below: most recently used last
-      bucket.tokens = Math.min(
-        level.capacity,
-        bucket.tokens + (at - bucket.at) * level.rate,
-      );
-      bucket.at = at;
+      refill(bucket, level, at);
     }
     buckets.set(key, bucket);
     return bucket;
@@ -156,6 +156,21 @@ export function createRateLimiter(
       return out;
     },
   };
+}
+
+/**
+ * Adds the tokens earned since the bucket was last brought up to date. A
+ * clock that went back (an injected wall clock stepped by NTP, a resumed VM)
+ * earns nothing rather than a debt: unclamped, a step back of an hour would
+ * keep every client limited for that hour.
+ */
+function refill(bucket: Bucket, level: Level, at: number): void {
+  const elapsed = Math.max(0, at - bucket.at);
+  bucket.tokens = Math.min(
+    level.capacity,
+    bucket.tokens + elapsed * level.rate,
+  );
+  bucket.at = at;
 }
 
 function emptyCounters(): RateLimitCounters {

@@ -71,6 +71,27 @@ Deno.test("rateLimiter refills tokens with time", () => {
   assert.deepEqual(burst(limiter.check, who, 2), ["pass", "drop"]);
 });
 
+Deno.test("rateLimiter keeps limiting at the client's rate when the clock steps back an hour", () => {
+  const { clock, limiter } = limiterOn({ ipv4: { "32": 600 }, slip: 0 });
+  const who = client("198.51.100.1");
+  /** A minute of queries at the allowed rate, one every 100 ms. */
+  function steadyMinute(): RateLimitVerdict[] {
+    return Array.from({ length: 600 }, () => {
+      clock.now += 100;
+      return limiter.check(who);
+    });
+  }
+  clock.now = 2 * 3_600_000;
+  assert.deepEqual(steadyMinute().filter((v) => v !== "pass"), []);
+  clock.now -= 3_600_000; // NTP steps the clock back
+  assert.deepEqual(steadyMinute().filter((v) => v !== "pass"), []);
+  // Nor did the step give tokens: the 100 ms spanning it earned none, so
+  // the bucket holds 598 (one short of a steady client's 599).
+  const verdicts = burst(limiter.check, who, 599);
+  assert.equal(verdicts.filter((v) => v === "pass").length, 598);
+  assert.equal(verdicts[598], "drop");
+});
+
 Deno.test("rateLimiter aggregates IPv4 clients by /24", () => {
   const { limiter } = limiterOn({
     ipv4: { "32": 100, "24": 4 },
