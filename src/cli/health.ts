@@ -4,9 +4,10 @@
  * container HEALTHCHECK (`kudurru health --ready`): the distroless image
  * has no curl. The address comes from --url, else listeners.ops.address of
  * the configuration (an any-address such as 0.0.0.0 is asked on loopback).
+ * The probe comes from the flag, or from a --url that names one.
  */
 import { type Command, parseFlags, UsageError } from "./command.ts";
-import { loadConfig } from "../config/load.ts";
+import { DEFAULT_CONFIG_PATH, loadConfig } from "../config/load.ts";
 import { parseListenAddress } from "../listeners/listen_address.ts";
 import { machineFacts } from "./machine.ts";
 import { parseDuration } from "../config/duration.ts";
@@ -35,8 +36,21 @@ export function opsUrlFor(address: string): string {
   return `http://${host}:${port}`;
 }
 
-/** The probe URL: `base` + the probe's path, unless `base` names a /healthz/ path. */
-function probeUrl(base: string, probe: Probe): URL {
+/** The probe a path names ("/healthz/live" → live), if any. */
+function probeOfPath(pathname: string): Probe | undefined {
+  return (Object.keys(PROBES) as Probe[]).find((p) => PROBES[p] === pathname);
+}
+
+/**
+ * What to ask: `base` + the probe's path, or `base` as it is when its path
+ * names a probe already (…/healthz/live): then that probe is the one asked
+ * and printed, and a flag naming another one is a usage error rather than a
+ * silent choice between the two.
+ */
+function probeTarget(
+  base: string,
+  flag: Probe | undefined,
+): { url: URL; probe: Probe } {
   let url: URL;
   try {
     url = new URL(base);
@@ -49,16 +63,36 @@ function probeUrl(base: string, probe: Probe): URL {
     throw new UsageError(`kudurru health: --url must be http:// or https://`);
   }
   if (!url.pathname.startsWith("/healthz/")) {
+    const probe = flag ?? "ready";
     url.pathname = url.pathname.replace(/\/$/, "") + PROBES[probe];
+    return { url, probe };
   }
-  return url;
+  const probe = probeOfPath(url.pathname);
+  if (probe === undefined) {
+    throw new UsageError(
+      `kudurru health: --url "${base}" names no probe; the probes are ${
+        Object.values(PROBES).join(", ")
+      }`,
+    );
+  }
+  if (flag !== undefined && flag !== probe) {
+    throw new UsageError(
+      `kudurru health: --${flag} conflicts with --url "${base}", which asks the ${probe} probe; drop one`,
+    );
+  }
+  return { url, probe };
 }
 
-/** The ops URL of the configuration, or the default when it cannot be read. */
+/**
+ * The ops URL of the configuration. A configuration that does not load is an
+ * error, not a reason to guess: the default address could be another
+ * server's, reported healthy. (No file at all is not an error: loadConfig
+ * then uses the embedded defaults.)
+ */
 function configuredUrl(
   config: string | undefined,
   env: Record<string, string>,
-): { url: string; note?: string } {
+): string {
   try {
     const facts = machineFacts();
     const loaded = loadConfig({
@@ -68,13 +102,13 @@ function configuredUrl(
       hostname: facts.hostname,
       cwd: facts.cwd,
     });
-    return { url: opsUrlFor(loaded.config.listeners.ops.address) };
+    return opsUrlFor(loaded.config.listeners.ops.address);
   } catch (err) {
     const why = err instanceof Error ? err.message : String(err);
-    return {
-      url: DEFAULT_OPS_URL,
-      note: `cannot read the configuration (${why}); asking ${DEFAULT_OPS_URL}`,
-    };
+    throw new Error(
+      `cannot find the ops listener: ${why} (fix the configuration, or give the listener with --url, such as ${DEFAULT_OPS_URL})`,
+      { cause: err },
+    );
   }
 }
 
@@ -102,7 +136,10 @@ export const healthCommand: Command = {
     "  kudurru health [--ready | --live | --startup] [--url URL] [--config FILE] [--timeout 5s]\n" +
     "  Asks the ops listener (listeners.ops.address; --url overrides it, such as http://127.0.0.1:8081).\n" +
     "  --ready (the default) fails while starting, in lameduck, or when a role is not ready, printing why.\n" +
-    "  Exit 0: healthy; 1: not healthy or not reachable. For container health checks.",
+    "  A --url whose path names a probe (http://127.0.0.1:8081/healthz/live) asks that probe;\n" +
+    "  a flag naming another probe is then an error.\n" +
+    `  Without --url, a configuration (--config, $KUDURRU_CONFIG or ${DEFAULT_CONFIG_PATH}) that does not load is an error.\n` +
+    "  Exit 0: healthy; 1: not healthy, not reachable, or no usable configuration. For container health checks.",
   async run(args, io) {
     const { values } = parseFlags("health", args, {
       ready: { type: "boolean" },
@@ -118,7 +155,6 @@ export const healthCommand: Command = {
         "kudurru health: choose one of --ready, --live, --startup",
       );
     }
-    const probe = chosen[0] ?? "ready";
     const timeoutMs = values.timeout === undefined
       ? DEFAULT_TIMEOUT_MS
       : parseDuration(values.timeout);
@@ -127,13 +163,8 @@ export const healthCommand: Command = {
         `kudurru health: --timeout "${values.timeout}" is not a positive duration (such as 5s)`,
       );
     }
-    let base = values.url;
-    if (base === undefined) {
-      const found = configuredUrl(values.config, envOf(io));
-      if (found.note) io.stderr(`kudurru health: ${found.note}\n`);
-      base = found.url;
-    }
-    const url = probeUrl(base, probe);
+    const base = values.url ?? configuredUrl(values.config, envOf(io));
+    const { url, probe } = probeTarget(base, chosen[0]);
     return await ask(url, probe, timeoutMs, io);
   },
 };
@@ -177,16 +208,32 @@ async function ask(
     );
     return 1;
   } catch (err) {
-    const why = control.signal.aborted
-      ? `no answer within ${timeoutMs / 1000} s`
-      : err instanceof Error
-      ? err.message
-      : String(err);
+    const what = control.signal.aborted
+      ? `no answer from ${url} within ${timeoutMs / 1000} s`
+      : `cannot connect to ${url}: ${fetchFailure(err)}`;
     io.stderr(
-      `kudurru health: cannot reach ${url}: ${why} (is kudurru serve running, and is listeners.ops.address right?)\n`,
+      `kudurru health: ${what} (is kudurru serve running, and is listeners.ops.address right?)\n`,
     );
     return 1;
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * Why a fetch failed, in a few words ("connection refused"). Deno's TypeError
+ * says only "fetch failed"; its cause holds the chain, such as "error sending
+ * request for url (…): client error (Connect): tcp connect error: Connection
+ * refused (os error 111)", whose last link says what happened.
+ */
+export function fetchFailure(err: unknown): string {
+  const inner = err instanceof Error && err.cause !== undefined
+    ? err.cause
+    : err;
+  const chain = inner instanceof Error ? inner.message : String(inner);
+  const last = chain.split(": ").at(-1)!.replace(/\s*\(os error \d+\)$/, "");
+  // "Connection refused" reads as a sentence; leave names ("UnknownIssuer").
+  return /^[A-Z][a-z]+(\s|$)/.test(last)
+    ? last[0]!.toLowerCase() + last.slice(1)
+    : last;
 }

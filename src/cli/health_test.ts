@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { bufferIO, UsageError } from "./command.ts";
-import { healthCommand, opsUrlFor } from "./health.ts";
+import { fetchFailure, healthCommand, opsUrlFor } from "./health.ts";
+import { runCli } from "./run.ts";
 import { createHealth, type Health } from "../health/health.ts";
 import { startOpsServer } from "../health/ops_server.ts";
 import { memoryLogger } from "../log/logger.ts";
@@ -25,6 +26,23 @@ async function health(...args: string[]) {
   const out = bufferIO();
   const code = await healthCommand.run(args, out.io);
   return { code, stdout: out.stdout(), stderr: out.stderr() };
+}
+
+/** `kudurru health …` through main's dispatch: the exit code a shell sees. */
+async function kudurruHealth(...args: string[]) {
+  const out = bufferIO();
+  const code = await runCli(["health", ...args], out.io);
+  return { code, stdout: out.stdout(), stderr: out.stderr() };
+}
+
+/** A loopback URL where nothing listens: a server's, stopped. */
+async function closedUrl(): Promise<string> {
+  let url = "";
+  await withOps((u) => {
+    url = u;
+    return Promise.resolve();
+  });
+  return url;
 }
 
 Deno.test("kudurru health --ready exits 1 with the reasons until the server is ready", async () => {
@@ -96,19 +114,111 @@ Deno.test("kudurru health finds the ops listener in the configuration", async ()
   }
 });
 
-Deno.test("kudurru health exits 1 and says so when nothing listens", async () => {
-  let url = "";
-  await withOps((u) => {
-    url = u;
-    return Promise.resolve();
-  });
-  // The server has stopped: its port is closed now.
+Deno.test("kudurru health exits 1 and says why when nothing listens", async () => {
+  const url = await closedUrl();
   const result = await health("--url", url, "--timeout", "2s");
   assert.equal(result.code, 1);
-  assert.match(
+  assert.equal(result.stdout, "");
+  assert.equal(
     result.stderr,
-    /^kudurru health: cannot reach http:\/\/127\.0\.0\.1:\d+\/healthz\/ready: .*is kudurru serve running/,
+    `kudurru health: cannot connect to ${url}/healthz/ready: connection refused ` +
+      `(is kudurru serve running, and is listeners.ops.address right?)\n`,
   );
+});
+
+Deno.test("fetchFailure keeps the last link of Deno's error chain", () => {
+  const failed = (cause: string) =>
+    new TypeError("fetch failed", { cause: new Error(cause) });
+  const table: [unknown, string][] = [
+    [
+      failed(
+        "error sending request for url (http://127.0.0.1:9/healthz/ready): client error (Connect): tcp connect error: Connection refused (os error 111)",
+      ),
+      "connection refused",
+    ],
+    [
+      failed(
+        "error sending request for url (http://nowhere.invalid:8081/): client error (Connect): dns error: failed to lookup address information: Name or service not known",
+      ),
+      "name or service not known",
+    ],
+    [
+      failed("client error (Connect): invalid peer certificate: UnknownIssuer"),
+      "UnknownIssuer",
+    ],
+    // Deno refuses some ports itself, without a cause.
+    [
+      new TypeError("Fetch failed: Requests to port 1 are blocked"),
+      "requests to port 1 are blocked",
+    ],
+  ];
+  for (const [err, why] of table) assert.equal(fetchFailure(err), why);
+});
+
+Deno.test("kudurru health asks and labels the probe its --url names", async () => {
+  await withOps(async (url, state) => {
+    // Not started: live is up, ready is not. Asking live must say "live".
+    const live = await health("--url", `${url}/healthz/live`);
+    assert.deepEqual(live, {
+      code: 0,
+      stdout: `live: ok (${url}/healthz/live)\n`,
+      stderr: "",
+    });
+    const same = await health("--live", "--url", `${url}/healthz/live`);
+    assert.equal(same.stdout, `live: ok (${url}/healthz/live)\n`);
+    state.markStarted();
+    const startup = await health("--url", `${url}/healthz/startup`);
+    assert.equal(startup.stdout, `startup: ok (${url}/healthz/startup)\n`);
+  });
+});
+
+/** What `kudurru health` ends with when the configuration `file` is missing. */
+function noSuchFile(file: string) {
+  return {
+    code: 1,
+    stdout: "", // no server asked
+    stderr:
+      `kudurru health: cannot find the ops listener: Cannot load "${file}": no such file ` +
+      `(fix the configuration, or give the listener with --url, such as http://127.0.0.1:8081)\n`,
+  };
+}
+
+Deno.test("kudurru health fails on a named configuration it cannot load, rather than guess an address", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const missing = join(dir, "missing.yaml");
+    assert.deepEqual(
+      await kudurruHealth("--config", missing),
+      noSuchFile(missing),
+    );
+    const broken = join(dir, "broken.yaml");
+    await Deno.writeTextFile(broken, "listeners:\n  ops: [\n");
+    const result = await kudurruHealth("--config", broken);
+    assert.equal(result.code, 1);
+    assert.equal(result.stdout, "");
+    assert.ok(
+      result.stderr.startsWith(
+        `kudurru health: cannot find the ops listener: Cannot load "${broken}": line 3,`,
+      ),
+      result.stderr,
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("kudurru health fails on a $KUDURRU_CONFIG it cannot load", async () => {
+  const dir = await Deno.makeTempDir();
+  const before = Deno.env.get("KUDURRU_CONFIG");
+  try {
+    const missing = join(dir, "missing.yaml");
+    Deno.env.set("KUDURRU_CONFIG", missing);
+    assert.deepEqual(await kudurruHealth(), noSuchFile(missing));
+  } finally {
+    if (before === undefined) Deno.env.delete("KUDURRU_CONFIG");
+    else Deno.env.set("KUDURRU_CONFIG", before);
+    await Deno.remove(dir, { recursive: true });
+  }
 });
 
 Deno.test("kudurru health rejects conflicting probes, bad URLs and bad timeouts", async () => {
@@ -116,6 +226,14 @@ Deno.test("kudurru health rejects conflicting probes, bad URLs and bad timeouts"
     [["--ready", "--live"], /choose one of/],
     [["--url", "not a url"], /is not a URL/],
     [["--url", "ftp://127.0.0.1:8081"], /must be http/],
+    [
+      ["--ready", "--url", "http://127.0.0.1:8081/healthz/live"],
+      /--ready conflicts with --url "http:\/\/127\.0\.0\.1:8081\/healthz\/live", which asks the live probe/,
+    ],
+    [
+      ["--url", "http://127.0.0.1:8081/healthz/alive"],
+      /names no probe; the probes are \/healthz\/ready, \/healthz\/live, \/healthz\/startup/,
+    ],
     [
       ["--timeout", "soon", "--url", "http://127.0.0.1:1"],
       /not a positive duration/,

@@ -11,7 +11,11 @@
  * health is served here: nothing that changes state, since there is no auth.
  */
 import type { Logger } from "../log/logger.ts";
-import { type HttpListener, listenHttp } from "../metrics/http_listener.ts";
+import {
+  type HttpListener,
+  listenHttp,
+  rejectUnlessGetOrHead,
+} from "../metrics/http_listener.ts";
 import type { Health } from "./health.ts";
 
 export interface OpsServerOptions {
@@ -30,8 +34,9 @@ export const HEALTH_PATHS = {
   ready: "/healthz/ready",
 } as const;
 
-function json(body: unknown, ok: boolean, head: boolean): Response {
-  return new Response(head ? null : JSON.stringify(body) + "\n", {
+/** A probe's answer, for GET and HEAD alike (see rejectUnlessGetOrHead). */
+function json(body: unknown, ok: boolean): Response {
+  return new Response(JSON.stringify(body) + "\n", {
     status: ok ? 200 : 503,
     headers: {
       "content-type": "application/json; charset=utf-8",
@@ -45,33 +50,27 @@ function json(body: unknown, ok: boolean, head: boolean): Response {
 export function opsHandler(health: Health): (request: Request) => Response {
   return (request) => {
     const { pathname } = new URL(request.url);
-    const head = request.method === "HEAD";
     if (!Object.values(HEALTH_PATHS).includes(pathname as never)) {
       return new Response(
         `not found; probes are ${Object.values(HEALTH_PATHS).join(", ")}\n`,
         { status: 404 },
       );
     }
-    if (request.method !== "GET" && !head) {
-      return new Response("method not allowed\n", {
-        status: 405,
-        headers: { allow: "GET, HEAD" },
-      });
-    }
+    const rejected = rejectUnlessGetOrHead(request);
+    if (rejected) return rejected;
     switch (pathname) {
       case HEALTH_PATHS.live:
-        return json({ live: true }, true, head);
+        return json({ live: true }, true);
       case HEALTH_PATHS.startup:
         return json(
           health.started
             ? { started: true }
             : { started: false, reason: "still starting" },
           health.started,
-          head,
         );
       default: {
         const report = health.ready();
-        return json(report, report.ready, head);
+        return json(report, report.ready);
       }
     }
   };

@@ -3,7 +3,7 @@ import { memoryLogger } from "../log/logger.ts";
 import { HttpListenerError } from "../metrics/http_listener.ts";
 import { createHealth } from "./health.ts";
 import { enterLameduck } from "./lameduck.ts";
-import { startOpsServer } from "./ops_server.ts";
+import { HEALTH_PATHS, startOpsServer } from "./ops_server.ts";
 
 async function get(url: string, method = "GET") {
   const res = await fetch(url, { method });
@@ -88,7 +88,52 @@ Deno.test("the ops server's probes follow startup, readiness and lameduck", asyn
   }
 });
 
-Deno.test("the ops server answers HEAD without a body, 404 and 405 otherwise", async () => {
+/** A HEAD and a GET of `url`, as far as HEAD must match GET (RFC 9110 §9.3.2). */
+async function headAndGet(url: string) {
+  const head = await fetch(url, { method: "HEAD" });
+  const get = await fetch(url);
+  const getBody = new Uint8Array(await get.arrayBuffer());
+  return {
+    head: {
+      status: head.status,
+      type: head.headers.get("content-type"),
+      length: head.headers.get("content-length"),
+    },
+    headBody: await head.text(),
+    get: {
+      status: get.status,
+      type: get.headers.get("content-type"),
+      length: String(getBody.length),
+    },
+  };
+}
+
+Deno.test("the ops server answers HEAD with GET's status and headers, without the body", async () => {
+  const server = startOpsServer({
+    hostname: "127.0.0.1",
+    port: 0,
+    health: createHealth(), // not started: the 503s count too
+    logger: memoryLogger(),
+  });
+  const base = `http://127.0.0.1:${server.addr.port}`;
+  const statuses: [string, number][] = [
+    [HEALTH_PATHS.live, 200],
+    [HEALTH_PATHS.startup, 503],
+    [HEALTH_PATHS.ready, 503],
+  ];
+  try {
+    for (const [path, status] of statuses) {
+      const { head, headBody, get } = await headAndGet(`${base}${path}`);
+      assert.deepEqual(head, get, path);
+      assert.equal(head.status, status, path);
+      assert.equal(headBody, "", path);
+    }
+  } finally {
+    await server.stop();
+  }
+});
+
+Deno.test("the ops server answers 404 off the probes and 405 for other methods", async () => {
   const health = createHealth();
   health.markStarted();
   const server = startOpsServer({
@@ -99,9 +144,6 @@ Deno.test("the ops server answers HEAD without a body, 404 and 405 otherwise", a
   });
   const base = `http://127.0.0.1:${server.addr.port}`;
   try {
-    const head = await fetch(`${base}/healthz/ready`, { method: "HEAD" });
-    assert.equal(head.status, 200);
-    assert.equal(await head.text(), "");
     for (const path of ["/", "/healthz", "/metrics", "/lameduck"]) {
       const res = await fetch(`${base}${path}`);
       assert.equal(res.status, 404, path);
@@ -109,6 +151,7 @@ Deno.test("the ops server answers HEAD without a body, 404 and 405 otherwise", a
     }
     const post = await fetch(`${base}/healthz/ready`, { method: "POST" });
     assert.equal(post.status, 405);
+    assert.equal(post.headers.get("allow"), "GET, HEAD");
     await post.body?.cancel();
   } finally {
     await server.stop();

@@ -36,6 +36,21 @@ export interface HttpListenerOptions {
   logger: Logger;
 }
 
+/**
+ * The 405 answer for a method other than GET and HEAD, or undefined for
+ * those two. Handlers answer HEAD with the very Response GET gets: Deno.serve
+ * sends its status and headers, content-length included, and drops the body,
+ * which is what RFC 9110 §9.3.2 asks. A null body would send
+ * "content-length: 0" instead, a length GET does not have.
+ */
+export function rejectUnlessGetOrHead(request: Request): Response | undefined {
+  if (request.method === "GET" || request.method === "HEAD") return undefined;
+  return new Response("method not allowed\n", {
+    status: 405,
+    headers: { allow: "GET, HEAD" },
+  });
+}
+
 /** Starts the listener; throws HttpListenerError when it cannot bind. */
 export function listenHttp(opts: HttpListenerOptions): HttpListener {
   let server: Deno.HttpServer<Deno.NetAddr>;

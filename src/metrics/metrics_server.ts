@@ -5,7 +5,11 @@
  * labels never carry client addresses or query names.
  */
 import type { Logger } from "../log/logger.ts";
-import { type HttpListener, listenHttp } from "./http_listener.ts";
+import {
+  type HttpListener,
+  listenHttp,
+  rejectUnlessGetOrHead,
+} from "./http_listener.ts";
 import type { Registry } from "./registry.ts";
 
 export interface MetricsServerOptions {
@@ -33,15 +37,11 @@ export function startMetricsServer(opts: MetricsServerOptions): HttpListener {
           status: 404,
         });
       }
-      if (request.method !== "GET" && request.method !== "HEAD") {
-        return new Response("method not allowed\n", {
-          status: 405,
-          headers: { allow: "GET, HEAD" },
-        });
-      }
+      const rejected = rejectUnlessGetOrHead(request);
+      if (rejected) return rejected;
       try {
-        const text = await registry.metrics();
-        return new Response(request.method === "HEAD" ? null : text, {
+        // HEAD collects too: its content-length must be the one GET sends.
+        return new Response(await registry.metrics(), {
           headers: { "content-type": registry.contentType },
         });
       } catch (error) {

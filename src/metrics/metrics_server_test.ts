@@ -49,8 +49,28 @@ Deno.test("the metrics server answers 404 elsewhere and 405 for other methods", 
     assert.equal(post.status, 405);
     assert.equal(post.headers.get("allow"), "GET, HEAD");
     await post.body?.cancel();
+  } finally {
+    await server.stop();
+  }
+});
+
+Deno.test("the metrics server answers HEAD with GET's headers and length, without the body", async () => {
+  // Only a fixed gauge, so that GET's text and length do not move between the two requests.
+  const registry = newRegistry();
+  new client.Gauge({ name: "t_fixed", help: "test", registers: [registry] })
+    .set(42);
+  const { server, base } = start(registry);
+  try {
     const head = await fetch(`${base}/metrics`, { method: "HEAD" });
+    const get = await fetch(`${base}/metrics`);
+    const text = await get.text();
+    assert.match(text, /^t_fixed 42$/m);
     assert.equal(head.status, 200);
+    assert.equal(head.headers.get("content-type"), registry.contentType);
+    assert.equal(
+      head.headers.get("content-length"),
+      String(new TextEncoder().encode(text).length),
+    );
     assert.equal(await head.text(), "");
   } finally {
     await server.stop();
