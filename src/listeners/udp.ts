@@ -130,7 +130,11 @@ export function serveUdp(opts: UdpServerOptions): UdpServer {
         logger.warn("udp receive failed", { error: err });
         continue;
       }
-      if (stopping) continue;
+      if (stopping) {
+        // Draining: a query answered now could keep the drain going forever.
+        counters.udpStopping++;
+        continue;
+      }
       if (inFlight >= maxInFlight) {
         counters.udpDropped++;
         continue;

@@ -111,9 +111,13 @@ Deno.test("serveUdp stop still sends the answer of a query in flight", async () 
       await new Promise((r) => setTimeout(r, 5));
     }
     const stopping = s.server.stop();
+    // A query arriving during the drain is dropped, and counted as such.
+    await client.send(buildQuery(10, "fast.test"), to);
     const [reply] = await within(client.receive(), 2000);
     assert.equal(decodeAnswer(reply).id, 9);
     await stopping;
+    assert.equal(s.counters.udpStopping, 1);
+    assert.equal(s.counters.queries, 1);
   } finally {
     client.close();
     await s.server.stop();

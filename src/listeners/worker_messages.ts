@@ -65,6 +65,8 @@ export interface SocketCounters {
   sendErrors: number;
   /** UDP datagrams dropped because too many queries were in flight. */
   udpDropped: number;
+  /** UDP datagrams dropped while the listener finished its last answers. */
+  udpStopping: number;
   /** UDP queries over UDP_MAX_QUERY octets, answered TC=1 unread. */
   udpOversize: number;
   tcpAccepted: number;
@@ -137,6 +139,7 @@ export function emptySocketCounters(): SocketCounters {
     queries: 0,
     sendErrors: 0,
     udpDropped: 0,
+    udpStopping: 0,
     udpOversize: 0,
     tcpAccepted: 0,
     tcpRejected: 0,

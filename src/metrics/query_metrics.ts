@@ -73,7 +73,7 @@ export function createQueryMetrics(registry: Registry) {
   const dropped = new client.Counter({
     name: "kudurru_dns_dropped_total",
     help:
-      "DNS queries that got no answer, by reason (a status, or udp_overload: too many UDP queries in flight).",
+      "DNS queries that got no answer, by reason (a status; udp_overload: too many UDP queries in flight; shutting_down: UDP queries that came while the listener finished its last answers).",
     labelNames: ["reason"] as const,
     registers,
   });
@@ -146,6 +146,9 @@ export function createQueryMetrics(registry: Registry) {
         }
         if (isCount(socket.udpDropped)) {
           dropped.inc({ reason: "udp_overload" }, socket.udpDropped);
+        }
+        if (isCount(socket.udpStopping)) {
+          dropped.inc({ reason: "shutting_down" }, socket.udpStopping);
         }
         if (isCount(socket.udpOversize)) udpOversize.inc(socket.udpOversize);
         for (const [key, event] of Object.entries(TCP_EVENTS)) {
