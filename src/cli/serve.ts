@@ -125,7 +125,12 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         },
       }),
     });
-    health.register("listeners", () => ({ ready: true }));
+    health.register("listeners", () => {
+      const down = listeners.down();
+      return down.length === 0
+        ? { ready: true }
+        : { ready: false, reason: `DNS listeners down: ${down.join("; ")}` };
+    });
     // The answer cache outlives a restart: restored from local.db now (the
     // workers serve from it once the first snapshot enables the cache),
     // written back from the workers' dumps when they stop.

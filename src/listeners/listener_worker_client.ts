@@ -73,6 +73,12 @@ export interface ListenerWorkerOptions {
   onEvents?: (events: PackedQueryEvents, dropped: number) => void;
   /** Cache entries the worker stored from cut answers, for the other workers. */
   onCacheShare?: (entries: SerializedEntry[]) => void;
+  /**
+   * The worker died after it was ready (an uncaught error in it): its
+   * socket is closed and the handle is terminated. Not called for a worker
+   * that fails to start: the returned promise rejects then.
+   */
+  onFailure?: (message: string) => void;
 }
 
 /** Starts one Worker and resolves once its socket is bound. */
@@ -248,7 +254,9 @@ export function startListenerWorker(
       listener: where,
       error: event.message,
     });
+    const wasServing = bound !== null && !terminated;
     terminate();
+    if (wasServing) opts.onFailure?.(event.message);
     ready.reject(
       new ListenerError(
         `Cannot start the listener on ${where}: ${event.message}`,

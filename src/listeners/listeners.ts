@@ -7,10 +7,10 @@ import type { PackedQueryEvents } from "../pipeline/query_event_pack.ts";
 import type { Transport } from "../pipeline/handler.ts";
 import type { Snapshot } from "../pipeline/snapshot.ts";
 import type { Logger } from "../log/logger.ts";
-import { parseListenAddress } from "./listen_address.ts";
+import { formatListenAddress, parseListenAddress } from "./listen_address.ts";
 import { explainDualStackClash } from "./listener_error.ts";
 import { TCP_IDLE_TIMEOUT_MS, TCP_MAX_CONNECTIONS } from "./tcp.ts";
-import type { CounterDeltas } from "./worker_messages.ts";
+import type { CounterDeltas, WorkerRequest } from "./worker_messages.ts";
 import {
   mergeEntries,
   type SerializedEntry,
@@ -66,6 +66,11 @@ export interface DnsListeners {
   setSnapshot(snapshot: Snapshot): void;
   /** The bound addresses, real ports included (tests bind port 0). */
   addresses(): BoundAddress[];
+  /**
+   * Listeners not serving now ("addr/transport: why"): a worker that died
+   * is restarting, or failed too often to be restarted.
+   */
+  down(): string[];
   /** Posts a cache dump (from local.db) to every UDP and TCP worker. */
   importCache(entries: SerializedEntry[]): void;
   /**
@@ -89,41 +94,72 @@ export interface DnsListeners {
 export async function startDnsListeners(
   opts: DnsListenersOptions,
 ): Promise<DnsListeners> {
-  const workers: ListenerWorker[] = [];
+  const set: ListenerSet = {
+    workers: [],
+    snapshot: undefined,
+    stopping: false,
+    down: new Map(),
+    restarts: new Map(),
+  };
   const results = await Promise.allSettled(
-    opts.listeners.map((l) => startAddress(l, opts, workers)),
+    opts.listeners.map((l) => startAddress(l, opts, set)),
   );
   const failed = results.find((r) => r.status === "rejected");
   if (failed) {
-    await Promise.all(workers.map((w) => w.stop()));
+    set.stopping = true;
+    await Promise.all(set.workers.map((w) => w.stop()));
     throw explainDualStackClash(opts.listeners, failed.reason);
   }
-  for (const w of workers) {
+  for (const w of set.workers) {
     opts.logger.info("listening for DNS", { ...w.bound });
   }
+  const stopAll = () => {
+    set.stopping = true;
+    return Promise.all(set.workers.map((w) => w.stop()));
+  };
   return {
     setSnapshot(snapshot) {
-      for (const w of workers) w.post(snapshot);
+      set.snapshot = snapshot;
+      for (const w of set.workers) w.post(snapshot);
     },
-    addresses: () => workers.map((w) => ({ ...w.bound })),
+    addresses: () => set.workers.map((w) => ({ ...w.bound })),
+    down: () => [...set.down].map(([where, why]) => `${where}: ${why}`),
     importCache(entries) {
       if (entries.length === 0) return;
-      for (const w of workers) {
+      for (const w of set.workers) {
         const { transport } = w.bound;
         if (transport === "udp" || transport === "tcp") w.postCache(entries);
       }
     },
     async flushCache(name) {
-      const removed = await Promise.all(workers.map((w) => w.flushCache(name)));
+      const removed = await Promise.all(
+        set.workers.map((w) => w.flushCache(name)),
+      );
       return removed.reduce((sum, n) => sum + n, 0);
     },
     async stop() {
-      await Promise.all(workers.map((w) => w.stop()));
+      await stopAll();
     },
     async stopWithCacheDump() {
-      return mergeEntries(await Promise.all(workers.map((w) => w.stop())));
+      return mergeEntries(await stopAll());
     },
   };
+}
+
+/** A worker that dies is started again at most this often in RESTART_WINDOW_MS. */
+const MAX_RESTARTS = 5;
+const RESTART_WINDOW_MS = 60_000;
+
+/** What the listeners share, for restarts. */
+interface ListenerSet {
+  workers: ListenerWorker[];
+  /** The last snapshot posted: a restarted worker gets it at once. */
+  snapshot: Snapshot | undefined;
+  stopping: boolean;
+  /** Listeners not serving ("addr/transport" → why): restarting, or given up. */
+  down: Map<string, string>;
+  /** When each listener was restarted lately, for MAX_RESTARTS. */
+  restarts: Map<string, number[]>;
 }
 
 /**
@@ -134,43 +170,122 @@ export async function startDnsListeners(
 async function startAddress(
   config: DnsListenerConfig,
   opts: DnsListenersOptions,
-  started: ListenerWorker[],
+  set: ListenerSet,
 ): Promise<void> {
   const { hostname, port } = parseListenAddress(config.address);
   let boundPort = port;
   for (const transport of new Set(config.protocols)) {
-    const worker = await startListenerWorker({
-      workerUrl: String(opts.workerUrl ?? WORKER_ENTRY_URL),
-      configured: config.address,
-      logger: opts.logger,
-      stopTimeoutMs: opts.stopTimeoutMs ?? 10_000,
-      ...(opts.onCounters ? { onCounters: opts.onCounters } : {}),
-      ...(opts.onEvents ? { onEvents: opts.onEvents } : {}),
-      // Importing skips an entry older than one already held (cache_dump.ts).
-      onCacheShare: (entries) => {
-        for (const other of started) {
-          if (other !== worker) other.postSharedCache(entries);
-        }
-      },
-      start: {
-        queryLog: opts.onEvents !== undefined,
-        type: "start",
-        listener: { address: hostname, port: boundPort, transport },
-        nodeName: opts.nodeName,
-        version: opts.version,
-        tcp: {
-          idleTimeoutMs: opts.tcpIdleTimeoutMs ?? TCP_IDLE_TIMEOUT_MS,
-          maxConnections: opts.tcpMaxConnections ?? TCP_MAX_CONNECTIONS,
-        },
-        ...(opts.udpMaxInFlight !== undefined
-          ? { udpMaxInFlight: opts.udpMaxInFlight }
-          : {}),
-        ...(opts.countersIntervalMs !== undefined
-          ? { countersIntervalMs: opts.countersIntervalMs }
-          : {}),
-      },
+    const worker = await startWorker(set, opts, config.address, {
+      address: hostname,
+      port: boundPort,
+      transport,
     });
-    started.push(worker);
+    set.workers.push(worker);
     boundPort = worker.bound.port;
+  }
+}
+
+type ListenerSpec = Extract<WorkerRequest, { type: "start" }>["listener"];
+
+/** Starts one worker; one that dies later is replaced (replaceFailed). */
+async function startWorker(
+  set: ListenerSet,
+  opts: DnsListenersOptions,
+  configured: string,
+  listener: ListenerSpec,
+): Promise<ListenerWorker> {
+  let self: ListenerWorker | undefined;
+  const worker = await startListenerWorker({
+    workerUrl: String(opts.workerUrl ?? WORKER_ENTRY_URL),
+    configured,
+    logger: opts.logger,
+    stopTimeoutMs: opts.stopTimeoutMs ?? 10_000,
+    ...(opts.onCounters ? { onCounters: opts.onCounters } : {}),
+    ...(opts.onEvents ? { onEvents: opts.onEvents } : {}),
+    // Importing skips an entry older than one already held (cache_dump.ts).
+    onCacheShare: (entries) => {
+      for (const other of set.workers) {
+        if (other !== self) other.postSharedCache(entries);
+      }
+    },
+    onFailure: (message) => {
+      if (self !== undefined) {
+        replaceFailed(set, opts, configured, self, message);
+      }
+    },
+    start: {
+      queryLog: opts.onEvents !== undefined,
+      type: "start",
+      listener,
+      nodeName: opts.nodeName,
+      version: opts.version,
+      tcp: {
+        idleTimeoutMs: opts.tcpIdleTimeoutMs ?? TCP_IDLE_TIMEOUT_MS,
+        maxConnections: opts.tcpMaxConnections ?? TCP_MAX_CONNECTIONS,
+      },
+      ...(opts.udpMaxInFlight !== undefined
+        ? { udpMaxInFlight: opts.udpMaxInFlight }
+        : {}),
+      ...(opts.countersIntervalMs !== undefined
+        ? { countersIntervalMs: opts.countersIntervalMs }
+        : {}),
+    },
+  });
+  self = worker;
+  return worker;
+}
+
+/**
+ * A worker died (an uncaught error in it; its answers in flight and its
+ * cache are lost): start another on the same address, unless it died
+ * MAX_RESTARTS times within RESTART_WINDOW_MS, which is a fault a restart
+ * will not mend. Until it serves again the listener is `down`.
+ */
+async function replaceFailed(
+  set: ListenerSet,
+  opts: DnsListenersOptions,
+  configured: string,
+  failed: ListenerWorker,
+  message: string,
+): Promise<void> {
+  const { transport, hostname, port } = failed.bound;
+  const where = `${formatListenAddress({ hostname, port })}/${transport}`;
+  if (set.stopping) return;
+  const now = Date.now();
+  const recent = (set.restarts.get(where) ?? []).filter((at) =>
+    now - at < RESTART_WINDOW_MS
+  );
+  if (recent.length >= MAX_RESTARTS) {
+    set.down.set(where, `stopped after an error, not restarted: ${message}`);
+    opts.logger.error("listener failed too often; not restarting it", {
+      listener: where,
+      restarts: recent.length,
+    });
+    return;
+  }
+  set.restarts.set(where, [...recent, now]);
+  set.down.set(where, `restarting after an error: ${message}`);
+  opts.logger.warn("restarting the listener", { listener: where });
+  try {
+    const fresh = await startWorker(set, opts, configured, {
+      address: hostname,
+      port,
+      transport,
+    });
+    if (set.stopping) {
+      await fresh.stop();
+      return;
+    }
+    set.workers[set.workers.indexOf(failed)] = fresh;
+    if (set.snapshot !== undefined) fresh.post(set.snapshot);
+    set.down.delete(where);
+    opts.logger.info("listening for DNS", { ...fresh.bound });
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    set.down.set(where, `stopped after an error; restarting failed: ${why}`);
+    opts.logger.error("cannot restart the listener", {
+      listener: where,
+      error: err,
+    });
   }
 }

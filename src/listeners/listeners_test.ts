@@ -224,3 +224,51 @@ Deno.test("startDnsListeners default worker counts queries in its pipeline", asy
   const tcp = counted.reduce((n, d) => n + (d.handler?.queries.tcp ?? 0), 0);
   assert.equal(tcp, 1);
 });
+
+Deno.test("startDnsListeners restarts a worker that died, on the same port, with the last snapshot", async () => {
+  const logger = memoryLogger();
+  await using l = await start({
+    listeners: [{ address: "127.0.0.1:0", protocols: ["udp"] }],
+    logger,
+  });
+  const port = portOf(l, "udp");
+  l.setSnapshot(snapshot(7));
+  await udpExchange("127.0.0.1", port, buildQuery(1, "crash.test"), 300)
+    .catch(() => {}); // no answer: the worker dies
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    try {
+      const reply = await udpExchange(
+        "127.0.0.1",
+        port,
+        buildQuery(2, "snapshot.test", "TXT"),
+        300,
+      );
+      assert.deepEqual(decodeAnswer(reply).records, ["TXT 7"]);
+      break;
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+    }
+  }
+  assert.deepEqual(l.down(), []);
+  assert.ok(logger.lines.some((line) => /restarting the listener/.test(line)));
+});
+
+Deno.test("startDnsListeners gives up on a worker that keeps dying and says it is down", async () => {
+  await using l = await start({
+    listeners: [{ address: "127.0.0.1:0", protocols: ["udp"] }],
+  });
+  const port = portOf(l, "udp");
+  const deadline = Date.now() + 20_000;
+  while (!l.down().some((d) => /not restarted/.test(d))) {
+    assert.ok(Date.now() < deadline, `still restarting: ${l.down()}`);
+    await udpExchange("127.0.0.1", port, buildQuery(1, "crash.test"), 200)
+      .catch(() => {});
+  }
+  assert.match(
+    l.down()[0]!,
+    new RegExp(
+      `^127\\.0\\.0\\.1:${port}/udp: stopped after an error, not restarted: .*crash\\.test asked`,
+    ),
+  );
+});

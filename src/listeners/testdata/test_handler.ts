@@ -6,6 +6,7 @@
  * - `drop.test.`: no answer (null)
  * - `snapshot.test.`: TXT with the current snapshot's version, or "none"
  * - `big.test.`: TXT of ~60,000 octets (fills socket buffers quickly)
+ * - `crash.test.`: no answer, and an uncaught error ends the worker
  * - anything else: A 192.0.2.1
  */
 import dnsPacket from "dns-packet";
@@ -42,6 +43,13 @@ export function createTestHandler(
       counters.countQuery(client.transport);
       const q = dnsPacket.decode(Buffer.from(query));
       const name: string = q.questions?.[0]?.name ?? "";
+      if (name === "crash.test") {
+        // Outside the listener's own error handling, as a bug would be.
+        setTimeout(() => {
+          throw new Error("crash.test asked");
+        });
+        return null;
+      }
       // Like the real pipeline: answers that wait come as a promise, the
       // rest synchronously.
       const slow = /^slow-(\d+)\.test$/.exec(name);
