@@ -112,6 +112,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       });
     }
 
+    health.starting("starting the DNS listeners");
     const listeners = await startDnsListeners({
       listeners: config.listeners.dns,
       nodeName: config.node.name,
@@ -180,6 +181,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         ? { debounceMs: opts.objectsDebounceMs }
         : {}),
     });
+    health.starting("loading objects");
     await loader.load();
     const watching = loader.watch(stopping.signal).catch((err) => {
       logger.error("objects watch stopped", { error: err });
@@ -191,6 +193,11 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     // Lists compile before the first snapshot, so blocking is in force from
     // the first answer (blocking.initStrategy says how long to wait).
     let refreshSnapshot = () => {};
+    health.starting(
+      config.blocking.initStrategy === "fast"
+        ? "compiling block lists"
+        : `downloading block lists (blocking.initStrategy: ${config.blocking.initStrategy})`,
+    );
     const blocking = await startBlocking({
       store,
       config,
@@ -229,6 +236,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     });
     refreshSnapshot = () => snapshots.refresh();
     stops.push(() => snapshots.stop());
+    health.starting("building the first snapshot");
     await snapshots.synced;
     health.register("store", () => ({ ready: true }));
     health.markStarted();

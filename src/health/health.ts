@@ -38,11 +38,15 @@ export interface Health {
    * @throws {Error} when a check of that name exists
    */
   register(name: string, check: HealthCheck): () => void;
+  /** What startup is doing now ("loading objects"), for the probes' reason. */
+  starting(step: string): void;
   /** Startup is over: /healthz/startup turns 200. */
   markStarted(): void;
   /** Shutting down: /healthz/ready turns 503 for good; DNS keeps answering. */
   setLameduck(): void;
   readonly started: boolean;
+  /** "still starting: <step>" while starting; "" once started. */
+  readonly startupReason: string;
   readonly lameduck: boolean;
   /** Runs every check now. */
   ready(): ReadyReport;
@@ -56,7 +60,10 @@ export const LAMEDUCK_CHECK = "lameduck";
 export function createHealth(): Health {
   const checks = new Map<string, HealthCheck>();
   let started = false;
+  let step = "";
   let lameduck = false;
+  const startupReason = () =>
+    started ? "" : step === "" ? "still starting" : `still starting: ${step}`;
 
   function run(name: string, check: HealthCheck): CheckReport {
     let result: CheckResult;
@@ -91,6 +98,9 @@ export function createHealth(): Health {
         if (checks.get(name) === check) checks.delete(name);
       };
     },
+    starting(now) {
+      step = now;
+    },
     markStarted() {
       started = true;
     },
@@ -100,6 +110,9 @@ export function createHealth(): Health {
     get started() {
       return started;
     },
+    get startupReason() {
+      return startupReason();
+    },
     get lameduck() {
       return lameduck;
     },
@@ -108,7 +121,7 @@ export function createHealth(): Health {
         started ? { name: STARTUP_CHECK, ready: true } : {
           name: STARTUP_CHECK,
           ready: false,
-          reason: "still starting",
+          reason: startupReason(),
         },
       ];
       if (lameduck) {

@@ -19,8 +19,20 @@ Deno.test("readiness needs startup over, no lameduck and every check ready", () 
     { name: "listeners", ready: true },
   ]);
 
+  health.starting("downloading block lists");
+  assert.deepEqual(health.ready().checks[0], {
+    name: "startup",
+    ready: false,
+    reason: "still starting: downloading block lists",
+  });
+  assert.equal(
+    health.startupReason,
+    "still starting: downloading block lists",
+  );
+
   health.markStarted();
   assert.equal(health.started, true);
+  assert.equal(health.startupReason, "");
   assert.equal(health.ready().ready, false); // the store still is not
   synced = true;
   assert.deepEqual(health.ready(), {

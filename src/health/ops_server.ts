@@ -65,7 +65,7 @@ export function opsHandler(health: Health): (request: Request) => Response {
         return json(
           health.started
             ? { started: true }
-            : { started: false, reason: "still starting" },
+            : { started: false, reason: health.startupReason },
           health.started,
         );
       default: {
