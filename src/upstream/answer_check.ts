@@ -5,6 +5,7 @@
  * dropped: a spoofed or stale datagram must not become an answer.
  */
 import {
+  EDNS_OPTION,
   OPCODE,
   parseQuery,
   type Question,
@@ -25,6 +26,8 @@ export type AnswerCheck =
     rcode: number;
     /** TC=1: the answer did not fit; retry over TCP. */
     truncated: boolean;
+    /** The data of its Extended DNS Error options (RFC 8914), if any. */
+    extendedErrors: Uint8Array[];
   }
   | { ok: false; why: string };
 
@@ -75,5 +78,8 @@ export function checkAnswer(
     ok: true,
     rcode: extended | (info.flags & 0xf),
     truncated: (info.flags & 0x0200) !== 0,
+    extendedErrors: (info.edns?.options ?? [])
+      .filter((o) => o.code === EDNS_OPTION.EDE)
+      .map((o) => o.data),
   };
 }

@@ -23,6 +23,7 @@ Deno.test("checkAnswer accepts the answer in any name case", () => {
     ok: true,
     rcode: RCODE.NXDOMAIN,
     truncated: false,
+    extendedErrors: [],
   });
 });
 

@@ -13,7 +13,12 @@ import type { Transport, UpstreamRequest } from "./types.ts";
 /** How one attempt ended. */
 export type AttemptOutcome =
   | { ok: true; message: Uint8Array; rttMs: number }
-  | { ok: false; why: string };
+  | {
+    ok: false;
+    why: string;
+    /** The Extended DNS Errors of a failure answer (SERVFAIL, …), if any. */
+    extendedErrors?: Uint8Array[];
+  };
 
 const RCODE_NAMES = new Map<number, string>(
   Object.entries(RCODE).map(([name, code]) => [code, name]),
@@ -44,7 +49,10 @@ export async function askServer(
       );
     }
     if (answer.rcode !== RCODE.NOERROR && answer.rcode !== RCODE.NXDOMAIN) {
-      return { ok: false, why: `answered ${rcodeName(answer.rcode)}` };
+      const why = `answered ${rcodeName(answer.rcode)}`;
+      return answer.extendedErrors.length === 0
+        ? { ok: false, why }
+        : { ok: false, why, extendedErrors: answer.extendedErrors };
     }
     return {
       ok: true,
@@ -63,12 +71,19 @@ async function exchangeChecked(
   transport: Transport,
   request: UpstreamRequest,
   signal: AbortSignal,
-): Promise<{ message: Uint8Array; rcode: number; truncated: boolean }> {
+): Promise<
+  {
+    message: Uint8Array;
+    rcode: number;
+    truncated: boolean;
+    extendedErrors: Uint8Array[];
+  }
+> {
   const query = buildQuery(request, randomQueryId());
   const message = await transport.exchange(query, signal);
   const check = checkAnswer(expectationOf(query), message);
   if (!check.ok) throw new Error(`answer dropped: ${check.why}`);
-  return { message, rcode: check.rcode, truncated: check.truncated };
+  return { message, ...check };
 }
 
 function rcodeName(rcode: number): string {

@@ -107,6 +107,12 @@ export class UpstreamGroup {
 
     /** Servers that failed this query: never asked again within it. */
     const failed = new Set<number>();
+    /** The last failure answer's Extended DNS Errors, passed on with ours. */
+    let extendedErrors: Uint8Array[] | undefined;
+    const withErrors = (
+      result: Extract<UpstreamResult, { ok: false }>,
+    ): UpstreamResult =>
+      extendedErrors === undefined ? result : { ...result, extendedErrors };
 
     const launch = (): boolean => {
       while (failed.has(plan.order[next]!)) next++;
@@ -142,14 +148,18 @@ export class UpstreamGroup {
           endpoint.score.recordFailure();
           counters?.countError(endpoint.server.raw);
           failures.push(`${endpoint.server.raw}: ${outcome.why}`);
+          if (outcome.extendedErrors) extendedErrors = outcome.extendedErrors;
           const running = attempts.some((a) => !a.settled);
           if (!launch() && !running) {
-            finish({
-              ok: false,
-              reason: "error",
-              detail: failures.join("; "),
-              server: endpoint.server.raw,
-            }, "failed");
+            finish(
+              withErrors({
+                ok: false,
+                reason: "error",
+                detail: failures.join("; "),
+                server: endpoint.server.raw,
+              }),
+              "failed",
+            );
           }
         },
       );
@@ -181,9 +191,11 @@ export class UpstreamGroup {
       ].join("; ");
       const server = silent[0];
       finish(
-        server === undefined
-          ? { ok: false, reason: "timeout", detail }
-          : { ok: false, reason: "timeout", detail, server },
+        withErrors(
+          server === undefined
+            ? { ok: false, reason: "timeout", detail }
+            : { ok: false, reason: "timeout", detail, server },
+        ),
         "timeout",
       );
     }, timeoutMs);

@@ -1,5 +1,12 @@
 import assert from "node:assert/strict";
-import { parseQuery, RCODE, TYPE } from "../dns/wire/mod.ts";
+import {
+  EDNS_OPTION,
+  encodeResponse,
+  extendedError,
+  parseQuery,
+  RCODE,
+  TYPE,
+} from "../dns/wire/mod.ts";
 import { memoryLogger } from "../log/logger.ts";
 import { readAddressRecords } from "./address_records.ts";
 import { createResolver, type ResolverOptions } from "./resolver.ts";
@@ -369,4 +376,24 @@ Deno.test("group stops when the request is cancelled", async () => {
     await resolver.close();
     await server.close();
   }
+});
+
+Deno.test("group keeps the Extended DNS Errors of a failure answer", async () => {
+  const why = extendedError(6, "validation failure"); // 6: DNSSEC Bogus
+  const server = startUdpUpstream((q) => [{
+    message: encodeResponse({
+      id: q.id,
+      opcode: q.opcode,
+      rcode: RCODE.SERVFAIL,
+      rd: true,
+      ra: true,
+      question: q.question!,
+      edns: { udpSize: 1232, options: [{ code: EDNS_OPTION.EDE, data: why }] },
+    }, 65535),
+  }]);
+  await withGroup([server], { strategy: "strict" }, async (resolve) => {
+    const result = await resolve();
+    assert.equal(result.ok, false);
+    assert.deepEqual(!result.ok && result.extendedErrors, [why]);
+  });
 });

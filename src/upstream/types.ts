@@ -40,6 +40,12 @@ export type UpstreamResult =
      * the last to fail otherwise. Absent when no server was asked.
      */
     server?: string;
+    /**
+     * The Extended DNS Error options (RFC 8914, option data) of the last
+     * server that answered with a failure RCODE and sent some: why it
+     * failed (DNSSEC Bogus, …), for the client.
+     */
+    extendedErrors?: Uint8Array[];
   };
 
 /** Every upstream group of the configuration, ready to forward. */

@@ -131,18 +131,21 @@ function responseFor(
 ): Response {
   const { group } = route;
   if (!result.ok) {
+    const theirs = result.extendedErrors ?? [];
     const res = result.reason === "timeout"
       ? failure(
         req,
         "timeout_upstream",
         EDE_NO_REACHABLE_AUTHORITY,
         `upstream group "${group}" timed out`,
+        theirs,
       )
       : failure(
         req,
         "servfail_upstream",
         EDE_NETWORK_ERROR,
         `upstream group "${group}" failed`,
+        theirs,
       );
     // Who failed, for the query log and its per-upstream error counts.
     if (result.server !== undefined) res.upstream = result.server;
@@ -193,18 +196,32 @@ function refused(req: Request): Response {
   return { message, status: "refused", stage: "upstream" };
 }
 
-/** SERVFAIL, RA set (we do offer recursion), with an Extended DNS Error. */
+/** Bounds on the upstream's Extended DNS Errors passed on: the answer stays small. */
+const MAX_PASSED_EDES = 3;
+const MAX_PASSED_EDE_OCTETS = 256;
+
+/**
+ * SERVFAIL, RA set (we do offer recursion), with an Extended DNS Error, and
+ * after it those the upstream sent with its own failure (RFC 8914 allows
+ * several): a "DNSSEC Bogus" from a validating upstream says more than ours.
+ */
 function failure(
   req: Request,
   status: Status,
   infoCode: number,
   text: string,
+  upstreamErrors: Uint8Array[] = [],
 ): Response {
   const message = replyTo(req, RCODE.SERVFAIL);
   message.ra = true;
   message.edns = {
     udpSize: OUR_UDP_PAYLOAD_SIZE,
-    options: [{ code: EDNS_OPTION.EDE, data: extendedError(infoCode, text) }],
+    options: [
+      { code: EDNS_OPTION.EDE, data: extendedError(infoCode, text) },
+      ...upstreamErrors.filter((data) => data.length <= MAX_PASSED_EDE_OCTETS)
+        .slice(0, MAX_PASSED_EDES)
+        .map((data) => ({ code: EDNS_OPTION.EDE, data })),
+    ],
   };
   return { message, status, stage: "upstream", cacheable: false };
 }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { EDNS_OPTION } from "../../dns/wire/mod.ts";
+import { EDNS_OPTION, extendedError } from "../../dns/wire/mod.ts";
 import { memoryLogger } from "../../log/logger.ts";
 import type { Request, Response } from "../../pipeline/mod.ts";
 import { decodeAnswer, decodeResponse } from "../../pipeline/testing/mod.ts";
@@ -493,5 +493,24 @@ Deno.test("upstream leaves out answer records for names off the question's chain
   assert.equal(res.status, "forwarded");
   assert.deepEqual(decodeResponse(req, res)!.answer, [
     "www.example.org. 300 IN A 192.0.2.1",
+  ]);
+});
+
+Deno.test("upstream passes a failing upstream's Extended DNS Errors on after its own", async () => {
+  const bogus = extendedError(6, "validation failure"); // 6: DNSSEC Bogus
+  const huge = extendedError(0, "x".repeat(400)); // too long: left out
+  const { stage } = stageWith({
+    ok: false,
+    reason: "error",
+    detail: "192.0.2.53: answered SERVFAIL",
+    extendedErrors: [bogus, huge],
+  });
+  const { res } = await serve(stage, "www.example.org. A", { edns: {} });
+  const edes = res.message?.edns?.options?.filter((o) =>
+    o.code === EDNS_OPTION.EDE
+  ).map((o) => [...o.data]);
+  assert.deepEqual(edes, [
+    [...extendedError(23, 'upstream group "default" failed')],
+    [...bogus],
   ]);
 });
