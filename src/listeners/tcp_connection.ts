@@ -11,11 +11,14 @@ import { frameMessage, FrameReader } from "../dns/wire/tcp_framing.ts";
 
 /**
  * Most queries of one connection in flight at once, counted until their
- * answer is written; beyond it the connection stops reading until one
- * completes (back-pressure, not a limit on queries). A client that sends
- * and never reads so holds at most this many answers in memory.
+ * answer is written; queries beyond it wait, unparsed, in the frame
+ * reader, and the connection stops reading until one completes
+ * (back-pressure, not a limit on queries). A client that sends and never
+ * reads so holds at most this many answers in memory, plus one read.
  */
 export const TCP_MAX_PIPELINE = 128;
+
+const NO_BYTES = new Uint8Array(0);
 
 /**
  * Longest wait, once a connection is closing (idle, shut down, reset), for
@@ -152,8 +155,13 @@ export function serveTcpConnection(
     }
   }
 
+  /** Complete queries may wait in `frames`: the last dispatch was cut at the bound. */
+  let backlog = false;
+
   function dispatch(chunk: Uint8Array) {
-    const messages = frames.push(chunk);
+    const room = TCP_MAX_PIPELINE - inFlight;
+    const messages = frames.push(chunk, room);
+    backlog = messages.length === room;
     if (messages.length > 0) lastQueryAt = Date.now();
     for (const query of messages) {
       inFlight++;
@@ -169,20 +177,27 @@ export function serveTcpConnection(
 
   async function readLoop() {
     const buf = new Uint8Array(16 * 1024);
+    // After the client's EOF, the queries it sent before are still answered.
+    let eof = false;
     while (!closing) {
       if (inFlight >= TCP_MAX_PIPELINE) {
         await new Promise<void>((resolve) => wakeReader = resolve);
         wakeReader = null;
         continue;
       }
+      if (backlog) {
+        dispatch(NO_BYTES);
+        continue;
+      }
+      if (eof) break;
       let n: number | null;
       try {
         n = await conn.read(buf);
       } catch {
         n = null; // reset by the peer, or closed by finish()
       }
-      if (n === null) break;
-      if (!closing) dispatch(buf.subarray(0, n));
+      if (n === null) eof = true;
+      else if (!closing) dispatch(buf.subarray(0, n));
     }
     beginClose();
   }

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { memoryLogger } from "../log/logger.ts";
 import { peerLeft, serveTcp, type TcpServerOptions } from "./tcp.ts";
+import { TCP_MAX_PIPELINE } from "./tcp_connection.ts";
 import { emptySocketCounters } from "./worker_messages.ts";
 import { createTestHandler } from "./testdata/test_handler.ts";
 import {
@@ -153,6 +154,23 @@ Deno.test("serveTcp stops reading from a client that does not read its answers",
   // plus what fits in the socket buffers; the rest stay unread in the kernel.
   const handled = s.handler.clients.length;
   assert.ok(handled >= 128 && handled < 1000, `handled ${handled} queries`);
+});
+
+Deno.test("serveTcp takes at most TCP_MAX_PIPELINE queries of one read at a time, and answers the rest after EOF", async () => {
+  await using s = start("127.0.0.1");
+  using conn = await s.connect();
+  // 300 queries in one write (~9 KB, one read), each answered after 300 ms.
+  const ids = Array.from({ length: 300 }, (_, i) => i + 1);
+  await writeAll(
+    conn,
+    frames(...ids.map((id) => buildQuery(id, "slow-300.test"))),
+  );
+  await conn.closeWrite(); // EOF: the queries already sent still count
+  await sleep(150);
+  assert.equal(s.handler.clients.length, TCP_MAX_PIPELINE);
+  const seen = new Set<number>();
+  for (const _ of ids) seen.add((await readAnswer(conn)).id);
+  assert.equal(seen.size, 300);
 });
 
 Deno.test("serveTcp closes an idle client that does not read, and frees its place", async () => {

@@ -39,14 +39,16 @@ export class FrameReader {
   }
 
   /**
-   * Adds bytes and returns the messages now complete (copies, safe to keep);
-   * those before a zero length prefix still count (see `malformed`).
+   * Adds bytes and returns the messages now complete (copies, safe to keep),
+   * at most `max` of them: the rest stay buffered for a later call (which
+   * may add no bytes). Those before a zero length prefix still count (see
+   * `malformed`).
    */
-  push(bytes: Uint8Array): Uint8Array[] {
+  push(bytes: Uint8Array, max = Infinity): Uint8Array[] {
     if (this.#malformed) return [];
     this.#append(bytes);
     const messages: Uint8Array[] = [];
-    while (this.#end - this.#start >= 2) {
+    while (messages.length < max && this.#end - this.#start >= 2) {
       const length = (this.#buf[this.#start]! << 8) |
         this.#buf[this.#start + 1]!;
       if (length === 0) {
@@ -67,6 +69,7 @@ export class FrameReader {
   }
 
   #append(bytes: Uint8Array): void {
+    if (bytes.length === 0) return;
     const kept = this.#end - this.#start;
     if (this.#start > 0 && this.#end + bytes.length > this.#buf.length) {
       this.#buf.copyWithin(0, this.#start, this.#end);

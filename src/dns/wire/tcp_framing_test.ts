@@ -58,3 +58,18 @@ Deno.test("FrameReader handles a maximum-size message in small chunks", () => {
   }
   assert.deepEqual(got, [msg]);
 });
+
+Deno.test("FrameReader.push hands out at most max messages and keeps the rest", () => {
+  const reader = new FrameReader();
+  const one = new Uint8Array([0, 2, 1, 1]);
+  const two = new Uint8Array([0, 1, 2]);
+  const three = new Uint8Array([0, 1, 3]);
+  const all = new Uint8Array([...one, ...two, ...three]);
+  assert.deepEqual(reader.push(all, 2).map((m) => [...m]), [[1, 1], [2]]);
+  assert.deepEqual(
+    reader.push(new Uint8Array(0), 2).map((m) => [...m]),
+    [[3]],
+  );
+  assert.deepEqual(reader.push(new Uint8Array(0)), []);
+  assert.equal(reader.buffered, 0);
+});
