@@ -141,7 +141,7 @@ export class NameMemo {
     variant: number,
     req: Request,
   ): { wire: Uint8Array; stored: Uint8Array } | undefined {
-    const index = facts.variants.indexOf(variant);
+    const index = variantIndex(facts.variants, variant);
     if (index === -1) return undefined;
     const stored = facts.answers[index]!;
     const copy = patchId(stored, req.query.id);
@@ -186,7 +186,7 @@ export class NameMemo {
       });
       return;
     }
-    const index = facts.variants.indexOf(variant);
+    const index = variantIndex(facts.variants, variant);
     if (index !== -1) {
       facts.answers[index] = wire;
       return;
@@ -240,4 +240,17 @@ export class NameMemo {
 
 function entriesOf(facts: NameFacts): number {
   return facts.answers.length + (facts.route === undefined ? 0 : 1);
+}
+
+/**
+ * `variants.indexOf(variant)` as a loop: variants are doubles (above 2^31),
+ * and for the one to three a name has, the builtin's call cost more than
+ * the search (ArrayIndexOfPackedDoubles: ~1.5 % of a listener's ticks
+ * under dnsperf, V8 --prof).
+ */
+function variantIndex(variants: number[], variant: number): number {
+  for (let i = 0; i < variants.length; i++) {
+    if (variants[i] === variant) return i;
+  }
+  return -1;
 }
