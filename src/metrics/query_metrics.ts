@@ -79,7 +79,8 @@ export function createQueryMetrics(registry: Registry) {
   });
   const duration = new BulkHistogram({
     name: "kudurru_dns_request_duration_seconds",
-    help: "Time from a query's arrival to its answer, by transport.",
+    help:
+      "Time from a query's arrival to its answer, or to the decision to send none (dropped, rate-limited), by transport.",
     labelNames: ["transport"] as const,
     bounds: DURATION_BUCKETS_SECONDS,
     registers,

@@ -86,7 +86,7 @@ export function createStateMetrics(registry: Registry) {
   new CallbackGauge({
     name: "kudurru_snapshot_age_seconds",
     help:
-      "Seconds since the snapshot the listeners answer from was taken (absent before the first).",
+      "Seconds since the snapshot the listeners answer from was taken (absent before the first); a snapshot is taken when objects or lists change, so on a quiet server this grows without anything being wrong.",
     read: () => {
       const at = snapshotTime();
       return at === undefined ? undefined : Math.max(0, Date.now() - at) / 1000;
