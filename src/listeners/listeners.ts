@@ -7,10 +7,17 @@ import type { PackedQueryEvents } from "../pipeline/query_event_pack.ts";
 import type { Transport } from "../pipeline/handler.ts";
 import type { Snapshot } from "../pipeline/snapshot.ts";
 import type { Logger } from "../log/logger.ts";
-import { formatListenAddress, parseListenAddress } from "./listen_address.ts";
+import { parseListenAddress } from "./listen_address.ts";
+import {
+  type ListenerSet,
+  type ListenerSpec,
+  newListenerSet,
+  replaceFailed,
+  stopListenerSet,
+} from "./listener_restart.ts";
 import { explainDualStackClash } from "./listener_error.ts";
 import { TCP_IDLE_TIMEOUT_MS, TCP_MAX_CONNECTIONS } from "./tcp.ts";
-import type { CounterDeltas, WorkerRequest } from "./worker_messages.ts";
+import type { CounterDeltas } from "./worker_messages.ts";
 import {
   mergeEntries,
   type SerializedEntry,
@@ -68,7 +75,7 @@ export interface DnsListeners {
   addresses(): BoundAddress[];
   /**
    * Listeners not serving now ("addr/transport: why"): a worker that died
-   * is restarting, or failed too often to be restarted.
+   * and is restarting (listener_restart.ts).
    */
   down(): string[];
   /** Posts a cache dump (from local.db) to every UDP and TCP worker. */
@@ -94,29 +101,18 @@ export interface DnsListeners {
 export async function startDnsListeners(
   opts: DnsListenersOptions,
 ): Promise<DnsListeners> {
-  const set: ListenerSet = {
-    workers: [],
-    snapshot: undefined,
-    stopping: false,
-    down: new Map(),
-    restarts: new Map(),
-  };
+  const set = newListenerSet();
   const results = await Promise.allSettled(
     opts.listeners.map((l) => startAddress(l, opts, set)),
   );
   const failed = results.find((r) => r.status === "rejected");
   if (failed) {
-    set.stopping = true;
-    await Promise.all(set.workers.map((w) => w.stop()));
+    await stopListenerSet(set);
     throw explainDualStackClash(opts.listeners, failed.reason);
   }
   for (const w of set.workers) {
     opts.logger.info("listening for DNS", { ...w.bound });
   }
-  const stopAll = () => {
-    set.stopping = true;
-    return Promise.all(set.workers.map((w) => w.stop()));
-  };
   return {
     setSnapshot(snapshot) {
       set.snapshot = snapshot;
@@ -138,28 +134,12 @@ export async function startDnsListeners(
       return removed.reduce((sum, n) => sum + n, 0);
     },
     async stop() {
-      await stopAll();
+      await stopListenerSet(set);
     },
     async stopWithCacheDump() {
-      return mergeEntries(await stopAll());
+      return mergeEntries(await stopListenerSet(set));
     },
   };
-}
-
-/** A worker that dies is started again at most this often in RESTART_WINDOW_MS. */
-const MAX_RESTARTS = 5;
-const RESTART_WINDOW_MS = 60_000;
-
-/** What the listeners share, for restarts. */
-interface ListenerSet {
-  workers: ListenerWorker[];
-  /** The last snapshot posted: a restarted worker gets it at once. */
-  snapshot: Snapshot | undefined;
-  stopping: boolean;
-  /** Listeners not serving ("addr/transport" → why): restarting, or given up. */
-  down: Map<string, string>;
-  /** When each listener was restarted lately, for MAX_RESTARTS. */
-  restarts: Map<string, number[]>;
 }
 
 /**
@@ -185,9 +165,7 @@ async function startAddress(
   }
 }
 
-type ListenerSpec = Extract<WorkerRequest, { type: "start" }>["listener"];
-
-/** Starts one worker; one that dies later is replaced (replaceFailed). */
+/** Starts one worker; one that dies later is replaced (listener_restart.ts). */
 async function startWorker(
   set: ListenerSet,
   opts: DnsListenersOptions,
@@ -209,9 +187,14 @@ async function startWorker(
       }
     },
     onFailure: (message) => {
-      if (self !== undefined) {
-        replaceFailed(set, opts, configured, self, message);
-      }
+      if (self === undefined) return;
+      replaceFailed(
+        set,
+        self,
+        message,
+        (again) => startWorker(set, opts, configured, again),
+        opts.logger,
+      );
     },
     start: {
       queryLog: opts.onEvents !== undefined,
@@ -233,59 +216,4 @@ async function startWorker(
   });
   self = worker;
   return worker;
-}
-
-/**
- * A worker died (an uncaught error in it; its answers in flight and its
- * cache are lost): start another on the same address, unless it died
- * MAX_RESTARTS times within RESTART_WINDOW_MS, which is a fault a restart
- * will not mend. Until it serves again the listener is `down`.
- */
-async function replaceFailed(
-  set: ListenerSet,
-  opts: DnsListenersOptions,
-  configured: string,
-  failed: ListenerWorker,
-  message: string,
-): Promise<void> {
-  const { transport, hostname, port } = failed.bound;
-  const where = `${formatListenAddress({ hostname, port })}/${transport}`;
-  if (set.stopping) return;
-  const now = Date.now();
-  const recent = (set.restarts.get(where) ?? []).filter((at) =>
-    now - at < RESTART_WINDOW_MS
-  );
-  if (recent.length >= MAX_RESTARTS) {
-    set.down.set(where, `stopped after an error, not restarted: ${message}`);
-    opts.logger.error("listener failed too often; not restarting it", {
-      listener: where,
-      restarts: recent.length,
-    });
-    return;
-  }
-  set.restarts.set(where, [...recent, now]);
-  set.down.set(where, `restarting after an error: ${message}`);
-  opts.logger.warn("restarting the listener", { listener: where });
-  try {
-    const fresh = await startWorker(set, opts, configured, {
-      address: hostname,
-      port,
-      transport,
-    });
-    if (set.stopping) {
-      await fresh.stop();
-      return;
-    }
-    set.workers[set.workers.indexOf(failed)] = fresh;
-    if (set.snapshot !== undefined) fresh.post(set.snapshot);
-    set.down.delete(where);
-    opts.logger.info("listening for DNS", { ...fresh.bound });
-  } catch (err) {
-    const why = err instanceof Error ? err.message : String(err);
-    set.down.set(where, `stopped after an error; restarting failed: ${why}`);
-    opts.logger.error("cannot restart the listener", {
-      listener: where,
-      error: err,
-    });
-  }
 }

@@ -254,21 +254,24 @@ Deno.test("startDnsListeners restarts a worker that died, on the same port, with
   assert.ok(logger.lines.some((line) => /restarting the listener/.test(line)));
 });
 
-Deno.test("startDnsListeners gives up on a worker that keeps dying and says it is down", async () => {
+Deno.test("startDnsListeners restarts a listener that keeps dying after a pause, and stops at once during it", async () => {
   await using l = await start({
     listeners: [{ address: "127.0.0.1:0", protocols: ["udp"] }],
   });
   const port = portOf(l, "udp");
   const deadline = Date.now() + 20_000;
-  while (!l.down().some((d) => /not restarted/.test(d))) {
-    assert.ok(Date.now() < deadline, `still restarting: ${l.down()}`);
+  while (!l.down().some((d) => /restarting in 1 s/.test(d))) {
+    assert.ok(Date.now() < deadline, `never paused: ${l.down()}`);
     await udpExchange("127.0.0.1", port, buildQuery(1, "crash.test"), 200)
       .catch(() => {});
   }
   assert.match(
     l.down()[0]!,
     new RegExp(
-      `^127\\.0\\.0\\.1:${port}/udp: stopped after an error, not restarted: .*crash\\.test asked`,
+      `^127\\.0\\.0\\.1:${port}/udp: restarting in 1 s after repeated errors: .*crash\\.test asked`,
     ),
   );
+  const stopping = performance.now();
+  await l.stop();
+  assert.ok(performance.now() - stopping < 900, "the pause ends at the stop");
 });
