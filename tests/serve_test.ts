@@ -8,6 +8,13 @@ import { join } from "node:path";
 import denoJson from "../deno.json" with { type: "json" };
 import { freePort } from "./interop/free_port.ts";
 import { query } from "./interop/dns_client.ts";
+import {
+  loadCacheDump,
+  LOCAL_DB_FILE,
+  saveCacheDump,
+} from "../src/cli/local_db.ts";
+import { memoryLogger } from "../src/log/logger.ts";
+import type { SerializedEntry } from "../src/stages/cache/cache_dump.ts";
 
 const ROOT = join(import.meta.dirname!, "..");
 const MAIN = join(ROOT, "main.ts");
@@ -270,35 +277,75 @@ Deno.test("kudurru serve seeds first boot, loads objects.d, survives a broken fi
   }
 });
 
-Deno.test("kudurru serve stopped while it starts exits 0 and says so", async () => {
+Deno.test("kudurru serve stopped while it starts exits 0, says so, and keeps the saved cache", async () => {
   const cwd = await Deno.makeTempDir({ prefix: "kudurru-serve-early-" });
+  // Accepts and never answers: with initStrategy blocking, startup waits
+  // here (up to the fetch timeout) until the test stops it.
+  const silent = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const held: Deno.Conn[] = [];
+  const accepting = (async () => {
+    for await (const conn of silent) held.push(conn);
+  })();
   try {
+    await Deno.mkdir(join(cwd, "objects.d"));
+    await Deno.writeTextFile(
+      join(cwd, "objects.d", "list.yaml"),
+      "apiVersion: kudurru.io/v1alpha1\nkind: BlockList\nmetadata: { name: slow }\n" +
+        `spec: { sources: [{ url: "http://127.0.0.1:${
+          (silent.addr as Deno.NetAddr).port
+        }/list.txt" }] }\n`,
+    );
+    await Deno.mkdir(join(cwd, "data"));
+    const dumpPath = join(cwd, "data", LOCAL_DB_FILE);
+    saveCacheDump(dumpPath, [savedAnswer()]);
     const child = new Deno.Command(Deno.execPath(), {
       args: ["run", ...serveTaskFlags(), MAIN, "serve"],
       cwd,
-      env: serveEnv(freePort(), freePort(), freePort()),
+      env: {
+        ...serveEnv(freePort(), freePort(), freePort()),
+        KUDURRU_BLOCKING__INITSTRATEGY: "blocking",
+      },
       stdout: "null",
       stderr: "piped",
     }).spawn();
     const log = new LogReader(child.stderr);
-    // The signal handlers exist from here on; the store, listeners and
-    // first boot are still ahead (or just done, on a fast machine).
-    await log.waitFor(/configuration loaded/);
+    await log.waitFor(/fetching block lists/);
     child.kill("SIGTERM");
     const killer = setTimeout(() => child.kill("SIGKILL"), 30_000);
     const status = await child.status;
     clearTimeout(killer);
     await log.done();
     assert.equal(status.code, 0, `exit code; log:\n${log.text}`);
-    assert.match(
-      log.text,
-      /stop requested during startup|shutting down/,
-      "the log says why it stopped",
+    assert.match(log.text, /stop requested during startup/);
+    assert.equal(
+      loadCacheDump(dumpPath, { logger: memoryLogger() }).length,
+      1,
+      "the saved cache is still there for the next start",
     );
   } finally {
+    silent.close();
+    for (const conn of held) conn.close();
+    await accepting.catch(() => {});
     await Deno.remove(cwd, { recursive: true });
   }
 });
+
+/** One cached answer as local.db keeps it, valid for an hour. */
+function savedAnswer(): SerializedEntry {
+  const now = Date.now();
+  return {
+    key: "www.example.org.|1|1",
+    name: "www.example.org.",
+    wire: new Uint8Array([0, 1, 0x81, 0x80, 0, 1, 0, 0, 0, 0, 0, 0]),
+    offsets: [],
+    ttls: [],
+    storedAt: now,
+    expiresAt: now + 3_600_000,
+    staleUntil: now + 7_200_000,
+    ttl: 3600,
+    negative: false,
+  };
+}
 
 Deno.test("kudurru rejects an unknown command or flag with exit code 2", async () => {
   const cwd = await Deno.makeTempDir({ prefix: "kudurru-cli-" });

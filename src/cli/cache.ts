@@ -47,8 +47,16 @@ export const cacheCommand: Command = {
       `${n} ${saved}cached answer${n === 1 ? "" : "s"}${
         name === undefined ? "" : ` for ${name}`
       }`;
+    const path = join(dataDir, LOCAL_DB_FILE);
     try {
       const removed = await requestCacheFlush(dataDir, name);
+      // The dump the server started from goes too: should the server stop
+      // before it empties it, the flushed answers must not come back.
+      try {
+        flushCacheDump(path, name);
+      } catch {
+        // the running server's flush is what counts; the dump is a bonus
+      }
       io.stdout(`Flushed ${what(removed)} from the running server.\n`);
       return 0;
     } catch (err) {
@@ -59,7 +67,6 @@ export const cacheCommand: Command = {
         return 1;
       }
     }
-    const path = join(dataDir, LOCAL_DB_FILE);
     const removed = flushCacheDump(path, name);
     io.stdout(
       `No server is running on ${dataDir}; removed ${

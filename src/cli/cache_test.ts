@@ -94,6 +94,12 @@ Deno.test("cache flush asks the running server through the control socket", asyn
     },
   }, logger);
   assert.ok(control);
+  // The dump the server started from: the flushed name leaves it too.
+  const dumpPath = join(tmp.dir, LOCAL_DB_FILE);
+  saveCacheDump(dumpPath, [
+    entry("a", "ads.example."),
+    entry("b", "ok.example."),
+  ]);
   try {
     const mode = (await Deno.stat(control.path)).mode! & 0o777;
     assert.equal(mode, 0o600, "only the owner may use the socket");
@@ -108,6 +114,10 @@ Deno.test("cache flush asks the running server through the control socket", asyn
     assert.match(
       one.stdout(),
       /Flushed 2 cached answers for ads.example from the running server/,
+    );
+    assert.deepEqual(
+      loadCacheDump(dumpPath, { logger }).map((e) => e.name),
+      ["ok.example."],
     );
     const all = bufferIO();
     assert.equal(

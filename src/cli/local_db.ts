@@ -158,26 +158,20 @@ export function loadCacheDump(
 }
 
 /**
- * The cache dump in `path`, as {@linkcode loadCacheDump} reads it, emptied
- * once read: a dump is good for one start. After a crash (no dump written
- * at the stop) it would otherwise bring back answers flushed since. Failing
- * to empty it costs a warning.
+ * Empties the cache dump in `path` once the server that loaded it is up: a
+ * dump is good for one start. After a crash (no dump written at the stop)
+ * it would otherwise bring back answers flushed since. A stop before
+ * startup ends keeps it. Failing costs a warning.
  */
-export function takeCacheDump(
-  path: string,
-  opts: LoadCacheDumpOptions,
-): SerializedEntry[] {
-  const entries = loadCacheDump(path, opts);
-  if (entries.length === 0) return entries;
+export function forgetCacheDump(path: string, logger: Logger): void {
   try {
     flushCacheDump(path);
   } catch (err) {
-    opts.logger.warn("Cannot empty the cache dump after reading it", {
+    logger.warn("Cannot empty the cache dump after loading it", {
       path,
       error: err,
     });
   }
-  return entries;
 }
 
 /** Reads every row; throws when the file is not a readable local.db. */

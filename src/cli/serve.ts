@@ -23,7 +23,12 @@ import { startDnsListeners } from "../listeners/listeners.ts";
 import { startSnapshotBuilder } from "../snapshot/builder.ts";
 import { startZoneController } from "../controller/zone_controller.ts";
 import { ensureDataDir } from "./local_store.ts";
-import { LOCAL_DB_FILE, saveCacheDump, takeCacheDump } from "./local_db.ts";
+import {
+  forgetCacheDump,
+  loadCacheDump,
+  LOCAL_DB_FILE,
+  saveCacheDump,
+} from "./local_db.ts";
 import { controlSocketAnswers, startControlSocket } from "./control_socket.ts";
 import { listsReadiness, startBlocking } from "./serve_blocking.ts";
 import { starterBlockList } from "../blocking/starter/starter.ts";
@@ -136,7 +141,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     // workers serve from it once the first snapshot enables the cache),
     // written back from the workers' dumps when they stop.
     const cacheDumpPath = join(config.node.dataDir, LOCAL_DB_FILE);
-    const dump = takeCacheDump(cacheDumpPath, { logger });
+    const dump = loadCacheDump(cacheDumpPath, { logger });
     listeners.importCache(dump);
     if (dump.length > 0) {
       logger.info("cache restored", { entries: dump.length });
@@ -239,6 +244,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     health.starting("building the first snapshot");
     await snapshots.synced;
     health.register("store", () => ({ ready: true }));
+    if (dump.length > 0) forgetCacheDump(cacheDumpPath, logger);
     health.markStarted();
 
     logger.info("kudurru is running", {
