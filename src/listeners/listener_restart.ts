@@ -101,17 +101,19 @@ export function replaceFailed(
         return;
       }
       set.workers[set.workers.indexOf(failed)] = fresh;
+      // It started with the snapshot of its start; one may have come since.
       if (set.snapshot !== undefined) fresh.post(set.snapshot);
       set.down.delete(where);
       logger.info("listening for DNS", { ...fresh.bound });
     } catch (err) {
-      // A bind that fails now (the port taken meanwhile) will not mend.
+      // The port taken meanwhile, a worker that dies while starting: try
+      // again, after a longer pause each time.
       const why = err instanceof Error ? err.message : String(err);
-      set.down.set(where, `stopped after an error; restarting failed: ${why}`);
       logger.error("cannot restart the listener", {
         listener: where,
         error: err,
       });
+      replaceFailed(set, failed, `restarting failed: ${why}`, start, logger);
     }
   })();
   set.pending.add(restart);

@@ -74,6 +74,11 @@ export interface ListenerWorkerOptions {
   /** Cache entries the worker stored from cut answers, for the other workers. */
   onCacheShare?: (entries: SerializedEntry[]) => void;
   /**
+   * A snapshot to answer from from the first query on (a restarted worker
+   * gets the last one): the worker takes it before it binds its socket.
+   */
+  snapshot?: Snapshot;
+  /**
    * The worker died after it was ready (an uncaught error in it): its
    * socket is closed and the handle is terminated. Not called for a worker
    * that fails to start: the returned promise rejects then.
@@ -264,6 +269,11 @@ export function startListenerWorker(
       ),
     );
   };
+  if (opts.snapshot !== undefined) {
+    worker.postMessage(
+      { type: "snapshot", snapshot: opts.snapshot } satisfies WorkerRequest,
+    );
+  }
   worker.postMessage(opts.start);
   return ready.promise;
 }

@@ -180,6 +180,7 @@ async function startWorker(
     stopTimeoutMs: opts.stopTimeoutMs ?? 10_000,
     ...(opts.onCounters ? { onCounters: opts.onCounters } : {}),
     ...(opts.onEvents ? { onEvents: opts.onEvents } : {}),
+    ...(set.snapshot !== undefined && { snapshot: set.snapshot }),
     // Importing skips an entry older than one already held (cache_dump.ts).
     onCacheShare: (entries) => {
       for (const other of set.workers) {
