@@ -15,31 +15,39 @@ const MAX_MESSAGE_OCTETS = 65535;
 
 /**
  * Where the names are in the RDATA of the types that may carry compressed
- * names: octets before the first name, then how many names follow one
- * another (whatever comes after them is copied as it is). RFC 1035's types,
- * and those RFC 3597 §4 asks receivers to decompress too.
+ * names: octets before the first name, then character-strings before it
+ * (NAPTR), then how many names follow one another (whatever comes after
+ * them is copied as it is). RFC 1035's types, and those RFC 3597 §4 asks
+ * receivers to decompress too (RP, AFSDB, RT, SIG, PX, NXT, NAPTR, SRV),
+ * plus KX and DNAME. A compressed name in any other type would be copied
+ * pointing nowhere; no server compresses those (RFC 3597 §4 forbids it).
  */
-const RDATA_NAMES: ReadonlyMap<number, { skip: number; names: number }> =
-  new Map([
-    [2, { skip: 0, names: 1 }], // NS
-    [3, { skip: 0, names: 1 }], // MD
-    [4, { skip: 0, names: 1 }], // MF
-    [5, { skip: 0, names: 1 }], // CNAME
-    [6, { skip: 0, names: 2 }], // SOA: MNAME, RNAME, then five numbers
-    [7, { skip: 0, names: 1 }], // MB
-    [8, { skip: 0, names: 1 }], // MG
-    [9, { skip: 0, names: 1 }], // MR
-    [12, { skip: 0, names: 1 }], // PTR
-    [14, { skip: 0, names: 2 }], // MINFO
-    [15, { skip: 2, names: 1 }], // MX
-    [17, { skip: 0, names: 2 }], // RP
-    [18, { skip: 2, names: 1 }], // AFSDB
-    [21, { skip: 2, names: 1 }], // RT
-    [26, { skip: 2, names: 2 }], // PX
-    [33, { skip: 6, names: 1 }], // SRV
-    [36, { skip: 2, names: 1 }], // KX
-    [39, { skip: 0, names: 1 }], // DNAME
-  ]);
+const RDATA_NAMES: ReadonlyMap<
+  number,
+  { skip: number; strings?: number; names: number }
+> = new Map([
+  [2, { skip: 0, names: 1 }], // NS
+  [3, { skip: 0, names: 1 }], // MD
+  [4, { skip: 0, names: 1 }], // MF
+  [5, { skip: 0, names: 1 }], // CNAME
+  [6, { skip: 0, names: 2 }], // SOA: MNAME, RNAME, then five numbers
+  [7, { skip: 0, names: 1 }], // MB
+  [8, { skip: 0, names: 1 }], // MG
+  [9, { skip: 0, names: 1 }], // MR
+  [12, { skip: 0, names: 1 }], // PTR
+  [14, { skip: 0, names: 2 }], // MINFO
+  [15, { skip: 2, names: 1 }], // MX
+  [17, { skip: 0, names: 2 }], // RP
+  [18, { skip: 2, names: 1 }], // AFSDB
+  [21, { skip: 2, names: 1 }], // RT
+  [24, { skip: 18, names: 1 }], // SIG: signer after 18 octets
+  [26, { skip: 2, names: 2 }], // PX
+  [30, { skip: 0, names: 1 }], // NXT: next name, then the type bitmap
+  [33, { skip: 6, names: 1 }], // SRV
+  [35, { skip: 4, strings: 3, names: 1 }], // NAPTR: flags, services, regexp
+  [36, { skip: 2, names: 1 }], // KX
+  [39, { skip: 0, names: 1 }], // DNAME
+]);
 
 /**
  * `message` without the records whose indexes (counted over the answer,
@@ -102,8 +110,12 @@ function writeRecord(
   const rdataStart = fixed + RR_FIXED_OCTETS;
   const layout = RDATA_NAMES.get(u16(message, fixed));
   let pos = rdataStart;
-  if (layout !== undefined && rdataStart + layout.skip <= end) {
-    for (; pos < rdataStart + layout.skip; pos++) out.push(message[pos]!);
+  let namesAt = rdataStart + (layout?.skip ?? 0);
+  for (let n = 0; n < (layout?.strings ?? 0) && namesAt < end; n++) {
+    namesAt += 1 + message[namesAt]!;
+  }
+  if (layout !== undefined && namesAt <= end) {
+    for (; pos < namesAt; pos++) out.push(message[pos]!);
     for (let n = 0; n < layout.names; n++) {
       const after = skipName(message, pos);
       if (after > end) throw new WireFormatError("name runs past its RDATA");

@@ -1,4 +1,7 @@
 import assert from "node:assert/strict";
+import { Buffer } from "node:buffer";
+import dnsPacket from "dns-packet";
+import { HEADER_OCTETS } from "./query.ts";
 import { decodeAnswer } from "../../pipeline/testing/mod.ts";
 import { upstreamWire } from "../../stages/cache/testdata/answers.ts";
 import { requestFor } from "../../pipeline/testing/mod.ts";
@@ -54,4 +57,29 @@ Deno.test("dropRecords refuses a truncated message", () => {
     () => dropRecords(message.subarray(0, message.length - 3), new Set([0])),
     WireFormatError,
   );
+});
+
+Deno.test("dropRecords expands a NAPTR replacement that points into a dropped record", () => {
+  const name = (...labels: string[]) =>
+    labels.flatMap((l) => [l.length, ...new TextEncoder().encode(l)]);
+  const u16 = (n: number) => [n >> 8, n & 0xff];
+  const header = [0, 1, 0x81, 0x80, ...u16(1), ...u16(2), 0, 0, 0, 0];
+  const question = [...name("www", "example", "org"), 0, ...u16(35), 0, 1];
+  const dropped = HEADER_OCTETS + question.length; // where `victim` starts
+  // victim.example.org. 300 A 198.51.100.6, the owner pointing into the question
+  // deno-fmt-ignore
+  const victim = [...name("victim"), 0xc0, HEADER_OCTETS + 4,
+    ...u16(1), 0, 1, 0, 0, 1, 0x2c, ...u16(4), 198, 51, 100, 6];
+  // NAPTR 10 20 "U" "" "" with the replacement → victim.example.org. above
+  // deno-fmt-ignore
+  const naptrData = [...u16(10), ...u16(20), 1, 0x55, 0, 0, 0xc0, dropped];
+  // deno-fmt-ignore
+  const naptr = [0xc0, HEADER_OCTETS, ...u16(35), 0, 1, 0, 0, 1, 0x2c,
+    ...u16(naptrData.length), ...naptrData];
+  const message = new Uint8Array([...header, ...question, ...victim, ...naptr]);
+  const out = dropRecords(message, new Set([0]));
+  const decoded = dnsPacket.decode(Buffer.from(out));
+  assert.equal(decoded.answers?.length, 1);
+  const answer = decoded.answers![0] as { data: { replacement: string } };
+  assert.equal(answer.data.replacement, "victim.example.org");
 });

@@ -6,6 +6,7 @@
  * 2181 §5.4.1 ranks it below everything, and passing it on would hand it
  * to the client and the cache. Unbound drops such records; so do we.
  */
+import { splitLabels } from "../../dns/name.ts";
 import { dropRecords } from "../../dns/wire/drop_records.ts";
 import {
   HEADER_OCTETS,
@@ -18,11 +19,19 @@ import {
 /** Owner name excluded: type, class, TTL, RDLENGTH. */
 const RR_FIXED_OCTETS = 10;
 
+/**
+ * Most names a chain may reach (the question's included); records past
+ * them are dropped. Resolvers give up on CNAME chains sooner (Unbound after
+ * about a dozen), and the bound keeps a hostile answer of thousands of
+ * records from holding the listener.
+ */
+const MAX_CHAIN_NAMES = 32;
+
 interface AnswerRecord {
   /** Lowercased presentation form. */
   owner: string;
   type: number;
-  /** Lowercased CNAME target, for CNAME records. */
+  /** Lowercased CNAME or DNAME target. */
   target?: string;
 }
 
@@ -48,36 +57,65 @@ export function withoutOffChainAnswers(
 }
 
 /**
- * Indexes of the records for `qname` or a name the chain leads to: a
- * CNAME's target, or a name below a DNAME's owner. The chain is followed
- * whatever the order of the records.
+ * Indexes of the records on the chain from `qname`: the records of each
+ * name it reaches, a CNAME leading to its target, and a DNAME above a name
+ * leading to that name rewritten (RFC 6672 §2.2, so its target's data
+ * stays even without the synthesized CNAME), whatever the records' order.
  */
 function chainIndexes(records: AnswerRecord[], qname: string): Set<number> {
-  const names = new Set([qname]);
+  const byOwner = new Map<string, number[]>();
+  const dnames: number[] = [];
+  records.forEach((record, i) => {
+    const list = byOwner.get(record.owner);
+    if (list === undefined) byOwner.set(record.owner, [i]);
+    else list.push(i);
+    if (record.type === TYPE.DNAME) dnames.push(i);
+  });
   const kept = new Set<number>();
-  let grew = true;
-  while (grew) {
-    grew = false;
-    for (let i = 0; i < records.length; i++) {
-      if (kept.has(i)) continue;
-      const record = records[i]!;
-      const onChain = names.has(record.owner) ||
-        (record.type === TYPE.DNAME && belowAny(names, record.owner));
-      if (!onChain) continue;
+  const reached = new Set<string>();
+  const queue = [qname];
+  while (queue.length > 0 && reached.size < MAX_CHAIN_NAMES) {
+    const name = queue.shift()!;
+    if (reached.has(name)) continue;
+    reached.add(name);
+    for (const i of byOwner.get(name) ?? []) {
       kept.add(i);
-      grew = true;
-      if (record.target !== undefined) names.add(record.target);
+      const { type, target } = records[i]!;
+      if (type === TYPE.CNAME && target !== undefined) queue.push(target);
+    }
+    for (const i of dnames) {
+      const { owner, target } = records[i]!;
+      const rewritten = target === undefined
+        ? undefined
+        : dnameRewrite(name, owner, target);
+      if (rewritten === undefined) continue;
+      kept.add(i);
+      queue.push(rewritten);
     }
   }
   return kept;
 }
 
-function belowAny(names: ReadonlySet<string>, owner: string): boolean {
-  const suffix = owner === "." ? "" : "." + owner;
-  for (const name of names) {
-    if (name !== owner && (owner === "." || name.endsWith(suffix))) return true;
+/**
+ * `name` with its ancestor `owner` replaced by `target` (a DNAME's
+ * substitution, RFC 6672 §2.2), or undefined when `name` is not strictly
+ * below `owner`. Label by label: the dot in `x\\.example.org.` is inside a
+ * label. Names as readName renders them, lowercased (one text per name).
+ */
+export function dnameRewrite(
+  name: string,
+  owner: string,
+  target: string,
+): string | undefined {
+  const labels = splitLabels(name);
+  const ownerLabels = splitLabels(owner);
+  const cut = labels.length - ownerLabels.length;
+  if (cut < 1) return undefined;
+  for (let i = 0; i < ownerLabels.length; i++) {
+    if (labels[cut + i] !== ownerLabels[i]) return undefined;
   }
-  return false;
+  const prefix = labels.slice(0, cut).join(".");
+  return target === "." ? `${prefix}.` : `${prefix}.${target}`;
 }
 
 function answerRecords(message: Uint8Array): AnswerRecord[] {
@@ -91,7 +129,7 @@ function answerRecords(message: Uint8Array): AnswerRecord[] {
     if (rdata > message.length) throw new WireFormatError("record truncated");
     const type = u16(message, fixed);
     const record: AnswerRecord = { owner: owner.name.toLowerCase(), type };
-    if (type === TYPE.CNAME) {
+    if (type === TYPE.CNAME || type === TYPE.DNAME) {
       record.target = readName(message, rdata).name.toLowerCase();
     }
     records.push(record);

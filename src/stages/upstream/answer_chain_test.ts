@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { decodeAnswer, requestFor } from "../../pipeline/testing/mod.ts";
 import { upstreamWire } from "../cache/testdata/answers.ts";
-import { withoutOffChainAnswers } from "./answer_chain.ts";
+import { dnameRewrite, withoutOffChainAnswers } from "./answer_chain.ts";
 
 /** The answer section kept from an upstream answer to `question`. */
 function kept(question: string, answer: string[]): string[] {
@@ -72,4 +72,41 @@ Deno.test("withoutOffChainAnswers hands back the same message when all is on the
     answer: ["www.example.org. 300 IN A 192.0.2.1"],
   });
   assert.equal(withoutOffChainAnswers(message, req.qname), message);
+});
+
+Deno.test("withoutOffChainAnswers keeps the target's data after a DNAME without its synthesized CNAME", () => {
+  assert.deepEqual(
+    kept("www.example.org. A", [
+      "example.org. 300 IN DNAME example.net.",
+      "www.example.net. 300 IN A 192.0.2.1",
+    ]).length,
+    2,
+  );
+});
+
+Deno.test("dnameRewrite substitutes the owner label by label", () => {
+  const cases: [string, string, string, string | undefined][] = [
+    ["www.example.org.", "example.org.", "example.net.", "www.example.net."],
+    ["a.b.example.org.", "example.org.", ".", "a.b."],
+    ["www.example.org.", ".", "example.net.", "www.example.org.example.net."],
+    ["example.org.", "example.org.", "example.net.", undefined], // not below
+    ["wwwexample.org.", "example.org.", "example.net.", undefined],
+    ["x\\.example.org.", "example.org.", "example.net.", undefined], // one label
+    ["y.x\\.example.org.", "x\\.example.org.", "n.", "y.n."],
+  ];
+  for (const [name, owner, target, want] of cases) {
+    assert.equal(dnameRewrite(name, owner, target), want, name);
+  }
+});
+
+Deno.test("withoutOffChainAnswers follows a chain through at most 32 names", () => {
+  // c0 → c1 → … → c1999, written last link first.
+  const links = Array.from(
+    { length: 1999 },
+    (_, i) =>
+      `c${1998 - i}.example.org. 300 IN CNAME c${1999 - i}.example.org.`,
+  );
+  const answer = kept("c0.example.org. A", links);
+  assert.equal(answer.length, 32);
+  assert.ok(answer.every((r) => /^c([0-9]|[12][0-9]|3[01])\.example/.test(r)));
 });
