@@ -246,7 +246,7 @@ Deno.test("loadConfig rejects", async (t) => {
     ],
     [
       "one DNS address twice",
-      'listeners: { dns: [{ address: "127.0.0.1:5300" }, { address: "[::]:5300", protocols: [udp] }] }',
+      'listeners: { dns: [{ address: "[::1]:5300" }, { address: "[::]:5300", protocols: [udp] }] }',
       /listeners\.dns\[1\]: port 5300 \(UDP\) is also taken by listeners\.dns\[0\]/,
     ],
     [
@@ -426,4 +426,15 @@ Deno.test("loadConfig refuses a ratelimit.maxBuckets that cannot limit", () => {
   assert.deepEqual(err.problems, [
     "ratelimit.maxBuckets: must be at least 3, not 2: a query needs one bucket per limited prefix length (3 in ipv6), and with fewer it evicts the buckets it just made, so no client is ever limited",
   ]);
+});
+
+Deno.test("loadConfig lets listeners share a port number where they do not clash", () => {
+  // Port 0 picks a free port each; 0.0.0.0 and [::] clash only where IPv6
+  // sockets take IPv4 too, which the bind error explains.
+  const got = load({
+    [FILE]:
+      'listeners: { ops: { address: "127.0.0.1:0" }, metrics: { address: "127.0.0.1:0" }, ' +
+      'dns: [{ address: "0.0.0.0:5300" }, { address: "[::]:5300" }] }',
+  });
+  assert.equal(got.config.listeners.dns.length, 2);
 });

@@ -221,13 +221,22 @@ function pathText(path: Binding["path"]): string {
   return path.map((p) => typeof p === "number" ? `[${p}]` : `.${p}`).join("");
 }
 
-/** Both would bind the same port: the same address, or one is a wildcard over the other. */
+/**
+ * Both would bind the same port: the same address, or one is its family's
+ * wildcard. Port 0 (any free port) never clashes; neither do 0.0.0.0 and
+ * [::], which clash only where IPv6 sockets also take IPv4 (Linux's
+ * default; the bind error then explains it).
+ */
 function clash(a: Binding, b: Binding): boolean {
-  if (a.transport !== b.transport || a.port !== b.port) return false;
-  if (a.host === b.host || a.host === "::" || b.host === "::") return true;
+  if (a.transport !== b.transport || a.port !== b.port || a.port === 0) {
+    return false;
+  }
+  if (a.host === b.host) return true;
   const v4 = (h: string) => ipaddr.IPv4.isValidFourPartDecimal(h);
-  return (a.host === "0.0.0.0" && v4(b.host)) ||
-    (b.host === "0.0.0.0" && v4(a.host));
+  const v6 = (h: string) => ipaddr.IPv6.isValid(h);
+  const wildcardOver = (w: Binding, o: Binding) =>
+    (w.host === "0.0.0.0" && v4(o.host)) || (w.host === "::" && v6(o.host));
+  return wildcardOver(a, b) || wildcardOver(b, a);
 }
 
 export const listenersSchema = listenersObject.superRefine((l, ctx) => {
