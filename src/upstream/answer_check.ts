@@ -78,8 +78,9 @@ export function checkAnswer(
     ok: true,
     rcode: extended | (info.flags & 0xf),
     truncated: (info.flags & 0x0200) !== 0,
+    // An option without its 2-octet INFO-CODE is no Extended DNS Error.
     extendedErrors: (info.edns?.options ?? [])
-      .filter((o) => o.code === EDNS_OPTION.EDE)
+      .filter((o) => o.code === EDNS_OPTION.EDE && o.data.length >= 2)
       .map((o) => o.data),
   };
 }

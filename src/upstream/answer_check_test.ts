@@ -1,5 +1,13 @@
 import assert from "node:assert/strict";
-import { OPCODE, parseQuery, RCODE, TYPE } from "../dns/wire/mod.ts";
+import {
+  EDNS_OPTION,
+  encodeResponse,
+  extendedError,
+  OPCODE,
+  parseQuery,
+  RCODE,
+  TYPE,
+} from "../dns/wire/mod.ts";
 import { checkAnswer, expectationOf } from "./answer_check.ts";
 import { buildQuery } from "./build_query.ts";
 import { answer } from "./testdata/scripted_upstream.ts";
@@ -65,4 +73,25 @@ Deno.test("checkAnswer drops what does not answer the query", async (t) => {
       assert.match(verdict.ok ? "" : verdict.why, why);
     });
   }
+});
+
+Deno.test("checkAnswer reads the Extended DNS Errors, leaving out one without an INFO-CODE", () => {
+  const why = extendedError(6, "validation failure");
+  const message = encodeResponse({
+    id: info.id,
+    opcode: info.opcode,
+    rcode: RCODE.SERVFAIL,
+    rd: true,
+    ra: true,
+    question: info.question!,
+    edns: {
+      udpSize: 1232,
+      options: [
+        { code: EDNS_OPTION.EDE, data: why },
+        { code: EDNS_OPTION.EDE, data: new Uint8Array([0]) },
+      ],
+    },
+  }, 65535);
+  const verdict = checkAnswer(expected, message);
+  assert.deepEqual(verdict.ok && verdict.extendedErrors, [why]);
 });

@@ -186,9 +186,14 @@ export function createCacheStage(opts: CacheStageOptions = {}): CacheStage {
     return leader && asMade ? o.res : waiterResponse(o, req);
   }
 
-  /** Starts the failure recheck timer of `stale` when its refresh failed. */
+  /**
+   * Starts the failure recheck timer of `stale` when its refresh failed,
+   * and ends it when the upstream answered (even an answer not kept, which
+   * leaves `stale` in place).
+   */
   function noteRefreshFailure(o: Outcome, stale: CacheEntry): void {
     if (isFailure(o.res)) stale.refreshFailedAt = now();
+    else delete stale.refreshFailedAt;
   }
 
   /** Waits for the upstream at most maxWait when a stale answer is at hand. */
