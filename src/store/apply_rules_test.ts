@@ -120,6 +120,18 @@ Deno.test("apply rules another owner needs force", () => {
       ),
     ManagedByError,
   );
+  // The message names the object with its namespace.
+  assert.throws(
+    () =>
+      planApply(
+        stored({}, { namespace: "home" }),
+        thing({}, { namespace: "home" }),
+        { manager: "file:x.yaml" },
+        permissiveValidator,
+        now,
+      ),
+    /^ManagedByError: Thing "home\/t" is managed by api, not file:x\.yaml$/,
+  );
 });
 
 Deno.test("apply rules an unowned object can be claimed", () => {

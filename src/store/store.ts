@@ -179,8 +179,9 @@ export class ManagedByError extends Error {
     readonly owner: string,
     readonly manager: string,
   ) {
+    const where = key.namespace === "" ? "" : `${key.namespace}/`;
     super(
-      `${key.kind} "${key.name}" is managed by ${owner}, not ${manager}`,
+      `${key.kind} "${where}${key.name}" is managed by ${owner}, not ${manager}`,
     );
     this.name = "ManagedByError";
   }
