@@ -52,8 +52,10 @@ function valueAtKey(config: unknown, key: string): unknown {
   let cur = config;
   for (const part of key.split(".")) {
     if (cur === null || typeof cur !== "object" || !Object.hasOwn(cur, part)) {
+      // Sections ("cache") are keys too: "cach" means the section.
       const keys = settingsTable().map((s) => s.key);
-      const guess = closestMatch(key, keys);
+      const sections = [...new Set(keys.map((k) => k.split(".")[0]!))];
+      const guess = closestMatch(key, [...sections, ...keys]);
       throw new UsageError(
         `kudurru config get: no setting "${key}"` +
           (guess ? ` (did you mean "${guess}"?)` : ""),

@@ -103,6 +103,11 @@ Deno.test("config rejects bad usage", async (t) => {
       ["get", "cache.maxTLL"],
       /no setting "cache\.maxTLL" \(did you mean "cache\.maxTTL"\?\)/,
     ],
+    [
+      "a misspelt section",
+      ["get", "cach"],
+      /no setting "cach" \(did you mean "cache"\?\)/,
+    ],
   ];
   for (const [name, args, want] of cases) {
     await t.step(name, async () => {
