@@ -155,7 +155,12 @@ async function run(args: string[], io: CommandIO): Promise<number> {
   const forMs = sub === "disable" && rest[0] !== undefined
     ? parseDisableDuration(rest[0])
     : DEFAULT_DISABLE_MS;
-  const store = await openLocalStore(values);
+  if (sub === "status" && configuredOff(values, io)) {
+    io.stdout("Blocking is off by configuration (blocking.enabled: false)\n");
+    return 0;
+  }
+  // Asking must not create a data directory (a mistyped --data-dir).
+  const store = await openLocalStore(values, { existing: sub === "status" });
   try {
     switch (sub) {
       case "disable": {
@@ -172,11 +177,7 @@ async function run(args: string[], io: CommandIO): Promise<number> {
         io.stdout("Blocking is on\n");
         return 0;
       case "status":
-        io.stdout(
-          configuredOff(values, io)
-            ? "Blocking is off by configuration (blocking.enabled: false)\n"
-            : await describeState(store, io),
-        );
+        io.stdout(await describeState(store, io));
         return 0;
     }
   } finally {

@@ -32,6 +32,7 @@ async function blocking(args: string[]) {
 async function withDataDir(fn: (dir: string) => Promise<void>) {
   const root = await Deno.makeTempDir({ prefix: "kudurru-cli-blocking-" });
   try {
+    await Deno.mkdir(join(root, "data"));
     await fn(join(root, "data"));
   } finally {
     await Deno.remove(root, { recursive: true });
@@ -270,5 +271,16 @@ Deno.test("kudurru blocking status says when the configuration turns blocking of
       broken.stderr,
       /enabeld: unknown key.*showing the stored state/,
     );
+  });
+});
+
+Deno.test("kudurru blocking status on a missing data directory says so and creates nothing", async () => {
+  await withDataDir(async (dir) => {
+    const missing = join(dir, "nope");
+    await assert.rejects(
+      blocking(["status", "--data-dir", missing]),
+      /No data directory at ".*nope": nothing is stored there yet/,
+    );
+    await assert.rejects(Deno.stat(missing), Deno.errors.NotFound);
   });
 });
