@@ -14,7 +14,7 @@ import { makeTestCertificates } from "../../src/upstream/testdata/certs.ts";
 import { query } from "../interop/dns_client.ts";
 import { startKudurru } from "../interop/kudurru_server.ts";
 import { startNsd } from "../interop/peers.ts";
-import { startUnbound } from "./unbound.ts";
+import { type RunningUnbound, startUnbound } from "./unbound.ts";
 
 const ZONE = `$ORIGIN resolver.test.
 @      300 IN SOA ns1 hostmaster 1 3600 900 1209600 300
@@ -62,45 +62,41 @@ Deno.test("resolver forwards to Unbound over TCP", async () => {
   assert.deepEqual(answers, ["192.0.2.10"]);
 });
 
-Deno.test("resolver forwards to Unbound over DNS-over-TLS, trusting its CA", async () => {
+/**
+ * Asks through Unbound serving TLS (and HTTPS with `https`) with a test CA's
+ * certificate, kudurru trusting that CA; `server` names the URL to forward
+ * to from Unbound's ports.
+ */
+async function forwardedOverTls(
+  server: (unbound: RunningUnbound) => string,
+  https = false,
+): Promise<string[]> {
   const certs = await makeTestCertificates();
-  const dir = await Deno.makeTempDir({ prefix: "kudurru-dot-ca-" });
+  const dir = await Deno.makeTempDir({ prefix: "kudurru-tls-ca-" });
   try {
     const caFile = join(dir, "ca.pem");
     await Deno.writeTextFile(caFile, certs.caCert);
     await using nsd = await startNsd([{ name: "resolver.test.", text: ZONE }]);
     await using unbound = await startUnbound(nsd.port, "resolver.test.", {
       tls: { cert: certs.cert, key: certs.key },
+      https,
     });
-    // Deno adds DENO_CERT to the roots it trusts (Deno.connectTls too).
-    const answers = await forwardedThrough(
-      `tls://127.0.0.1:${unbound.tlsPort}`,
-      { DENO_CERT: caFile },
-    );
-    assert.deepEqual(answers, ["192.0.2.10"]);
+    // Deno adds DENO_CERT to the roots it trusts (Deno.connectTls and fetch).
+    return await forwardedThrough(server(unbound), { DENO_CERT: caFile });
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+}
+
+Deno.test("resolver forwards to Unbound over DNS-over-TLS, trusting its CA", async () => {
+  const answers = await forwardedOverTls((u) => `tls://127.0.0.1:${u.tlsPort}`);
+  assert.deepEqual(answers, ["192.0.2.10"]);
 });
 
 Deno.test("resolver forwards to Unbound over DNS-over-HTTPS, trusting its CA", async () => {
-  const certs = await makeTestCertificates();
-  const dir = await Deno.makeTempDir({ prefix: "kudurru-doh-ca-" });
-  try {
-    const caFile = join(dir, "ca.pem");
-    await Deno.writeTextFile(caFile, certs.caCert);
-    await using nsd = await startNsd([{ name: "resolver.test.", text: ZONE }]);
-    await using unbound = await startUnbound(nsd.port, "resolver.test.", {
-      tls: { cert: certs.cert, key: certs.key },
-      https: true,
-    });
-    // fetch trusts DENO_CERT as Deno.connectTls does.
-    const answers = await forwardedThrough(
-      `https://127.0.0.1:${unbound.httpsPort}/dns-query`,
-      { DENO_CERT: caFile },
-    );
-    assert.deepEqual(answers, ["192.0.2.10"]);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  const answers = await forwardedOverTls(
+    (u) => `https://127.0.0.1:${u.httpsPort}/dns-query`,
+    true,
+  );
+  assert.deepEqual(answers, ["192.0.2.10"]);
 });
