@@ -29,14 +29,7 @@ export class ConnectionClosedError extends Error {
   }
 }
 
-/**
- * Why a query was given up: its group's timeout passed with no answer.
- * A connection that has received nothing since such a query was written,
- * at least STALL_MS before, is taken for dead and closed, so the next query
- * opens a new one: a server (or a NAT on the way) can silently drop a
- * connection that is never idle. A query sent just before the timeout (a
- * late hedge) says nothing about the connection.
- */
+/** Why a query was given up: its group's timeout passed with no answer. */
 export class QueryTimeoutError extends Error {
   constructor(message: string) {
     super(message);
@@ -44,7 +37,15 @@ export class QueryTimeoutError extends Error {
   }
 }
 
-/** Silence after a query that makes a connection dead (see QueryTimeoutError). */
+/**
+ * A connection that answered nothing since a query given up (its timeout,
+ * another server first, a cancel) was written at least this long before
+ * is taken for dead and closed, so the next query opens a new one: a
+ * server (or a NAT on the way) can silently drop a connection that is never
+ * idle, and one whose framing went out of step (or that sends garbage)
+ * reads bytes but answers nothing. A query given up sooner (a late hedge,
+ * a faster server) says nothing about the connection.
+ */
 export const STALL_MS = 500;
 
 /** Limits of one connection. */
@@ -60,8 +61,8 @@ export interface PipelinedConnectionOptions {
 interface Pending {
   expected: ExpectedAnswer;
   callerId: number;
-  /** Reads (of any bytes) on the connection when the query was sent. */
-  readsBefore: number;
+  /** Answers the connection had delivered when the query was sent. */
+  answersBefore: number;
   /** performance.now() when the query was sent. */
   sentAt: number;
   resolve: (answer: Uint8Array) => void;
@@ -79,8 +80,8 @@ export class PipelinedConnection {
   #writing: Promise<void> = Promise.resolve();
   #idleTimer: ReturnType<typeof setTimeout> | undefined;
   #closed = false;
-  /** Reads that returned bytes, for telling a silent connection. */
-  #reads = 0;
+  /** Answers delivered, for telling a connection that answers nothing. */
+  #answers = 0;
   /** Settles when the read loop has ended and the stream is closed. */
   readonly done: Promise<void>;
 
@@ -129,7 +130,7 @@ export class PipelinedConnection {
     const pending: Pending = {
       expected: { id: wireId, question: asked.question },
       callerId: asked.id,
-      readsBefore: this.#reads,
+      answersBefore: this.#answers,
       sentAt: performance.now(),
       resolve,
       reject,
@@ -139,12 +140,13 @@ export class PipelinedConnection {
       this.#pending.delete(wireId);
       reject(signal.reason);
       if (
-        signal.reason instanceof QueryTimeoutError &&
-        this.#reads === pending.readsBefore &&
+        this.#answers === pending.answersBefore &&
         performance.now() - pending.sentAt >= STALL_MS
       ) {
         this.#shutdown(
-          new ConnectionClosedError(`${label}: silent past a query's timeout`),
+          new ConnectionClosedError(
+            `${label}: no answer since a query given up`,
+          ),
         );
         return;
       }
@@ -183,7 +185,6 @@ export class PipelinedConnection {
       for (;;) {
         const n = await this.#stream.read(buf);
         if (n === null) break;
-        this.#reads++;
         for (const message of this.#frames.push(buf.subarray(0, n))) {
           this.#deliver(message);
         }
@@ -199,13 +200,27 @@ export class PipelinedConnection {
     }
   }
 
-  /** Hands an answer to the query it answers; anything else is ignored. */
+  /**
+   * Hands an answer to the query it answers. An ID nothing waits for is a
+   * late answer to a query given up, and ignored; a message that is no
+   * answer to the query of its ID means the stream is out of step (or not
+   * DNS), and the connection is closed.
+   */
   #deliver(message: Uint8Array): void {
     if (message.length < 2) return;
     const wireId = (message[0]! << 8) | message[1]!;
     const pending = this.#pending.get(wireId);
     if (pending === undefined) return;
-    if (!checkAnswer(pending.expected, message).ok) return;
+    const check = checkAnswer(pending.expected, message);
+    if (!check.ok) {
+      this.#shutdown(
+        new ConnectionClosedError(
+          `${this.#opts.label}: an answer that does not fit (${check.why})`,
+        ),
+      );
+      return;
+    }
+    this.#answers++;
     this.#pending.delete(wireId);
     message[0] = pending.callerId >>> 8; // message is our own copy
     message[1] = pending.callerId & 0xff;

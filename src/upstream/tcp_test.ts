@@ -172,6 +172,49 @@ Deno.test("tcp transport replaces a connection that stays silent past a query's 
   });
 });
 
+Deno.test("tcp transport replaces a connection that answered nothing for STALL_MS, whoever gave the query up", async () => {
+  // Answers the first query of each connection only, then goes silent.
+  let answeredOn = 0;
+  let connections = () => 0;
+  const script: Script = (q) => {
+    if (connections() === answeredOn) return [];
+    answeredOn = connections();
+    return [{ message: answer(q, { a: ["192.0.2.1"] }) }];
+  };
+  await withTcp({ script }, async (transport, server) => {
+    connections = () => server.connections;
+    assert.equal(await ask(transport, 1, 1), "192.0.2.1");
+    // Another server answered first, long after this one went silent.
+    await askAndAbort(
+      transport,
+      2,
+      new Error("stopped: answered"),
+      STALL_MS + 50,
+    );
+    assert.equal(await ask(transport, 3, 3), "192.0.2.1");
+    assert.equal(server.connections, 2);
+  });
+});
+
+Deno.test("tcp transport closes a connection whose answer does not fit its query", async () => {
+  // 2.example. gets an answer about another name: the stream is out of step.
+  const script: Script = (q) => [{
+    message: answer(q, {
+      a: ["192.0.2.1"],
+      ...(q.question!.name.startsWith("2.") && { name: "other.example." }),
+    }),
+  }];
+  await withTcp({ script }, async (transport, server) => {
+    assert.equal(await ask(transport, 1, 1), "192.0.2.1");
+    // Asked again on a fresh connection (a reused one that closes is
+    // retried once), which closes too.
+    await assert.rejects(ask(transport, 2, 2), /does not fit/);
+    assert.equal(server.connections, 2);
+    assert.equal(await ask(transport, 3, 3), "192.0.2.1");
+    assert.equal(server.connections, 3);
+  });
+});
+
 Deno.test("tcp transport keeps its connection when a query is given up for another reason", async () => {
   // Never answers 2.example.; answers everything else.
   const script: Script = (q) =>
