@@ -8,11 +8,15 @@
  */
 import { BufferPool } from "../dns/wire/buffer_pool.ts";
 import { oversizeQueryAnswer } from "../dns/wire/truncated_reply.ts";
-import type { QueryHandler } from "../pipeline/handler.ts";
+import type { ClientInfo, QueryHandler } from "../pipeline/handler.ts";
 import type { Logger } from "../log/logger.ts";
 import type { SocketCounters } from "./worker_messages.ts";
 
-/** Most UDP queries answered at once by one socket. */
+/**
+ * Most UDP queries one socket waits on at once (their answers pending,
+ * mostly on upstreams); at the bound, queries go to the handler marked
+ * `overloaded`, which answers what needs no wait and drops the rest.
+ */
 export const UDP_MAX_IN_FLIGHT = 1000;
 
 /**
@@ -135,10 +139,6 @@ export function serveUdp(opts: UdpServerOptions): UdpServer {
         counters.udpStopping++;
         continue;
       }
-      if (inFlight >= maxInFlight) {
-        counters.udpDropped++;
-        continue;
-      }
       const from = received[1] as Deno.NetAddr;
       if (received[0].length > UDP_MAX_QUERY) {
         counters.udpOversize++;
@@ -147,13 +147,20 @@ export function serveUdp(opts: UdpServerOptions): UdpServer {
         continue;
       }
       counters.queries++;
-      let reply: Promise<Uint8Array | null> | Uint8Array | null;
-      try {
-        reply = handler.handle(received[0], {
+      // At the bound, queries are still handled: what needs no wait (a
+      // cache hit, a zone's answer) is answered, the rest dropped by the
+      // pipeline. Two object shapes, no spread: this is the hot path.
+      const client: ClientInfo = inFlight < maxInFlight
+        ? { address: from.hostname, port: from.port, transport: "udp" }
+        : {
           address: from.hostname,
           port: from.port,
           transport: "udp",
-        });
+          overloaded: true,
+        };
+      let reply: Promise<Uint8Array | null> | Uint8Array | null;
+      try {
+        reply = handler.handle(received[0], client);
       } catch (err) {
         logger.error("query handler threw", { error: err });
         continue;

@@ -79,16 +79,21 @@ Deno.test("serveUdp answers a fast query while a slow one is in flight", async (
   }
 });
 
-Deno.test("serveUdp drops and counts queries beyond maxInFlight", async () => {
+Deno.test("serveUdp at maxInFlight still answers what needs no wait, and marks the client overloaded", async () => {
   await using s = start("127.0.0.1", { maxInFlight: 1 });
   const { client, to } = clientFor(s.port);
   try {
     await client.send(buildQuery(1, "slow-200.test"), to);
-    await client.send(buildQuery(2, "fast.test"), to);
-    const [only] = await within(client.receive(), 2000);
-    assert.equal(decodeAnswer(only).id, 1);
-    assert.equal(s.counters.udpDropped, 1);
-    assert.equal(s.counters.queries, 1);
+    await client.send(buildQuery(2, "slow-200.test"), to); // dropped: would wait
+    await client.send(buildQuery(3, "fast.test"), to); // answered at once
+    const [first] = await within(client.receive(), 2000);
+    const [second] = await within(client.receive(), 2000);
+    assert.deepEqual([decodeAnswer(first).id, decodeAnswer(second).id], [3, 1]);
+    assert.deepEqual(
+      s.handler.clients.map((c) => c.overloaded ?? false),
+      [false, true, true],
+    );
+    assert.equal(s.counters.queries, 3);
   } finally {
     client.close();
   }

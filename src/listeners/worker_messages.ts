@@ -63,8 +63,6 @@ export interface SocketCounters {
   queries: number;
   /** Answers that could not be sent (the client went away, a full buffer). */
   sendErrors: number;
-  /** UDP datagrams dropped because too many queries were in flight. */
-  udpDropped: number;
   /** UDP datagrams dropped while the listener finished its last answers. */
   udpStopping: number;
   /** UDP queries over UDP_MAX_QUERY octets, answered TC=1 unread. */
@@ -138,7 +136,6 @@ export function emptySocketCounters(): SocketCounters {
   return {
     queries: 0,
     sendErrors: 0,
-    udpDropped: 0,
     udpStopping: 0,
     udpOversize: 0,
     tcpAccepted: 0,

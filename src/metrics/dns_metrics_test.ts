@@ -120,10 +120,13 @@ Deno.test("record counts socket events, blocks by list and rate limiting", async
     }
     c.countResponse({ drop: true, status: "rate_limited", stage: "ingress" });
     c.countResponse({ ...answer(0, "rate_limited"), stage: "ingress" });
+    for (let i = 0; i < 4; i++) {
+      c.countResponse({ drop: true, status: "overloaded", stage: "upstream" });
+    }
   });
   deltas.socket = {
     ...emptySocketCounters(),
-    udpDropped: 4,
+    udpStopping: 3,
     udpOversize: 6,
     sendErrors: 2,
     tcpAccepted: 3,
@@ -148,8 +151,12 @@ Deno.test("record counts socket events, blocks by list and rate limiting", async
   );
   assert.equal(sample(text, "kudurru_ratelimit_buckets_evicted_total", {}), 5);
   assert.equal(
-    sample(text, "kudurru_dns_dropped_total", { reason: "udp_overload" }),
+    sample(text, "kudurru_dns_dropped_total", { reason: "overloaded" }),
     4,
+  );
+  assert.equal(
+    sample(text, "kudurru_dns_dropped_total", { reason: "shutting_down" }),
+    3,
   );
   assert.equal(sample(text, "kudurru_dns_udp_oversize_total", {}), 6);
   assert.equal(

@@ -73,7 +73,7 @@ export function createQueryMetrics(registry: Registry) {
   const dropped = new client.Counter({
     name: "kudurru_dns_dropped_total",
     help:
-      "DNS queries that got no answer, by reason (a status; udp_overload: too many UDP queries in flight; shutting_down: UDP queries that came while the listener finished its last answers).",
+      "DNS queries that got no answer, by reason (a status, such as overloaded: too many UDP queries waiting on upstreams; or shutting_down: UDP queries that came while the listener finished its last answers).",
     labelNames: ["reason"] as const,
     registers,
   });
@@ -144,9 +144,6 @@ export function createQueryMetrics(registry: Registry) {
       if (socket !== undefined) {
         if (isCount(socket.sendErrors)) {
           sendErrors.inc({ transport }, socket.sendErrors);
-        }
-        if (isCount(socket.udpDropped)) {
-          dropped.inc({ reason: "udp_overload" }, socket.udpDropped);
         }
         if (isCount(socket.udpStopping)) {
           dropped.inc({ reason: "shutting_down" }, socket.udpStopping);

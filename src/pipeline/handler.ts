@@ -14,6 +14,12 @@ export interface ClientInfo {
   transport: Transport;
   /** The DoT/DoH client ID (SNI label or /dns-query/<id>), when the transport has one. */
   clientId?: string;
+  /**
+   * The listener has as many queries waiting (on upstreams) as it keeps:
+   * answer what needs no wait (memo, cache, stale, local), and drop the
+   * rest rather than wait (status `overloaded`).
+   */
+  overloaded?: true;
 }
 
 export interface QueryHandler {

@@ -26,6 +26,8 @@ export const STATUSES = [
   "dropped",
   /** Over the per-prefix UDP rate limit: dropped, or TC=1 so the client retries over TCP. */
   "rate_limited",
+  /** Nothing sent: the UDP listener had too many queries waiting on upstreams (ClientInfo.overloaded). */
+  "overloaded",
   /** SERVFAIL of our own: a stage failed, or no snapshot yet. */
   "servfail",
   /** SERVFAIL because the upstreams failed. */

@@ -2,7 +2,8 @@
  * A tiny QueryHandler for the listener tests, so socket behaviour can be
  * tested without the stage chain. It answers by query name:
  *
- * - `slow-<ms>.test.`: waits that long, then answers A 192.0.2.1
+ * - `slow-<ms>.test.`: waits that long, then answers A 192.0.2.1; dropped
+ *   (null) when the client is `overloaded`, as the upstream stage does
  * - `drop.test.`: no answer (null)
  * - `snapshot.test.`: TXT with the current snapshot's version, or "none"
  * - `big.test.`: TXT of ~60,000 octets (fills socket buffers quickly)
@@ -54,6 +55,7 @@ export function createTestHandler(
       // rest synchronously.
       const slow = /^slow-(\d+)\.test$/.exec(name);
       if (!slow) return answerTo(q, name, snapshot);
+      if (client.overloaded) return null;
       // Reads the query again after the wait, as a pipeline may: a listener
       // that reused the query's buffer meanwhile would answer the wrong one.
       return new Promise((resolve) =>

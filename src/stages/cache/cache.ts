@@ -187,6 +187,18 @@ export function createCacheStage(opts: CacheStageOptions = {}): CacheStage {
   }
 
   /**
+   * True when `stale` is answered without asking upstream: a refresh failed
+   * less than STALE_RECHECK_MS ago, or the listener is overloaded (a stale
+   * answer now beats a dropped query).
+   */
+  function answerStaleAtOnce(stale: CacheEntry, req: Request): boolean {
+    if (req.client.overloaded) return true;
+    if (stale.refreshFailedAt === undefined) return false;
+    const since = now() - stale.refreshFailedAt;
+    return since >= 0 && since < STALE_RECHECK_MS;
+  }
+
+  /**
    * Starts the failure recheck timer of `stale` when its refresh failed,
    * and ends it when the upstream answered (even an answer not kept, which
    * leaves `stale` in place).
@@ -231,12 +243,9 @@ export function createCacheStage(opts: CacheStageOptions = {}): CacheStage {
     policy: CachePolicy,
     stale: CacheEntry | undefined,
   ): Response | Promise<Response> {
-    if (stale?.refreshFailedAt !== undefined) {
-      const since = now() - stale.refreshFailedAt;
-      if (since >= 0 && since < STALE_RECHECK_MS) {
-        const res = staleResponse(stale, req, policy);
-        if (res !== undefined) return res;
-      }
+    if (stale !== undefined && answerStaleAtOnce(stale, req)) {
+      const res = staleResponse(stale, req, policy);
+      if (res !== undefined) return res;
     }
     stats.misses++;
     const key = cacheKey(req, scope);

@@ -166,3 +166,15 @@ Deno.test("cache answers stale at once for 30 s after a failed refresh, then ask
   assert.equal((await q()).status, "forwarded");
   assert.equal((await q()).status, "cached");
 });
+
+Deno.test("cache answers an expired entry stale at once to an overloaded listener", async () => {
+  const { stage, upstream } = await expiredBy(60);
+  const plain = ask("www.example.org. A", SNAPSHOT);
+  const req = {
+    ...plain,
+    client: { ...plain.client, overloaded: true as const },
+  };
+  const res = await stage.serve(req, upstream.next);
+  assert.equal(res.status, "cached_stale");
+  assert.equal(upstream.calls, 1, "only the first fill: no upstream query");
+});

@@ -514,3 +514,19 @@ Deno.test("upstream passes a failing upstream's Extended DNS Errors on after its
     [...bogus],
   ]);
 });
+
+Deno.test("upstream drops a query from an overloaded listener without asking anyone", async () => {
+  const { resolver, stage } = stageWith(answered(wwwAnswer));
+  const plain = requestFrom("www.example.org. A", { snapshot });
+  const req = {
+    ...plain,
+    client: { ...plain.client, overloaded: true as const },
+  };
+  const res = await stage.serve(req, () => {
+    throw new Error("the upstream stage never calls next");
+  });
+  assert.equal(res.drop, true);
+  assert.equal(res.status, "overloaded");
+  assert.equal(res.unlogged, true);
+  assert.equal(resolver.calls.length, 0);
+});
