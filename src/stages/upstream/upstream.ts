@@ -65,6 +65,7 @@ export interface UpstreamStage extends Stage {
 /** Creates the upstream stage. */
 export function createUpstreamStage(opts: UpstreamStageOptions): UpstreamStage {
   const holder = new ResolverHolder(opts.resolver, opts.logger);
+  const failures = new FailureLog(opts.logger);
 
   async function forward(
     req: Request,
@@ -81,6 +82,7 @@ export function createUpstreamStage(opts: UpstreamStageOptions): UpstreamStage {
     } finally {
       holder.settled(held);
     }
+    if (!result.ok) failures.note(group, result);
     return responseFor(req, route, result, request.clientSubnet);
   }
 
@@ -129,6 +131,40 @@ export function createUpstreamStage(opts: UpstreamStageOptions): UpstreamStage {
     },
     close: () => holder.close(),
   };
+}
+
+/** A group's failures are logged at most this often (with a count since). */
+const FAILURE_LOG_EVERY_MS = 30_000;
+
+/**
+ * Why upstream groups fail, for the operator: clients get only SERVFAIL and
+ * an EDE naming the group, so the server log says which server failed how
+ * (a certificate, an HTTP 404, a timeout). One line per group at most every
+ * FAILURE_LOG_EVERY_MS, so a dead upstream does not flood the log.
+ */
+class FailureLog {
+  readonly #logger: Logger;
+  readonly #last = new Map<string, { at: number; since: number }>();
+
+  constructor(logger: Logger) {
+    this.#logger = logger;
+  }
+
+  note(group: string, result: Extract<UpstreamResult, { ok: false }>): void {
+    const now = Date.now();
+    const seen = this.#last.get(group);
+    if (seen !== undefined && now - seen.at < FAILURE_LOG_EVERY_MS) {
+      seen.since++;
+      return;
+    }
+    this.#logger.warn(`upstream group "${group}" failed`, {
+      reason: result.reason,
+      detail: result.detail,
+      ...(seen !== undefined && seen.since > 0 &&
+        { moreSinceLastLine: seen.since }),
+    });
+    this.#last.set(group, { at: now, since: 0 });
+  }
 }
 
 /** The largest DNS message (TCP's two-octet length prefix). */

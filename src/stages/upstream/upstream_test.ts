@@ -530,3 +530,28 @@ Deno.test("upstream drops a query from an overloaded listener without asking any
   assert.equal(res.unlogged, true);
   assert.equal(resolver.calls.length, 0);
 });
+
+Deno.test("upstream logs why a group failed, once per 30 s however often", async () => {
+  const logger = memoryLogger();
+  const stage = createUpstreamStage({
+    resolver: scriptedResolver({
+      ok: false,
+      reason: "error",
+      detail: "tls://192.0.2.53: certificate has expired",
+    }),
+    logger,
+  });
+  for (let id = 1; id <= 3; id++) {
+    const res = await stage.serve(
+      requestFrom("www.example.org. A", { snapshot, id }),
+      () => {
+        throw new Error("the upstream stage never calls next");
+      },
+    );
+    assert.equal(res.status, "servfail_upstream");
+  }
+  const lines = logger.lines.filter((l) => /upstream group/.test(l));
+  assert.equal(lines.length, 1);
+  assert.match(lines[0]!, /certificate has expired/);
+  await stage.close();
+});
