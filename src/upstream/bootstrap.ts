@@ -8,7 +8,9 @@
  * lookup runs in the background, and for as long as the bootstrap servers
  * cannot be reached (asked again every 30 s): an upstream that is up must
  * not fail because the bootstrap servers are down. A server that answers
- * that the host has no address (NXDOMAIN, no records) ends it.
+ * that the host has no address (NXDOMAIN, no records) ends it. A name with
+ * several addresses (IPv4 ones, or IPv6 ones when it has no IPv4) is used
+ * at its first, and at the next one each time the one in use fails.
  */
 import { abortable } from "./abortable.ts";
 import { RCODE, TYPE } from "../dns/wire/mod.ts";
@@ -42,14 +44,20 @@ class NoAddressError extends Error {
   }
 }
 
-/** Resolves upstream host names to one address each. */
+/** Resolves upstream host names to an address each, the next on failure. */
 export interface Bootstrap {
   /**
-   * An address of `host` (IPv4 preferred, IPv6 when there is none).
+   * An address of `host` (IPv4 preferred, IPv6 when there is none): the
+   * first the name has, or the next after {@linkcode Bootstrap.failed}.
    *
    * @throws {Error} naming the host when no bootstrap server gives an address
    */
   lookup(host: string, signal: AbortSignal): Promise<string>;
+  /**
+   * `address` of `host` failed (no connection, no answer): later lookups
+   * give the name's next address, if it has another.
+   */
+  failed(host: string, address: string): void;
 }
 
 /** Settings of {@linkcode createBootstrap}. */
@@ -62,8 +70,10 @@ export interface BootstrapOptions {
   now?: () => number;
 }
 
-interface CachedAddress {
-  address: string;
+interface CachedAddresses {
+  addresses: string[];
+  /** The one lookups give now. */
+  index: number;
   expiresAt: number;
 }
 
@@ -79,7 +89,7 @@ export function createBootstrap(opts: BootstrapOptions): Bootstrap {
   });
   const timeoutMs = opts.timeoutMs ?? BOOTSTRAP_TIMEOUT_MS;
   const now = opts.now ?? Date.now;
-  const cache = new Map<string, CachedAddress>();
+  const cache = new Map<string, CachedAddresses>();
   const inFlight = new Map<string, Promise<string>>();
 
   async function resolve(host: string): Promise<string> {
@@ -94,10 +104,11 @@ export function createBootstrap(opts: BootstrapOptions): Bootstrap {
       try {
         const found = await askOne(transport, host, timeoutMs);
         cache.set(host, {
-          address: found.address,
+          addresses: found.addresses,
+          index: 0,
           expiresAt: now() + Math.max(found.ttl * 1000, BOOTSTRAP_MIN_TTL_MS),
         });
-        return found.address;
+        return found.addresses[0]!;
       } catch (error) {
         if (error instanceof NoAddressError) denied = true;
         failures.push(`${server.raw}: ${messageOf(error)}`);
@@ -132,7 +143,15 @@ export function createBootstrap(opts: BootstrapOptions): Bootstrap {
           else cached.expiresAt = now() + BOOTSTRAP_RETRY_MS;
         });
       }
-      return Promise.resolve(cached.address);
+      return Promise.resolve(cached.addresses[cached.index]!);
+    },
+    failed(host, address) {
+      const cached = cache.get(host);
+      if (cached === undefined || cached.addresses.length < 2) return;
+      // Only the address in use moves on: a late failure of one already
+      // left behind must not skip the one now tried.
+      if (cached.addresses[cached.index] !== address) return;
+      cached.index = (cached.index + 1) % cached.addresses.length;
     },
   };
 }
@@ -158,7 +177,7 @@ async function askOne(
   transport: Transport,
   host: string,
   timeoutMs: number,
-): Promise<{ address: string; ttl: number }> {
+): Promise<{ addresses: string[]; ttl: number }> {
   const timeout = new AbortController();
   const timer = setTimeout(
     () => timeout.abort(new Error(`no answer within ${timeoutMs} ms`)),
@@ -172,7 +191,7 @@ async function askOne(
     try {
       const found = await a;
       if (found.addresses.length > 0) {
-        return { address: found.addresses[0]!, ttl: found.ttl };
+        return { addresses: found.addresses, ttl: found.ttl };
       }
     } catch (error) {
       aError = error;
@@ -181,7 +200,7 @@ async function askOne(
       throw aError ?? error;
     });
     if (found.addresses.length > 0) {
-      return { address: found.addresses[0]!, ttl: found.ttl };
+      return { addresses: found.addresses, ttl: found.ttl };
     }
     if (aError !== undefined) throw aError;
     throw new NoAddressError("no A or AAAA records");

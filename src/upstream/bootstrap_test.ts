@@ -201,3 +201,27 @@ Deno.test("bootstrap refuses a server that is not an IP address", () => {
     /Cannot use bootstrap server "dns.example:53": it must be a plain IP address/,
   );
 });
+
+Deno.test("bootstrap moves to a name's next address when the one in use failed", async () => {
+  const server = startUdpUpstream((q) => [{
+    message: q.question!.type === TYPE.A
+      ? answer(q, { a: ["192.0.2.4", "192.0.2.5"] })
+      : answer(q, { aaaa: [] }),
+  }]);
+  try {
+    const bootstrap = createBootstrap({
+      servers: [`127.0.0.1:${server.port}`],
+    });
+    const lookup = () => bootstrap.lookup("dns.test", never());
+    assert.equal(await lookup(), "192.0.2.4");
+    bootstrap.failed("dns.test", "192.0.2.4");
+    assert.equal(await lookup(), "192.0.2.5");
+    // A late failure of the address left behind changes nothing.
+    bootstrap.failed("dns.test", "192.0.2.4");
+    assert.equal(await lookup(), "192.0.2.5");
+    bootstrap.failed("dns.test", "192.0.2.5");
+    assert.equal(await lookup(), "192.0.2.4", "round again");
+  } finally {
+    await server.close();
+  }
+});

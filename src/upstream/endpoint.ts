@@ -77,6 +77,17 @@ export class UpstreamEndpoint {
     return this.#tcp.transport;
   }
 
+  /**
+   * An attempt failed (an error or silence): a server known by a name
+   * moves to the name's next address for later queries (bootstrap.ts).
+   */
+  failed(): void {
+    const { host } = this.server;
+    const address = this.#main?.address;
+    if (address === undefined || isIpAddress(host)) return;
+    this.#deps.bootstrap?.failed(host, address);
+  }
+
   /** Closes every transport and waits for their connections to end. */
   async close(): Promise<void> {
     this.#retire(this.#main);

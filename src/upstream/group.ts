@@ -146,6 +146,7 @@ export class UpstreamGroup {
           }
           failed.add(index);
           endpoint.score.recordFailure();
+          endpoint.failed();
           counters?.countError(endpoint.server.raw);
           failures.push(`${endpoint.server.raw}: ${outcome.why}`);
           if (outcome.extendedErrors) extendedErrors = outcome.extendedErrors;
@@ -222,6 +223,7 @@ function stopAttempt(
   const { score } = attempt.endpoint;
   if (ending === "timeout") {
     score.recordFailure();
+    attempt.endpoint.failed();
     counters?.countTimeout(attempt.endpoint.server.raw);
   }
   if (ending === "answered") {

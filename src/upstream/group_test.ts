@@ -397,3 +397,32 @@ Deno.test("group keeps the Extended DNS Errors of a failure answer", async () =>
     assert.deepEqual(!result.ok && result.extendedErrors, [why]);
   });
 });
+
+Deno.test("group reaches a server by name at its next address when the first refuses", async () => {
+  const live = startTcpUpstream((q) => [{
+    message: answer(q, { a: ["192.0.2.9"] }),
+  }]);
+  // dns.test. has two addresses; nothing listens on the first.
+  const bootstrap = startUdpUpstream((q) => [{
+    message: q.question!.type === TYPE.A
+      ? answer(q, { a: ["127.0.0.2", "127.0.0.1"] })
+      : answer(q, { aaaa: [] }),
+  }]);
+  const resolver = createResolver(
+    upstreamSettings(
+      { default: { servers: [`tcp://dns.test:${live.port}`] } },
+      [`127.0.0.1:${bootstrap.port}`],
+    ),
+    { logger: memoryLogger(), random: seededRandom(7) },
+  );
+  try {
+    const ask = () => resolver.resolve("default", question("www.example.org."));
+    const first = await ask();
+    assert.equal(first.ok, false, "127.0.0.2 refuses the connection");
+    assert.equal(addressOf(await ask()), "192.0.2.9");
+  } finally {
+    await resolver.close();
+    await live.close();
+    await bootstrap.close();
+  }
+});
