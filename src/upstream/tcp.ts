@@ -1,9 +1,12 @@
 /**
  * Do53 over TCP with connection reuse (RFC 7766): one pooled connection per
  * server carries every query, pipelined and matched by ID. A closed
- * connection is replaced on the next query; a query that was sent on a
- * reused connection the server then closed is retried once on a new one
- * (servers may close idle connections at any time, RFC 7766 §6.2.3).
+ * connection is replaced on the next query; a query whose connection the
+ * server closed before answering it is retried once on a new one (servers
+ * may close connections at any time, RFC 7766 §6.2.3, and a client SHOULD
+ * then ask again what was not answered, §6.2.1): also on a connection just
+ * opened, which a server closing after each answer leaves with one answer
+ * among many pipelined queries.
  */
 import { abortable } from "./abortable.ts";
 import {
@@ -87,17 +90,13 @@ export function createPooledTransport(
     return connection;
   }
 
-  /** The pooled connection, and whether it was opened for this query. */
-  async function connection(
-    signal: AbortSignal,
-  ): Promise<{ connection: PipelinedConnection; fresh: boolean }> {
-    if (current !== undefined && !current.closed) {
-      return { connection: current, fresh: false };
-    }
+  /** The pooled connection, opened when there is none. */
+  async function connection(signal: AbortSignal): Promise<PipelinedConnection> {
+    if (current !== undefined && !current.closed) return current;
     connecting ??= connect().finally(() => {
       connecting = undefined;
     });
-    return { connection: await abortable(connecting, signal), fresh: true };
+    return await abortable(connecting, signal);
   }
 
   function close(): void {
@@ -111,11 +110,11 @@ export function createPooledTransport(
         throw new ConnectionClosedError(`${opts.label}: transport closed`);
       }
       for (let attempt = 0;; attempt++) {
-        const { connection: c, fresh } = await connection(signal);
+        const c = await connection(signal);
         try {
           return await c.exchange(query, signal);
         } catch (error) {
-          const retry = error instanceof ConnectionClosedError && !fresh &&
+          const retry = error instanceof ConnectionClosedError &&
             attempt === 0 && !signal.aborted && !closing.signal.aborted;
           if (!retry) throw error;
         }

@@ -93,6 +93,20 @@ Deno.test("tcp transport reconnects to a server that closes after each answer", 
   });
 });
 
+Deno.test("tcp transport asks again, once, what a new connection closed before answering", async () => {
+  await withTcp({ closeAfterAnswer: true }, async (transport, server) => {
+    // Three queries pipelined on the first connection: one is answered
+    // before the close, the other two are asked again on the next one,
+    // where one more is answered.
+    const results = await Promise.allSettled(
+      [1, 2, 3].map((n) => ask(transport, n, n)),
+    );
+    const answered = results.filter((r) => r.status === "fulfilled").length;
+    assert.equal(answered, 2);
+    assert.equal(server.connections, 2);
+  });
+});
+
 Deno.test("tcp transport closes an idle connection", async () => {
   await withTcp({ idleMs: 30 }, async (transport, server) => {
     assert.equal(await ask(transport, 7, 1), "192.0.2.7");
