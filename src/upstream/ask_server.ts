@@ -8,6 +8,7 @@ import { RCODE } from "../dns/wire/mod.ts";
 import { checkAnswer, expectationOf } from "./answer_check.ts";
 import { buildQuery, randomQueryId } from "./build_query.ts";
 import type { UpstreamEndpoint } from "./endpoint.ts";
+import { ConnectionBusyError } from "./pipelined_connection.ts";
 import type { Transport, UpstreamRequest } from "./types.ts";
 
 /** How one attempt ended. */
@@ -18,6 +19,8 @@ export type AttemptOutcome =
     why: string;
     /** The Extended DNS Errors of a failure answer (SERVFAIL, …), if any. */
     extendedErrors?: Uint8Array[];
+    /** Not sent: our connection was full (ConnectionBusyError), no fault of the server's. */
+    busy?: true;
   };
 
 const RCODE_NAMES = new Map<number, string>(
@@ -60,10 +63,10 @@ export async function askServer(
       rttMs: performance.now() - started,
     };
   } catch (error) {
-    return {
-      ok: false,
-      why: error instanceof Error ? error.message : String(error),
-    };
+    const why = error instanceof Error ? error.message : String(error);
+    return error instanceof ConnectionBusyError
+      ? { ok: false, why, busy: true }
+      : { ok: false, why };
   }
 }
 

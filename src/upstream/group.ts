@@ -145,9 +145,12 @@ export class UpstreamGroup {
             return;
           }
           failed.add(index);
-          endpoint.score.recordFailure();
-          endpoint.failed();
-          counters?.countError(endpoint.server.raw);
+          // A full connection of ours is no sign of a bad server.
+          if (!outcome.busy) {
+            endpoint.score.recordFailure();
+            endpoint.failed();
+            counters?.countError(endpoint.server.raw);
+          }
           failures.push(`${endpoint.server.raw}: ${outcome.why}`);
           if (outcome.extendedErrors) extendedErrors = outcome.extendedErrors;
           const running = attempts.some((a) => !a.settled);

@@ -29,6 +29,17 @@ export class ConnectionClosedError extends Error {
   }
 }
 
+/**
+ * The connection carries as many queries as it may: the query was not
+ * sent. Our limit, not the server's fault: it does not count against it.
+ */
+export class ConnectionBusyError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ConnectionBusyError";
+  }
+}
+
 /** Why a query was given up: its group's timeout passed with no answer. */
 export class QueryTimeoutError extends Error {
   constructor(message: string) {
@@ -50,7 +61,7 @@ export const STALL_MS = 500;
 
 /** Limits of one connection. */
 export interface PipelinedConnectionOptions {
-  /** Most queries awaiting an answer at once; more are refused at once. */
+  /** Most queries awaiting an answer at once; more are refused at once (ConnectionBusyError, not held against the server). */
   maxInFlight: number;
   /** Close after this long with nothing in flight (ms). */
   idleMs: number;
@@ -117,7 +128,9 @@ export class PipelinedConnection {
     }
     if (this.#pending.size >= maxInFlight) {
       return Promise.reject(
-        new Error(`${label}: ${maxInFlight} queries already in flight`),
+        new ConnectionBusyError(
+          `${label}: ${maxInFlight} queries already in flight`,
+        ),
       );
     }
     const asked = expectationOf(query);
