@@ -271,7 +271,9 @@ export function createCacheStage(opts: CacheStageOptions = {}): CacheStage {
     policy: CachePolicy,
     at: number,
   ): void {
-    if (policy.prefetchThreshold === 0) return;
+    // An overloaded listener asks no upstream; the entry waits for a
+    // calmer hit.
+    if (policy.prefetchThreshold === 0 || req.client.overloaded) return;
     if (at - entry.windowStart > policy.prefetchWindowMs) {
       entry.windowStart = at;
       entry.hits = 0;
