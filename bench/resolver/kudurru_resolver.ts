@@ -3,11 +3,14 @@
  * loopback port, and a local readiness zone answered without any upstream,
  * so start-up does not depend on the upstream being up (or answering).
  */
-import { API_VERSION } from "../../src/api/v1alpha1/meta.ts";
-import { startKudurru } from "../../tests/interop/kudurru_server.ts";
+import {
+  LOCAL_READY_ZONE,
+  localReadyZoneObject,
+  startKudurru,
+} from "../../tests/interop/kudurru_server.ts";
 
 /** The readiness zone: answered locally. */
-export const KUDURRU_READY_ZONE = "local.test.";
+export const KUDURRU_READY_ZONE = LOCAL_READY_ZONE;
 
 /** Starts kudurru forwarding to 127.0.0.1:`upstreamPort`. */
 export function startKudurruResolver(
@@ -15,12 +18,7 @@ export function startKudurruResolver(
   opts: { queryLog?: boolean } = {},
 ): ReturnType<typeof startKudurru> {
   return startKudurru({
-    objects: [{
-      apiVersion: API_VERSION,
-      kind: "DNSZone",
-      metadata: { name: "local-test" },
-      spec: { zoneName: KUDURRU_READY_ZONE, type: "primary" },
-    }],
+    objects: [localReadyZoneObject()],
     readyZone: KUDURRU_READY_ZONE,
     upstreamPort,
     ...(opts.queryLog === false &&

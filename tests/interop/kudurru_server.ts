@@ -7,12 +7,25 @@
  */
 import { join } from "node:path";
 import YAML from "yaml";
-import type { KObject } from "../../src/api/v1alpha1/meta.ts";
+import { API_VERSION, type KObject } from "../../src/api/v1alpha1/meta.ts";
 import { freePort, hasIpv6Loopback } from "./free_port.ts";
 import { type RunningServer, spawnServer } from "./server_process.ts";
 
 const ROOT = join(import.meta.dirname!, "..", "..");
 const MAIN = join(ROOT, "main.ts");
+
+/** A zone kudurru answers itself: readiness for a server that forwards the rest. */
+export const LOCAL_READY_ZONE = "local.test.";
+
+/** The DNSZone object of {@linkcode LOCAL_READY_ZONE}. */
+export function localReadyZoneObject(): KObject {
+  return {
+    apiVersion: API_VERSION,
+    kind: "DNSZone",
+    metadata: { name: "local-test" },
+    spec: { zoneName: LOCAL_READY_ZONE, type: "primary" },
+  };
+}
 
 /** What the kudurru test or benchmark needs to set. */
 export interface KudurruOptions {

@@ -7,9 +7,12 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { API_VERSION } from "../../src/api/v1alpha1/meta.ts";
 import { query } from "../interop/dns_client.ts";
-import { startKudurru } from "../interop/kudurru_server.ts";
+import {
+  LOCAL_READY_ZONE,
+  localReadyZoneObject,
+  startKudurru,
+} from "../interop/kudurru_server.ts";
 import { startNsd } from "../interop/peers.ts";
 import { startUnbound } from "./unbound.ts";
 
@@ -40,13 +43,8 @@ Deno.test({
     let unboundStopped = false;
     try {
       await using kudurru = await startKudurru({
-        objects: [{
-          apiVersion: API_VERSION,
-          kind: "DNSZone",
-          metadata: { name: "local-test" },
-          spec: { zoneName: "local.test.", type: "primary" },
-        }],
-        readyZone: "local.test.",
+        objects: [localReadyZoneObject()],
+        readyZone: LOCAL_READY_ZONE,
         upstreamPort: unbound.port,
         extraConfig: { cache: { minTTL: "1s" } },
       });

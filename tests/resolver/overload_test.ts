@@ -4,9 +4,12 @@
  * Before, every query past the bound was dropped, cache hits included.
  */
 import assert from "node:assert/strict";
-import { API_VERSION } from "../../src/api/v1alpha1/meta.ts";
 import { encodeQuery, query } from "../interop/dns_client.ts";
-import { startKudurru } from "../interop/kudurru_server.ts";
+import {
+  LOCAL_READY_ZONE,
+  localReadyZoneObject,
+  startKudurru,
+} from "../interop/kudurru_server.ts";
 import {
   answer,
   startUdpUpstream,
@@ -27,13 +30,8 @@ Deno.test("kudurru answers cache hits while a silent upstream holds every place 
   );
   try {
     await using kudurru = await startKudurru({
-      objects: [{
-        apiVersion: API_VERSION,
-        kind: "DNSZone",
-        metadata: { name: "local-test" },
-        spec: { zoneName: "local.test.", type: "primary" },
-      }],
-      readyZone: "local.test.",
+      objects: [localReadyZoneObject()],
+      readyZone: LOCAL_READY_ZONE,
       upstreamPort: upstream.port,
     });
     const warm = await query(kudurru.port, "cached.test.", "A");

@@ -9,10 +9,13 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { API_VERSION } from "../../src/api/v1alpha1/meta.ts";
 import { makeTestCertificates } from "../../src/upstream/testdata/certs.ts";
 import { query } from "../interop/dns_client.ts";
-import { startKudurru } from "../interop/kudurru_server.ts";
+import {
+  LOCAL_READY_ZONE,
+  localReadyZoneObject,
+  startKudurru,
+} from "../interop/kudurru_server.ts";
 import { startNsd } from "../interop/peers.ts";
 import { type RunningUnbound, startUnbound } from "./unbound.ts";
 
@@ -23,21 +26,14 @@ ns1    300 IN A   192.0.2.53
 www    300 IN A   192.0.2.10
 `;
 
-const LOCAL_ZONE = {
-  apiVersion: API_VERSION,
-  kind: "DNSZone",
-  metadata: { name: "local-test" },
-  spec: { zoneName: "local.test.", type: "primary" },
-};
-
 /** Asks kudurru for www.resolver.test. A, forwarded to `server`. */
 async function forwardedThrough(
   server: string,
   env: Record<string, string> = {},
 ): Promise<string[]> {
   await using kudurru = await startKudurru({
-    objects: [LOCAL_ZONE],
-    readyZone: "local.test.",
+    objects: [localReadyZoneObject()],
+    readyZone: LOCAL_READY_ZONE,
     // extraConfig's upstreams replace the ones upstreamPort would make.
     upstreamPort: 9,
     extraConfig: {
