@@ -172,7 +172,8 @@ async function startWorker(
   configured: string,
   listener: ListenerSpec,
 ): Promise<ListenerWorker> {
-  let self: ListenerWorker | undefined;
+  // The worker's own handle, for its callbacks (set once it has started).
+  const own: { worker?: ListenerWorker } = {};
   const worker = await startListenerWorker({
     workerUrl: String(opts.workerUrl ?? WORKER_ENTRY_URL),
     configured,
@@ -184,14 +185,14 @@ async function startWorker(
     // Importing skips an entry older than one already held (cache_dump.ts).
     onCacheShare: (entries) => {
       for (const other of set.workers) {
-        if (other !== self) other.postSharedCache(entries);
+        if (other !== own.worker) other.postSharedCache(entries);
       }
     },
     onFailure: (message) => {
-      if (self === undefined) return;
+      if (own.worker === undefined) return;
       replaceFailed(
         set,
-        self,
+        own.worker,
         message,
         (again) => startWorker(set, opts, configured, again),
         opts.logger,
@@ -215,6 +216,6 @@ async function startWorker(
         : {}),
     },
   });
-  self = worker;
+  own.worker = worker;
   return worker;
 }
