@@ -47,7 +47,16 @@ interface Bucket {
   tokens: number;
   /** When `tokens` was last brought up to date (ms). */
   at: number;
+  level: Level;
 }
+
+/**
+ * Buckets looked at, oldest first, for one eviction. The first that would
+ * let a query pass goes; a limiting one (a flood's) is kept, so spraying
+ * fresh source addresses cannot reset a limited prefix. When all of them
+ * limit, the oldest goes anyway: the table stays bounded.
+ */
+const EVICTION_CANDIDATES = 16;
 
 interface Level {
   prefix: number;
@@ -96,20 +105,30 @@ export function createRateLimiter(
   function bucketFor(key: string, level: Level, at: number): Bucket {
     let bucket = buckets.get(key);
     if (bucket === undefined) {
-      bucket = { tokens: level.capacity, at };
-      if (buckets.size >= settings.maxBuckets) evictOldest();
+      bucket = { tokens: level.capacity, at, level };
+      if (buckets.size >= settings.maxBuckets) evictOne(at);
     } else {
       buckets.delete(key); // re-inserted below: most recently used last
-      refill(bucket, level, at);
+      refill(bucket, at);
     }
     buckets.set(key, bucket);
     return bucket;
   }
 
-  function evictOldest(): void {
-    const oldest = buckets.keys().next();
-    if (oldest.done !== true) {
-      buckets.delete(oldest.value);
+  /** Evicts the least recently used bucket that is not limiting (see EVICTION_CANDIDATES). */
+  function evictOne(at: number): void {
+    let victim: string | undefined;
+    let looked = 0;
+    for (const [key, bucket] of buckets) {
+      victim ??= key;
+      if (tokensAt(bucket, at) >= 1) {
+        victim = key;
+        break;
+      }
+      if (++looked >= EVICTION_CANDIDATES) break;
+    }
+    if (victim !== undefined) {
+      buckets.delete(victim);
       counters.evicted++;
     }
   }
@@ -164,13 +183,18 @@ export function createRateLimiter(
  * earns nothing rather than a debt: unclamped, a step back of an hour would
  * keep every client limited for that hour.
  */
-function refill(bucket: Bucket, level: Level, at: number): void {
-  const elapsed = Math.max(0, at - bucket.at);
-  bucket.tokens = Math.min(
-    level.capacity,
-    bucket.tokens + elapsed * level.rate,
-  );
+function refill(bucket: Bucket, at: number): void {
+  bucket.tokens = tokensAt(bucket, at);
   bucket.at = at;
+}
+
+/** The tokens `bucket` holds at `at`, refilled (never fewer for a clock gone back). */
+function tokensAt(bucket: Bucket, at: number): number {
+  const elapsed = Math.max(0, at - bucket.at);
+  return Math.min(
+    bucket.level.capacity,
+    bucket.tokens + elapsed * bucket.level.rate,
+  );
 }
 
 function emptyCounters(): RateLimitCounters {

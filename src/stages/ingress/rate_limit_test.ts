@@ -154,6 +154,18 @@ Deno.test("rateLimiter ignores a prefix length limited to 0", () => {
   assert.equal(limiter.buckets, 1);
 });
 
+Deno.test("rateLimiter keeps a limited prefix's bucket when a spray of fresh sources fills the table", () => {
+  const { limiter } = limiterOn({ ...perHost, slip: 0, maxBuckets: 4 });
+  const victim = client("198.51.100.1");
+  burst(limiter.check, victim, 3); // its bucket is empty now
+  assert.equal(limiter.check(victim), "drop");
+  // Each source once: the table fills over and over, the victim's bucket
+  // the oldest in it; the sources' buckets, which would pass, go instead.
+  for (let i = 2; i < 50; i++) limiter.check(client(`198.51.100.${i}`));
+  assert.equal(limiter.buckets, 4);
+  assert.equal(limiter.check(victim), "drop", "still limited");
+});
+
 Deno.test("rateLimiter keeps at most maxBuckets, evicting the least recently used", () => {
   const { limiter } = limiterOn({ ...perHost, slip: 0, maxBuckets: 2 });
   const a = client("198.51.100.1");
