@@ -111,7 +111,7 @@ export function createUpstreamMetrics(registry: Registry) {
     record(counts: UpstreamCounts): void {
       for (const [server, c] of Object.entries(counts)) {
         if (c === null || typeof c !== "object") continue;
-        const upstream = names.of(server);
+        const upstream = names.of(upstreamLabel(server));
         if (isCount(c.queries)) queries.inc({ upstream }, c.queries);
         if (isCount(c.errors)) {
           errors.inc({ upstream, reason: "error" }, c.errors);
@@ -123,4 +123,18 @@ export function createUpstreamMetrics(registry: Registry) {
       }
     },
   };
+}
+
+/**
+ * A DoH server's label without what follows its endpoint path: services
+ * put an account ID there (`https://dns.nextdns.io/abc123`,
+ * `…/dns-query/abc123`), and the metrics listener asks no one who they are.
+ * Other servers are labelled as configured.
+ */
+export function upstreamLabel(server: string): string {
+  const match = /^(https:\/\/[^/?#]+)(\/dns-query)?(\/[^?#]*)?$/i.exec(server);
+  if (match === null) return server;
+  const [, origin, endpoint = "", rest = ""] = match;
+  const hidden = rest === "" || rest === "/" ? "" : "/…";
+  return `${origin}${endpoint}${hidden}`;
 }

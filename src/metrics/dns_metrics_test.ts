@@ -323,3 +323,31 @@ Deno.test("createDnsMetrics registers once per registry", () => {
   createDnsMetrics(registry);
   assert.throws(() => createDnsMetrics(registry), /already been registered/);
 });
+
+Deno.test("record labels a DoH server without the account ID in its path", async () => {
+  const registry = newRegistry();
+  const metrics = createDnsMetrics(registry);
+  const counters = new UpstreamCounters();
+  counters.countQuery("https://dns.nextdns.io/abc123");
+  counters.countQuery("https://d.adguard-dns.com/dns-query/abc123");
+  counters.countQuery("https://1.1.1.1/dns-query");
+  metrics.record(
+    { socket: emptySocketCounters(), upstream: counters.drain() },
+    UDP,
+  );
+  const text = await registry.metrics();
+  assert.doesNotMatch(text, /abc123/);
+  for (
+    const upstream of [
+      "https://dns.nextdns.io/…",
+      "https://d.adguard-dns.com/dns-query/…",
+      "https://1.1.1.1/dns-query",
+    ]
+  ) {
+    assert.equal(
+      sample(text, "kudurru_upstream_queries_total", { upstream }),
+      1,
+      upstream,
+    );
+  }
+});
