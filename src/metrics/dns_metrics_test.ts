@@ -274,23 +274,32 @@ Deno.test("record adds cache counts and sums the cache size over workers", async
   assert.equal(sample(text, "kudurru_cache_entries"), 3);
 });
 
-Deno.test("record adds upstream queries, errors and RTT per server", async () => {
+/** The metrics text after one worker recorded the upstream counts `count` made. */
+async function upstreamMetricsText(
+  count: (counters: UpstreamCounters) => void,
+): Promise<string> {
   const registry = newRegistry();
   const metrics = createDnsMetrics(registry);
   const counters = new UpstreamCounters();
-  counters.countQuery("tls://1.1.1.1");
-  counters.countAnswer("tls://1.1.1.1", 20);
-  counters.countQuery("tls://1.1.1.1");
-  counters.countAnswer("tls://1.1.1.1", 30);
-  counters.countQuery("udp://192.0.2.1:53");
-  counters.countError("udp://192.0.2.1:53");
-  counters.countQuery("udp://192.0.2.1:53");
-  counters.countTimeout("udp://192.0.2.1:53");
+  count(counters);
   metrics.record(
     { socket: emptySocketCounters(), upstream: counters.drain() },
     UDP,
   );
-  const text = await registry.metrics();
+  return await registry.metrics();
+}
+
+Deno.test("record adds upstream queries, errors and RTT per server", async () => {
+  const text = await upstreamMetricsText((counters) => {
+    counters.countQuery("tls://1.1.1.1");
+    counters.countAnswer("tls://1.1.1.1", 20);
+    counters.countQuery("tls://1.1.1.1");
+    counters.countAnswer("tls://1.1.1.1", 30);
+    counters.countQuery("udp://192.0.2.1:53");
+    counters.countError("udp://192.0.2.1:53");
+    counters.countQuery("udp://192.0.2.1:53");
+    counters.countTimeout("udp://192.0.2.1:53");
+  });
   const tls = { upstream: "tls://1.1.1.1" };
   const udp = { upstream: "udp://192.0.2.1:53" };
   assert.equal(sample(text, "kudurru_upstream_queries_total", tls), 2);
@@ -325,17 +334,11 @@ Deno.test("createDnsMetrics registers once per registry", () => {
 });
 
 Deno.test("record labels a DoH server without the account ID in its path", async () => {
-  const registry = newRegistry();
-  const metrics = createDnsMetrics(registry);
-  const counters = new UpstreamCounters();
-  counters.countQuery("https://dns.nextdns.io/abc123");
-  counters.countQuery("https://d.adguard-dns.com/dns-query/abc123");
-  counters.countQuery("https://1.1.1.1/dns-query");
-  metrics.record(
-    { socket: emptySocketCounters(), upstream: counters.drain() },
-    UDP,
-  );
-  const text = await registry.metrics();
+  const text = await upstreamMetricsText((counters) => {
+    counters.countQuery("https://dns.nextdns.io/abc123");
+    counters.countQuery("https://d.adguard-dns.com/dns-query/abc123");
+    counters.countQuery("https://1.1.1.1/dns-query");
+  });
   assert.doesNotMatch(text, /abc123/);
   for (
     const upstream of [
