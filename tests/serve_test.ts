@@ -363,3 +363,30 @@ Deno.test("kudurru rejects an unknown command or flag with exit code 2", async (
     await Deno.remove(cwd, { recursive: true });
   }
 });
+
+Deno.test("kudurru serve with listeners.ffiSockets but without --allow-ffi exits 1 and says what to add", async () => {
+  const cwd = await Deno.makeTempDir({ prefix: "kudurru-serve-ffi-" });
+  try {
+    const child = new Deno.Command(Deno.execPath(), {
+      args: ["run", ...serveTaskFlags(), MAIN, "serve"],
+      cwd,
+      env: {
+        ...serveEnv(freePort(), freePort(), freePort()),
+        KUDURRU_LISTENERS__FFISOCKETS: "true",
+      },
+      stdout: "null",
+      stderr: "piped",
+    }).spawn();
+    const killer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+    const out = await child.output();
+    clearTimeout(killer);
+    const log = new TextDecoder().decode(out.stderr);
+    assert.equal(out.code, 1, log);
+    assert.match(
+      log,
+      /Cannot listen on 127\.0\.0\.1:\d+\/udp: listeners\.ffiSockets needs --allow-ffi/,
+    );
+  } finally {
+    await Deno.remove(cwd, { recursive: true });
+  }
+});

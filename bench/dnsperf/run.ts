@@ -3,10 +3,14 @@
  * zone, over UDP and TCP; prints q/s, CPU µs per query and kudurru's ratios.
  *
  *   deno run -A bench/dnsperf/run.ts [--duration 10] [--clients 4] [--qps 200000]
- *     [--servers kudurru,kudurru-nolog,nsd,knot] [--pin]
+ *     [--servers kudurru,kudurru-nolog,kudurru-ffi,kudurru-ffi-nolog,nsd,knot] [--pin]
+ *     [--ffi-sockets 1]
  *
  * kudurru-nolog is kudurru with `querylog.enabled: false`: the ratio of the
  * two is what logging every query costs (issue 6 target: at most 10 %).
+ * kudurru-ffi serves UDP on libc sockets (`listeners.ffiSockets`, the
+ * opt-in fast mode; `--ffi-sockets N` of them per address); kudurru-ffi-nolog
+ * is the same without the query log.
  * For kudurru the CPU per query is also split by thread (main thread,
  * listener Workers, V8's GC and compiler threads): steadier than throughput
  * on a shared machine, and it says where logging's cost goes. With --qps
@@ -48,7 +52,13 @@ import {
 } from "../../tests/interop/kudurru_server.ts";
 import { freePort } from "../../tests/interop/free_port.ts";
 
-type ServerName = "kudurru" | "kudurru-nolog" | "nsd" | "knot";
+type ServerName =
+  | "kudurru"
+  | "kudurru-nolog"
+  | "kudurru-ffi"
+  | "kudurru-ffi-nolog"
+  | "nsd"
+  | "knot";
 type Transport = "udp" | "tcp";
 
 interface Row {
@@ -71,11 +81,14 @@ const { values } = parseArgs({
     qps: { type: "string", default: "200000" },
     servers: { type: "string", default: "kudurru,kudurru-nolog,nsd,knot" },
     pin: { type: "boolean", default: false },
+    "ffi-sockets": { type: "string", default: "1" },
   },
 });
 const seconds = Math.min(Math.max(Number(values.duration), 1), 300);
 const clients = Math.min(Math.max(Number(values.clients), 1), 256);
 const maxQps = Math.max(Number(values.qps), 1);
+/** kudurru-ffi's sockets per address (`listeners.sockets`). */
+const ffiSockets = Math.min(Math.max(Number(values["ffi-sockets"]), 1), 8);
 
 function print(text: string): void {
   Deno.stdout.writeSync(new TextEncoder().encode(text + "\n"));
@@ -84,13 +97,14 @@ function print(text: string): void {
 async function start(server: ServerName): Promise<RunningServer> {
   const zone = benchZone();
   const sets = benchRecordSets();
-  if (server === "kudurru" || server === "kudurru-nolog") {
+  if (server.startsWith("kudurru")) {
     return await startKudurru({
       objects: [zone, ...sets],
       readyZone: BENCH_ZONE,
       upstreamPort: freePort(),
-      ...(server === "kudurru-nolog" &&
+      ...(server.endsWith("-nolog") &&
         { extraConfig: { querylog: { enabled: false } } }),
+      ...(server.includes("-ffi") && { ffiSockets }),
     });
   }
   const zones = [{ name: BENCH_ZONE, text: renderZoneFile(zone, sets) }];

@@ -15,7 +15,7 @@ export const KUDURRU_READY_ZONE = LOCAL_READY_ZONE;
 /** Starts kudurru forwarding to 127.0.0.1:`upstreamPort`. */
 export function startKudurruResolver(
   upstreamPort: number,
-  opts: { queryLog?: boolean } = {},
+  opts: { queryLog?: boolean; ffiSockets?: number } = {},
 ): ReturnType<typeof startKudurru> {
   return startKudurru({
     objects: [localReadyZoneObject()],
@@ -23,5 +23,6 @@ export function startKudurruResolver(
     upstreamPort,
     ...(opts.queryLog === false &&
       { extraConfig: { querylog: { enabled: false } } }),
+    ...(opts.ffiSockets && { ffiSockets: opts.ffiSockets }),
   });
 }

@@ -5,11 +5,12 @@
  * loaded with dnsperf over UDP on the same names; prints q/s, CPU µs per
  * query and kudurru's ratios to the others. With `--misses` every query is
  * a name the resolver has not seen (a wildcard in NSD's zone answers it),
- * so each one goes upstream: the cost of a cache miss.
+ * so each one goes upstream: the cost of a cache miss. `--ffi-sockets N`
+ * serves kudurru's UDP on N libc sockets (`listeners.ffiSockets`).
  *
  *   deno run -A bench/resolver/run.ts [--duration 10] [--clients 4]
  *     [--qps 200000] [--servers kudurru,unbound,dnsmasq] [--querylog on|off]
- *     [--pin] [--misses]
+ *     [--pin] [--misses] [--ffi-sockets N]
  *
  * Every process is stopped at the end, even on failure; each dnsperf run is
  * killed after its bound. kudurru is skipped (with a note) until serve
@@ -59,6 +60,8 @@ const { values } = parseArgs({
     servers: { type: "string", default: RESOLVERS.join(",") },
     /** "off" runs kudurru with querylog.enabled false (the peers log nothing). */
     querylog: { type: "string", default: "on" },
+    /** N > 0 runs kudurru's UDP on N libc sockets (listeners.ffiSockets). */
+    "ffi-sockets": { type: "string", default: "0" },
     /** Each resolver on CPU 0, dnsperf on CPU 1 (../dnsperf/cpu_pinning.ts). */
     pin: { type: "boolean", default: false },
     /** Every query a name never asked before: cache misses, not hits. */
@@ -118,6 +121,10 @@ async function start(
     case "kudurru":
       return await startKudurruResolver(nsdPort, {
         queryLog: values.querylog !== "off",
+        ffiSockets: Math.min(
+          Math.max(Number(values["ffi-sockets"]) || 0, 0),
+          8,
+        ),
       });
   }
 }

@@ -120,6 +120,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     health.starting("starting the DNS listeners");
     const listeners = await startDnsListeners({
       listeners: config.listeners.dns,
+      sockets: config.listeners.sockets,
+      ffiSockets: config.listeners.ffiSockets,
       nodeName: config.node.name,
       version: VERSION,
       logger: logger.with({ component: "listeners" }),

@@ -172,13 +172,13 @@ const listenersObject = z.strictObject({
       serverName: text("", { help: "Name expected in peer certificates" }),
     }).prefault({}),
   }).prefault({}),
-  sockets: integer(0, 0, 1024, {
+  sockets: integer(1, 0, 64, {
     help:
-      "Sockets per UDP/TCP DNS listener; 0 picks one per CPU, 1 a single socket",
+      "Sockets per TCP DNS listener (and per UDP one with ffiSockets), each in a worker with its own pipeline and cache; 0 = one per CPU",
   }),
   ffiSockets: flag(false, {
     help:
-      "Opt-in fast UDP sockets through FFI (SO_REUSEPORT + recvmmsg); needs --allow-ffi",
+      "Opt-in fast UDP sockets through FFI (recvmmsg/sendmmsg, SO_REUSEPORT with several sockets); Linux, needs --allow-ffi",
   }),
 });
 

@@ -23,6 +23,7 @@ import {
   type WorkerRequest,
 } from "./worker_messages.ts";
 import { serveUdp } from "./udp.ts";
+import { serveUdpFfi } from "./udp_ffi.ts";
 import { serveTcp } from "./tcp.ts";
 
 /** How often a worker posts its counter deltas. */
@@ -185,19 +186,23 @@ export function runListenerWorker(createHandler: HandlerFactory): void {
       counters,
       logger,
     };
+    const udp = {
+      ...common,
+      ...(msg.udpMaxInFlight !== undefined
+        ? { maxInFlight: msg.udpMaxInFlight }
+        : {}),
+    };
     try {
-      server = listener.transport === "udp"
-        ? serveUdp({
-          ...common,
-          ...(msg.udpMaxInFlight !== undefined
-            ? { maxInFlight: msg.udpMaxInFlight }
-            : {}),
-        })
-        : serveTcp({
+      server = listener.transport !== "udp"
+        ? serveTcp({
           ...common,
           idleTimeoutMs: msg.tcp.idleTimeoutMs,
           maxConnections: msg.tcp.maxConnections,
-        });
+          reusePort: msg.reusePort ?? false,
+        })
+        : msg.ffiSocket !== undefined
+        ? serveUdpFfi({ ...udp, socket: msg.ffiSocket })
+        : serveUdp(udp);
     } catch (err) {
       const e = err instanceof Error ? err : new Error(String(err));
       post({ type: "bind-error", message: e.message, code: e.name });

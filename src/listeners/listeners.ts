@@ -15,7 +15,16 @@ import {
   replaceFailed,
   stopListenerSet,
 } from "./listener_restart.ts";
-import { explainDualStackClash } from "./listener_error.ts";
+import {
+  describeBindError,
+  explainDualStackClash,
+  ListenerError,
+} from "./listener_error.ts";
+import {
+  closeUdpSocket,
+  type LibcUdpSocket,
+  openUdpSocket,
+} from "./libc_udp.ts";
 import { TCP_IDLE_TIMEOUT_MS, TCP_MAX_CONNECTIONS } from "./tcp.ts";
 import type { CounterDeltas } from "./worker_messages.ts";
 import {
@@ -65,6 +74,14 @@ export interface DnsListenersOptions {
   countersIntervalMs?: number;
   /** The Worker module; tests pass one with a small handler. @default worker_entry.ts */
   workerUrl?: string | URL;
+  /**
+   * Sockets (each in its own worker) per address for TCP, and for UDP
+   * with `ffiSockets`; 0 is one per CPU (`listeners.sockets`). Deno's own
+   * UDP socket cannot share a port, so standard UDP has one. @default 1
+   */
+  sockets?: number;
+  /** UDP on libc sockets through FFI (libc_udp.ts). @default false */
+  ffiSockets?: boolean;
 }
 
 /** The running listeners. */
@@ -143,9 +160,9 @@ export async function startDnsListeners(
 }
 
 /**
- * Starts the protocols of one address in turn, so that with port 0 the
- * later ones reuse the port the first one got (UDP and TCP on one port, as
- * a client expects).
+ * Starts the protocols of one address in turn, and their sockets, so that
+ * with port 0 the later ones reuse the port the first one got (UDP and TCP
+ * on one port, as a client expects).
  */
 async function startAddress(
   config: DnsListenerConfig,
@@ -155,14 +172,26 @@ async function startAddress(
   const { hostname, port } = parseListenAddress(config.address);
   let boundPort = port;
   for (const transport of new Set(config.protocols)) {
-    const worker = await startWorker(set, opts, config.address, {
-      address: hostname,
-      port: boundPort,
-      transport,
-    });
-    set.workers.push(worker);
-    boundPort = worker.bound.port;
+    for (let i = 0; i < socketCount(transport, opts); i++) {
+      const worker = await startWorker(set, opts, config.address, {
+        address: hostname,
+        port: boundPort,
+        transport,
+      });
+      set.workers.push(worker);
+      boundPort = worker.bound.port;
+    }
   }
+}
+
+/** How many sockets (and workers) serve `transport` on one address. */
+export function socketCount(
+  transport: Transport,
+  opts: Pick<DnsListenersOptions, "sockets" | "ffiSockets">,
+): number {
+  if (transport === "udp" && !opts.ffiSockets) return 1;
+  const sockets = opts.sockets ?? 1;
+  return sockets === 0 ? navigator.hardwareConcurrency : sockets;
 }
 
 /** Starts one worker; one that dies later is replaced (listener_restart.ts). */
@@ -174,6 +203,10 @@ async function startWorker(
 ): Promise<ListenerWorker> {
   // The worker's own handle, for its callbacks (set once it has started).
   const own: { worker?: ListenerWorker } = {};
+  const shared = socketCount(listener.transport, opts) > 1;
+  const ffiSocket = listener.transport === "udp" && opts.ffiSockets
+    ? openFfiSocket(configured, listener, shared)
+    : undefined;
   const worker = await startListenerWorker({
     workerUrl: String(opts.workerUrl ?? WORKER_ENTRY_URL),
     configured,
@@ -188,6 +221,9 @@ async function startWorker(
         if (other !== own.worker) other.postSharedCache(entries);
       }
     },
+    // The main thread owns a libc socket: a worker that died cannot close
+    // it, and left open it would keep its share of the port's traffic.
+    ...(ffiSocket && { onTerminated: () => closeUdpSocket(ffiSocket.fd) }),
     onFailure: (message) => {
       if (own.worker === undefined) return;
       replaceFailed(
@@ -214,8 +250,28 @@ async function startWorker(
       ...(opts.countersIntervalMs !== undefined
         ? { countersIntervalMs: opts.countersIntervalMs }
         : {}),
+      ...(shared && listener.transport === "tcp" && { reusePort: true }),
+      ...(ffiSocket && { ffiSocket }),
     },
   });
   own.worker = worker;
   return worker;
+}
+
+/** Opens the libc socket a UDP worker serves; a failure says why as a bind would. */
+function openFfiSocket(
+  configured: string,
+  listener: ListenerSpec,
+  shared: boolean,
+): LibcUdpSocket {
+  try {
+    return openUdpSocket(listener.address, listener.port, shared);
+  } catch (err) {
+    const e = err instanceof Error ? err : new Error(String(err));
+    throw new ListenerError(
+      describeBindError(configured, "udp", e.name, e.message),
+      e.name,
+      { cause: err },
+    );
+  }
 }

@@ -28,6 +28,8 @@ export interface TcpServerOptions {
   idleTimeoutMs?: number;
   /** @default 1000 */
   maxConnections?: number;
+  /** Share the port with other sockets that set it (SO_REUSEPORT, Linux). @default false */
+  reusePort?: boolean;
 }
 
 /** A bound TCP listener. */
@@ -48,6 +50,7 @@ export function serveTcp(opts: TcpServerOptions): TcpServer {
     transport: "tcp",
     hostname: opts.hostname,
     port: opts.port,
+    reusePort: opts.reusePort ?? false,
   });
   const { counters, logger } = opts;
   const maxConnections = opts.maxConnections ?? TCP_MAX_CONNECTIONS;

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { memoryLogger } from "../log/logger.ts";
-import { serveUdp, type UdpServerOptions } from "./udp.ts";
+import { serveUdp, type UdpServer } from "./udp.ts";
+import { serveUdpFfi } from "./udp_ffi.ts";
+import { closeUdpSocket, libc, openUdpSocket } from "./libc_udp.ts";
 import { emptySocketCounters } from "./worker_messages.ts";
 import { createTestHandler } from "./testdata/test_handler.ts";
 import {
@@ -10,14 +12,50 @@ import {
   within,
 } from "./testdata/dns_client.ts";
 
-function start(
+// Loaded once for the whole file (and kept, as the server keeps it): the
+// leak check would count a library first loaded inside a test.
+libc();
+
+type Options = Parameters<typeof serveUdp>[0];
+type Start = (opts: Options) => UdpServer;
+
+/**
+ * Every test runs on both sockets: Deno's own (udp.ts) and the libc one
+ * of listeners.ffiSockets (udp_ffi.ts), which must behave the same.
+ */
+const sockets: [string, Start][] = [
+  ["serveUdp", serveUdp],
+  ["serveUdpFfi", (opts) => {
+    const socket = openUdpSocket(opts.hostname, opts.port);
+    const server = serveUdpFfi({ ...opts, socket });
+    let closed = false;
+    return {
+      addr: server.addr,
+      async stop() {
+        await server.stop();
+        if (!closed) closeUdpSocket(socket.fd);
+        closed = true;
+      },
+    };
+  }],
+];
+
+function udpTest(name: string, fn: (start: typeof startOn) => Promise<void>) {
+  for (const [socket, serve] of sockets) {
+    Deno.test(`${socket} ${name}`, () =>
+      fn((hostname, extra) => startOn(hostname, extra, serve)));
+  }
+}
+
+function startOn(
   hostname = "127.0.0.1",
-  extra: Partial<UdpServerOptions> = {},
+  extra: Partial<Options> = {},
+  serve: Start = serveUdp,
 ) {
   const logger = memoryLogger();
   const handler = createTestHandler({ logger });
   const counters = emptySocketCounters();
-  const server = serveUdp({
+  const server = serve({
     hostname,
     port: 0,
     handler,
@@ -45,9 +83,9 @@ function clientFor(port: number) {
   return { client, to };
 }
 
-Deno.test("serveUdp answers a query to its source address", async (t) => {
+udpTest("answers a query to its source address", async (start) => {
   for (const host of ["127.0.0.1", "::1"]) {
-    await t.step(host, async () => {
+    {
       await using s = start(host);
       const reply = await udpExchange(host, s.port, buildQuery(42, "a.test"));
       assert.deepEqual(decodeAnswer(reply), {
@@ -58,11 +96,11 @@ Deno.test("serveUdp answers a query to its source address", async (t) => {
       assert.equal(s.handler.clients[0]?.address, host);
       assert.equal(s.handler.clients[0]?.transport, "udp");
       assert.equal(s.counters.queries, 1);
-    });
+    }
   }
 });
 
-Deno.test("serveUdp answers a fast query while a slow one is in flight", async () => {
+udpTest("answers a fast query while a slow one is in flight", async (start) => {
   await using s = start();
   const { client, to } = clientFor(s.port);
   try {
@@ -79,27 +117,33 @@ Deno.test("serveUdp answers a fast query while a slow one is in flight", async (
   }
 });
 
-Deno.test("serveUdp at maxInFlight still answers what needs no wait, and marks the client overloaded", async () => {
-  await using s = start("127.0.0.1", { maxInFlight: 1 });
-  const { client, to } = clientFor(s.port);
-  try {
-    await client.send(buildQuery(1, "slow-200.test"), to);
-    await client.send(buildQuery(2, "slow-200.test"), to); // dropped: would wait
-    await client.send(buildQuery(3, "fast.test"), to); // answered at once
-    const [first] = await within(client.receive(), 2000);
-    const [second] = await within(client.receive(), 2000);
-    assert.deepEqual([decodeAnswer(first).id, decodeAnswer(second).id], [3, 1]);
-    assert.deepEqual(
-      s.handler.clients.map((c) => c.overloaded ?? false),
-      [false, true, true],
-    );
-    assert.equal(s.counters.queries, 3);
-  } finally {
-    client.close();
-  }
-});
+udpTest(
+  "at maxInFlight still answers what needs no wait, and marks the client overloaded",
+  async (start) => {
+    await using s = start("127.0.0.1", { maxInFlight: 1 });
+    const { client, to } = clientFor(s.port);
+    try {
+      await client.send(buildQuery(1, "slow-200.test"), to);
+      await client.send(buildQuery(2, "slow-200.test"), to); // dropped: would wait
+      await client.send(buildQuery(3, "fast.test"), to); // answered at once
+      const [first] = await within(client.receive(), 2000);
+      const [second] = await within(client.receive(), 2000);
+      assert.deepEqual([decodeAnswer(first).id, decodeAnswer(second).id], [
+        3,
+        1,
+      ]);
+      assert.deepEqual(
+        s.handler.clients.map((c) => c.overloaded ?? false),
+        [false, true, true],
+      );
+      assert.equal(s.counters.queries, 3);
+    } finally {
+      client.close();
+    }
+  },
+);
 
-Deno.test("serveUdp sends nothing when the handler answers null", async () => {
+udpTest("sends nothing when the handler answers null", async (start) => {
   await using s = start();
   await assert.rejects(
     udpExchange("127.0.0.1", s.port, buildQuery(1, "drop.test"), 200),
@@ -107,7 +151,7 @@ Deno.test("serveUdp sends nothing when the handler answers null", async () => {
   );
 });
 
-Deno.test("serveUdp stop still sends the answer of a query in flight", async () => {
+udpTest("stop still sends the answer of a query in flight", async (start) => {
   const s = start();
   const { client, to } = clientFor(s.port);
   try {
@@ -129,62 +173,68 @@ Deno.test("serveUdp stop still sends the answer of a query in flight", async () 
   }
 });
 
-Deno.test("serveUdp answers waves of pending queries from reused buffers", async () => {
-  await using s = start();
-  const { client, to } = clientFor(s.port);
-  try {
-    // Waves overlap: the buffers of the first wave's queries come back to
-    // the pool while the second wave is still waiting on its own. A buffer
-    // handed out again too early would make the handler, which reads its
-    // query again after the wait, answer another query's ID or name.
-    const expected = new Map<number, string>();
-    let id = 0;
-    for (const wait of [60, 20, 40]) {
-      for (let i = 0; i < 4; i++) {
-        const name = `slow-${wait + i}.test`;
-        expected.set(++id, name);
-        await client.send(buildQuery(id, name), to);
+udpTest(
+  "answers waves of pending queries from reused buffers",
+  async (start) => {
+    await using s = start();
+    const { client, to } = clientFor(s.port);
+    try {
+      // Waves overlap: the buffers of the first wave's queries come back to
+      // the pool while the second wave is still waiting on its own. A buffer
+      // handed out again too early would make the handler, which reads its
+      // query again after the wait, answer another query's ID or name.
+      const expected = new Map<number, string>();
+      let id = 0;
+      for (const wait of [60, 20, 40]) {
+        for (let i = 0; i < 4; i++) {
+          const name = `slow-${wait + i}.test`;
+          expected.set(++id, name);
+          await client.send(buildQuery(id, name), to);
+        }
+        await new Promise((r) => setTimeout(r, 15));
       }
-      await new Promise((r) => setTimeout(r, 15));
+      const seen = new Map<number, string>();
+      while (seen.size < expected.size) {
+        const [reply] = await within(client.receive(), 2000);
+        const answer = decodeAnswer(reply);
+        seen.set(answer.id, answer.name);
+      }
+      assert.deepEqual(seen, expected);
+    } finally {
+      client.close();
     }
-    const seen = new Map<number, string>();
-    while (seen.size < expected.size) {
-      const [reply] = await within(client.receive(), 2000);
-      const answer = decodeAnswer(reply);
-      seen.set(answer.id, answer.name);
-    }
-    assert.deepEqual(seen, expected);
-  } finally {
-    client.close();
-  }
-});
+  },
+);
 
-Deno.test("serveUdp answers a query over 4096 octets TC=1 without reading it", async () => {
-  await using s = start();
-  const query = oversizeQuery(7, "big-query.test");
-  assert.ok(query.length > 4096);
-  const reply = await udpExchange("127.0.0.1", s.port, query);
-  const questionEnd = 12 + "big-query.test".length + 2 + 4;
-  assert.equal(reply.length, questionEnd + 11, "header, question and OPT");
-  assert.deepEqual(
-    reply.subarray(12, questionEnd),
-    query.subarray(12, questionEnd),
-  );
-  assert.deepEqual(
-    [...reply.subarray(questionEnd)],
-    [0, 0, 41, 0x04, 0xd0, 0, 0, 0, 0, 0, 0],
-    "an OPT of ours: the query had one (RFC 6891 §7)",
-  );
-  assert.equal((reply[0]! << 8) | reply[1]!, 7);
-  assert.equal(reply[2]! & 0x80, 0x80, "QR");
-  assert.equal(reply[2]! & 0x02, 0x02, "TC: ask again over TCP");
-  assert.equal(reply[2]! & 0x01, 0x01, "RD kept");
-  assert.deepEqual([...reply.subarray(4, 12)], [0, 1, 0, 0, 0, 0, 0, 1]);
-  assert.equal(s.counters.udpOversize, 1);
-  assert.equal(s.counters.queries, 0, "never handed to the handler");
-});
+udpTest(
+  "answers a query over 4096 octets TC=1 without reading it",
+  async (start) => {
+    await using s = start();
+    const query = oversizeQuery(7, "big-query.test");
+    assert.ok(query.length > 4096);
+    const reply = await udpExchange("127.0.0.1", s.port, query);
+    const questionEnd = 12 + "big-query.test".length + 2 + 4;
+    assert.equal(reply.length, questionEnd + 11, "header, question and OPT");
+    assert.deepEqual(
+      reply.subarray(12, questionEnd),
+      query.subarray(12, questionEnd),
+    );
+    assert.deepEqual(
+      [...reply.subarray(questionEnd)],
+      [0, 0, 41, 0x04, 0xd0, 0, 0, 0, 0, 0, 0],
+      "an OPT of ours: the query had one (RFC 6891 §7)",
+    );
+    assert.equal((reply[0]! << 8) | reply[1]!, 7);
+    assert.equal(reply[2]! & 0x80, 0x80, "QR");
+    assert.equal(reply[2]! & 0x02, 0x02, "TC: ask again over TCP");
+    assert.equal(reply[2]! & 0x01, 0x01, "RD kept");
+    assert.deepEqual([...reply.subarray(4, 12)], [0, 1, 0, 0, 0, 0, 0, 1]);
+    assert.equal(s.counters.udpOversize, 1);
+    assert.equal(s.counters.queries, 0, "never handed to the handler");
+  },
+);
 
-Deno.test("serveUdp leaves an oversize response (QR=1) unanswered", async () => {
+udpTest("leaves an oversize response (QR=1) unanswered", async (start) => {
   await using s = start();
   const response = oversizeQuery(8, "big-response.test");
   response[2]! |= 0x80;
@@ -195,22 +245,25 @@ Deno.test("serveUdp leaves an oversize response (QR=1) unanswered", async () => 
   assert.equal(s.counters.udpOversize, 1);
 });
 
-Deno.test("serveUdp answers an oversize query FORMERR without one question, BADVERS for EDNS 1", async () => {
-  await using s = start();
-  const two = oversizeQuery(9, "two.test");
-  two[5] = 2; // QDCOUNT
-  const formerr = await udpExchange("127.0.0.1", s.port, two);
-  assert.equal(formerr[3]! & 0x0f, 1, "FORMERR");
-  assert.equal(formerr[2]! & 0x02, 0, "no TC");
-  const v1 = oversizeQuery(10, "v1.test");
-  const optAt = v1.length - (11 + 4 + 5000);
-  v1[optAt + 6] = 1; // EDNS version 1 (TTL: extended RCODE, version, flags)
-  const badvers = await udpExchange("127.0.0.1", s.port, v1);
-  assert.equal(badvers[3]! & 0x0f, 0);
-  assert.equal(badvers.at(-6), 1, "extended RCODE 1: BADVERS (16)");
-  assert.equal(badvers[2]! & 0x02, 0, "no TC");
-  assert.equal(s.counters.udpOversize, 2);
-});
+udpTest(
+  "answers an oversize query FORMERR without one question, BADVERS for EDNS 1",
+  async (start) => {
+    await using s = start();
+    const two = oversizeQuery(9, "two.test");
+    two[5] = 2; // QDCOUNT
+    const formerr = await udpExchange("127.0.0.1", s.port, two);
+    assert.equal(formerr[3]! & 0x0f, 1, "FORMERR");
+    assert.equal(formerr[2]! & 0x02, 0, "no TC");
+    const v1 = oversizeQuery(10, "v1.test");
+    const optAt = v1.length - (11 + 4 + 5000);
+    v1[optAt + 6] = 1; // EDNS version 1 (TTL: extended RCODE, version, flags)
+    const badvers = await udpExchange("127.0.0.1", s.port, v1);
+    assert.equal(badvers[3]! & 0x0f, 0);
+    assert.equal(badvers.at(-6), 1, "extended RCODE 1: BADVERS (16)");
+    assert.equal(badvers[2]! & 0x02, 0, "no TC");
+    assert.equal(s.counters.udpOversize, 2);
+  },
+);
 
 /** A query whose OPT record carries ~5,000 octets of EDNS padding. */
 function oversizeQuery(id: number, name: string): Uint8Array {

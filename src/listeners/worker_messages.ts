@@ -10,6 +10,7 @@ import type { SerializedEntry } from "../stages/cache/cache_dump.ts";
 import type { PostedQueryEvents } from "../pipeline/query_event_pack.ts";
 import type { CacheStats } from "../stages/cache/cache_stats.ts";
 import type { UpstreamCounts } from "../upstream/upstream_counters.ts";
+import type { LibcUdpSocket } from "./libc_udp.ts";
 
 /** What one worker serves. */
 export interface WorkerListener {
@@ -40,6 +41,13 @@ export type WorkerRequest =
     udpMaxInFlight?: number;
     /** @default 1000 */
     countersIntervalMs?: number;
+    /** TCP: share the port with the address's other TCP workers (SO_REUSEPORT). */
+    reusePort?: boolean;
+    /**
+     * UDP: serve this libc socket (listeners.ffiSockets, libc_udp.ts), which
+     * the main thread opened and closes, instead of Deno's own.
+     */
+    ffiSocket?: LibcUdpSocket;
     /** Record a QueryEvent per answer and post them (`querylog.enabled`). @default true */
     queryLog?: boolean;
   }

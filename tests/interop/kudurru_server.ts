@@ -43,6 +43,11 @@ export interface KudurruOptions {
   extraConfig?: Record<string, unknown>;
   /** Environment of the kudurru process besides NO_COLOR (e.g. DENO_CERT). */
   env?: Record<string, string>;
+  /**
+   * Serve UDP on libc sockets (`listeners.ffiSockets`, with --allow-ffi),
+   * this many per address (`listeners.sockets`; TCP gets as many).
+   */
+  ffiSockets?: number;
 }
 
 /**
@@ -87,6 +92,7 @@ export async function startKudurru(
         "--allow-sys=hostname,uid",
         "--allow-read",
         `--allow-write=${join(dir, "data")}`,
+        ...(opts.ffiSockets ? ["--allow-ffi"] : []),
         MAIN,
         "serve",
         "--config",
@@ -131,6 +137,10 @@ function kudurruConfig(
       ops: local(),
       metrics: local(),
       internal: local(),
+      ...(opts.ffiSockets && {
+        ffiSockets: true,
+        sockets: opts.ffiSockets,
+      }),
     },
     upstreams: {
       groups: { default: { servers: [upstream] } },

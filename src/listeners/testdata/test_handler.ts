@@ -6,6 +6,7 @@
  *   (null) when the client is `overloaded`, as the upstream stage does
  * - `drop.test.`: no answer (null)
  * - `snapshot.test.`: TXT with the current snapshot's version, or "none"
+ * - `client.test.`: TXT with the client's address as the listener gave it
  * - `big.test.`: TXT of ~60,000 octets (fills socket buffers quickly)
  * - `crash.test.`: no answer, and an uncaught error ends the worker
  * - anything else: A 192.0.2.1
@@ -54,6 +55,9 @@ export function createTestHandler(
       // Like the real pipeline: answers that wait come as a promise, the
       // rest synchronously.
       const slow = /^slow-(\d+)\.test$/.exec(name);
+      if (name === "client.test") {
+        return reply(q, { type: "TXT", name, ttl: 0, data: client.address });
+      }
       if (!slow) return answerTo(q, name, snapshot);
       if (client.overloaded) return null;
       // Reads the query again after the wait, as a pipeline may: a listener
@@ -82,6 +86,10 @@ function answerTo(
     : name === "big.test"
     ? { type: "TXT", name, ttl: 0, data: BIG_TXT }
     : { type: "A", name, ttl: 60, data: "192.0.2.1" };
+  return reply(q, answer);
+}
+
+function reply(q: dnsPacket.Packet, answer: dnsPacket.Answer): Uint8Array {
   return new Uint8Array(dnsPacket.encode({
     id: q.id ?? 0,
     type: "response",

@@ -1,0 +1,203 @@
+/**
+ * `listeners.sockets` and `listeners.ffiSockets` with real workers: several
+ * sockets on one port, each in its own worker, and the libc UDP socket.
+ */
+import assert from "node:assert/strict";
+import { memoryLogger } from "../log/logger.ts";
+import {
+  type DnsListenersOptions,
+  socketCount,
+  startDnsListeners,
+} from "./listeners.ts";
+import { ListenerError } from "./listener_error.ts";
+import {
+  closeUdpSocket,
+  libc,
+  openUdpSocket,
+  RECEIVE_BUFFER_BYTES,
+  receiveBufferBytes,
+} from "./libc_udp.ts";
+import {
+  buildQuery,
+  decodeAnswer,
+  frames,
+  readFrame,
+  udpExchange,
+  within,
+  writeAll,
+} from "./testdata/dns_client.ts";
+
+// Loaded once for the file: the leak check counts a library loaded in a test.
+libc();
+
+const TEST_WORKER = new URL("./testdata/test_worker_entry.ts", import.meta.url);
+
+async function start(extra: Partial<DnsListenersOptions> = {}) {
+  const listeners = await startDnsListeners({
+    listeners: [{ address: "127.0.0.1:0", protocols: ["udp", "tcp"] }],
+    nodeName: "test",
+    version: "0.0.0-test",
+    logger: memoryLogger(),
+    workerUrl: TEST_WORKER,
+    ...extra,
+  });
+  return Object.assign(listeners, {
+    [Symbol.asyncDispose]: () => listeners.stop(),
+  });
+}
+
+/**
+ * Asks `count` queries over UDP, each from a socket of its own (a source
+ * port of its own, which SO_REUSEPORT hashes to one of the sockets), and
+ * returns the IDs that got no answer.
+ */
+async function unansweredFromManyPorts(
+  port: number,
+  count: number,
+): Promise<number[]> {
+  const lost: number[] = [];
+  await Promise.all(
+    Array.from(
+      { length: count },
+      (_, id) =>
+        udpExchange("127.0.0.1", port, buildQuery(id, "many.test"), 1000)
+          .then((reply) => assert.equal(decodeAnswer(reply).id, id))
+          .catch(() => lost.push(id)),
+    ),
+  );
+  return lost;
+}
+
+Deno.test("socketCount: TCP and libc UDP get listeners.sockets, Deno's UDP one", () => {
+  assert.equal(socketCount("udp", { sockets: 4 }), 1);
+  assert.equal(socketCount("udp", { sockets: 4, ffiSockets: true }), 4);
+  assert.equal(socketCount("tcp", { sockets: 3 }), 3);
+  assert.equal(socketCount("tcp", {}), 1);
+  assert.equal(
+    socketCount("tcp", { sockets: 0 }),
+    navigator.hardwareConcurrency,
+  );
+});
+
+Deno.test("listeners.sockets 2 with ffiSockets: two UDP and two TCP workers share one port, and all answer", async () => {
+  await using l = await start({ sockets: 2, ffiSockets: true });
+  const bound = l.addresses();
+  const port = bound[0]!.port;
+  assert.deepEqual(
+    bound.map((b) => `${b.transport} ${b.port}`),
+    [`udp ${port}`, `udp ${port}`, `tcp ${port}`, `tcp ${port}`],
+  );
+  // A socket nobody reads would lose about half of these.
+  assert.deepEqual(await unansweredFromManyPorts(port, 40), []);
+  for (let id = 0; id < 6; id++) {
+    using conn = await Deno.connect({ hostname: "127.0.0.1", port });
+    await writeAll(conn, frames(buildQuery(id, "t.test")));
+    const reply = await within(readFrame(conn), 2000);
+    assert.equal(decodeAnswer(reply!).id, id);
+  }
+});
+
+Deno.test("ffiSockets serves IPv6 and tells the client's address as Deno's socket does", async () => {
+  await using l = await start({
+    listeners: [{ address: "[::1]:0", protocols: ["udp"] }],
+    ffiSockets: true,
+  });
+  const port = l.addresses()[0]!.port;
+  const reply = await udpExchange(
+    "::1",
+    port,
+    buildQuery(5, "client.test", "TXT"),
+  );
+  assert.deepEqual(decodeAnswer(reply).records, ["TXT ::1"]);
+});
+
+// Deno's own socket on [::] does the same (the test task's --allow-net does
+// not let it bind [::]; the FFI socket is beyond Deno's permissions).
+Deno.test("ffiSockets on [::] answers IPv4 clients too, as ::ffff: addresses like Deno's socket", async () => {
+  await using l = await start({
+    listeners: [{ address: "[::]:0", protocols: ["udp"] }],
+    ffiSockets: true,
+  });
+  const port = l.addresses()[0]!.port;
+  const reply = await udpExchange(
+    "127.0.0.1",
+    port,
+    buildQuery(6, "client.test", "TXT"),
+  );
+  assert.deepEqual(decodeAnswer(reply).records, ["TXT ::ffff:127.0.0.1"]);
+});
+
+Deno.test("ffiSockets: a worker that died leaves no socket behind taking its share of the port", async () => {
+  const logger = memoryLogger();
+  await using l = await start({
+    listeners: [{ address: "127.0.0.1:0", protocols: ["udp"] }],
+    sockets: 2,
+    ffiSockets: true,
+    logger,
+  });
+  const port = l.addresses()[0]!.port;
+  // One of the two workers gets it and dies; the other keeps answering.
+  await udpExchange("127.0.0.1", port, buildQuery(1, "crash.test"), 300)
+    .catch(() => {});
+  const deadline = Date.now() + 10_000;
+  const restarted = () =>
+    logger.lines.some((line) => /restarting the listener/.test(line)) &&
+    l.down().length === 0;
+  while (!restarted()) {
+    assert.ok(Date.now() < deadline, "never restarted");
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  // Had the dead worker's socket stayed open, a third of these would be
+  // hashed to it and lost.
+  assert.deepEqual(await unansweredFromManyPorts(port, 40), []);
+});
+
+Deno.test("ffiSockets on a port another socket holds fails with the usual message", async () => {
+  const busy = Deno.listenDatagram({
+    transport: "udp",
+    hostname: "127.0.0.1",
+    port: 0,
+  });
+  const port = (busy.addr as Deno.NetAddr).port;
+  const err = await start({
+    listeners: [{ address: `127.0.0.1:${port}`, protocols: ["udp"] }],
+    ffiSockets: true,
+  }).then(
+    async (l) => {
+      await l.stop();
+      assert.fail("the listener started");
+    },
+    (e: unknown) => e,
+  ).finally(() => busy.close());
+  assert.ok(err instanceof ListenerError);
+  assert.equal(err.code, "AddrInUse");
+  assert.match(
+    err.message,
+    new RegExp(`^Cannot listen on 127\\.0\\.0\\.1:${port}/udp: address in use`),
+  );
+});
+
+/** A net.core setting (reading /proc itself would need --allow-all). */
+async function sysctl(name: string): Promise<number> {
+  const out = await new Deno.Command("cat", {
+    args: [`/proc/sys/net/core/${name}`],
+  }).output();
+  return Number(new TextDecoder().decode(out.stdout));
+}
+
+Deno.test("ffiSockets: the socket's receive buffer holds a burst (4 MiB asked, capped by rmem_max without CAP_NET_ADMIN)", async () => {
+  const socket = openUdpSocket("127.0.0.1", 0);
+  try {
+    const rmemMax = await sysctl("rmem_max");
+    const rmemDefault = await sysctl("rmem_default");
+    const got = receiveBufferBytes(socket.fd);
+    const privileged = got === 2 * RECEIVE_BUFFER_BYTES;
+    assert.ok(
+      privileged || got === 2 * Math.min(RECEIVE_BUFFER_BYTES, rmemMax),
+      `got ${got}`,
+    );
+    assert.ok(got > rmemDefault, "more than Deno's socket gets");
+  } finally {
+    closeUdpSocket(socket.fd);
+  }
+});

@@ -1,0 +1,285 @@
+/**
+ * Do53 over UDP on a libc socket (`listeners.ffiSockets`, libc_udp.ts):
+ * one recvmmsg reads up to BATCH datagrams, the handler answers them one by
+ * one, and one sendmmsg sends the answers that were ready at once (memo and
+ * cache hits). Answers that wait on I/O go out one by one with sendto when
+ * they are ready. Otherwise it behaves as udp.ts: same counters, the same
+ * bound on queries in flight, oversize queries answered TC=1 unread.
+ */
+import { BufferPool } from "../dns/wire/buffer_pool.ts";
+import { oversizeQueryAnswer } from "../dns/wire/truncated_reply.ts";
+import type { ClientInfo, QueryHandler } from "../pipeline/handler.ts";
+import type { Logger } from "../log/logger.ts";
+import type { SocketCounters } from "./worker_messages.ts";
+import {
+  addressOf,
+  IOVEC_SIZE,
+  libc,
+  type LibcUdpSocket,
+  MMSGHDR_SIZE,
+  MSG_DONTWAIT,
+  MSG_IOV_OFFSET,
+  MSG_IOVLEN_OFFSET,
+  MSG_LEN_OFFSET,
+  MSG_NAMELEN_OFFSET,
+  MSG_WAITFORONE,
+  SOCKADDR_SIZE,
+  sockaddrPort,
+  SockaddrText,
+  stopReceiving,
+} from "./libc_udp.ts";
+import { UDP_MAX_IN_FLIGHT, UDP_MAX_QUERY, type UdpServer } from "./udp.ts";
+
+/** Datagrams one receive may return. */
+export const BATCH = 64;
+/** Room per answer in the send batch; a larger answer is sent by itself. */
+const SEND_SLOT = 4096;
+const RECEIVE_SIZE = UDP_MAX_QUERY + 1;
+
+export interface FfiUdpServerOptions {
+  /** From openUdpSocket; the caller closes it (closeUdpSocket) after stop(). */
+  socket: LibcUdpSocket;
+  /** The address it is bound to, for `addr`. */
+  hostname: string;
+  handler: QueryHandler;
+  counters: SocketCounters;
+  logger: Logger;
+  /** @default 1000 */
+  maxInFlight?: number;
+}
+
+/** Starts the receive loop on a bound libc socket. */
+export function serveUdpFfi(opts: FfiUdpServerOptions): UdpServer {
+  const c = libc();
+  const { handler, counters, logger } = opts;
+  const { fd, port, family } = opts.socket;
+  const maxInFlight = opts.maxInFlight ?? UDP_MAX_IN_FLIGHT;
+  const nameLength = family === "ipv4" ? 16 : 28;
+  const buffers = new BufferPool(RECEIVE_SIZE, maxInFlight);
+  const text = new SockaddrText();
+  const recv = new MessageBatch(BATCH, nameLength);
+  const send = new MessageBatch(BATCH, nameLength);
+  const sendSlab = new Uint8Array(BATCH * SEND_SLOT);
+  for (let i = 0; i < BATCH; i++) {
+    recv.setBuffer(i, buffers.take(), RECEIVE_SIZE);
+    send.setBuffer(i, sendSlab.subarray(i * SEND_SLOT), SEND_SLOT);
+  }
+  let inFlight = 0;
+  let stopping = false;
+  /** The receiver was woken for good (stopReceiving). */
+  let closed = false;
+  const drained = Promise.withResolvers<void>();
+
+  const settled = () => {
+    inFlight--;
+    if (stopping && inFlight === 0) drained.resolve();
+  };
+
+  /** Sends one answer now (answers that waited, and oversize ones). */
+  function sendNow(reply: Uint8Array, name: Uint8Array): void {
+    const length = BigInt(reply.length);
+    const sent = c.sendto(fd, reply, length, MSG_DONTWAIT, name, nameLength);
+    if (Number(sent) < 0) counters.sendErrors++;
+  }
+
+  /** Sends the batch's first `count` answers; a failed one is skipped. */
+  function flush(count: number): void {
+    let from = 0;
+    while (from < count) {
+      const hdrs = from === 0
+        ? send.hdrs
+        : send.hdrs.subarray(from * MMSGHDR_SIZE);
+      const sent = c.sendmmsg(fd, hdrs, count - from, MSG_DONTWAIT);
+      if (sent > 0) {
+        from += sent;
+      } else {
+        // The answer at `from` could not go (a full buffer, an ICMP error).
+        counters.sendErrors++;
+        from++;
+      }
+    }
+  }
+
+  /**
+   * Sends the answer to datagram `slot` when it is ready; the query keeps
+   * its buffer until then (the pipeline may read it) and the slot gets
+   * another.
+   */
+  function answerLater(pending: Promise<Uint8Array | null>, slot: number) {
+    inFlight++;
+    const name = recv.names.slice(
+      slot * SOCKADDR_SIZE,
+      (slot + 1) * SOCKADDR_SIZE,
+    );
+    const buffer = recv.buffers[slot]!;
+    recv.setBuffer(slot, buffers.take(), RECEIVE_SIZE);
+    pending.then((reply) => {
+      if (reply !== null) sendNow(reply, name);
+      buffers.give(buffer);
+      settled();
+    }, (err) => {
+      buffers.give(buffer);
+      logger.error("query handler threw", { error: err });
+      settled();
+    });
+  }
+
+  async function receiveLoop(): Promise<void> {
+    let failures = 0;
+    while (!closed) {
+      const started = Date.now();
+      const n = await c.recvmmsg(fd, recv.hdrs, BATCH, MSG_WAITFORONE, null);
+      if (closed) break;
+      if (n < 0) {
+        // A timeout (SO_RCVTIMEO, after ~500 ms without a datagram) is
+        // normal; an error returns at once, and must not spin.
+        if (Date.now() - started >= 100) {
+          failures = 0;
+          continue;
+        }
+        if (++failures % 100 === 1) {
+          logger.warn("udp receive failed", { failures });
+        }
+        if (failures > 10) await new Promise((r) => setTimeout(r, 100));
+        continue;
+      }
+      failures = 0;
+      if (stopping) {
+        // Draining: a query answered now could keep the drain going forever.
+        counters.udpStopping += n;
+        continue;
+      }
+      let ready = 0;
+      for (let i = 0; i < n; i++) {
+        const reply = answer(i);
+        if (reply === undefined) continue;
+        if (reply.length > SEND_SLOT) {
+          sendNow(reply, recv.names.subarray(i * SOCKADDR_SIZE));
+          continue;
+        }
+        sendSlab.set(reply, ready * SEND_SLOT);
+        send.setLength(ready, reply.length);
+        send.copyName(ready, recv, i);
+        ready++;
+      }
+      if (ready > 0) flush(ready);
+    }
+  }
+
+  /** The answer to datagram `i` of the batch when it is ready at once. */
+  function answer(i: number): Uint8Array | undefined {
+    const length = recv.messageLength(i);
+    const query = recv.buffers[i]!.subarray(0, length);
+    if (length > UDP_MAX_QUERY) {
+      counters.udpOversize++;
+      return oversizeQueryAnswer(query);
+    }
+    counters.queries++;
+    const offset = i * SOCKADDR_SIZE;
+    const address = text.address(recv.names, offset);
+    const port = sockaddrPort(recv.names, offset);
+    // Two object shapes, no spread: this is the hot path (as in udp.ts).
+    const client: ClientInfo = inFlight < maxInFlight
+      ? { address, port, transport: "udp" }
+      : { address, port, transport: "udp", overloaded: true };
+    let reply: Promise<Uint8Array | null> | Uint8Array | null;
+    try {
+      reply = handler.handle(query, client);
+    } catch (err) {
+      logger.error("query handler threw", { error: err });
+      return undefined;
+    }
+    if (reply instanceof Promise) {
+      answerLater(reply, i);
+      return undefined;
+    }
+    return reply ?? undefined;
+  }
+
+  const loop = receiveLoop().catch((err) => {
+    logger.error("udp receive loop failed", { error: err });
+  });
+  return {
+    addr: { transport: "udp", hostname: opts.hostname, port },
+    async stop() {
+      if (!stopping) {
+        stopping = true;
+        if (inFlight === 0) drained.resolve();
+        await drained.promise;
+        closed = true;
+        stopReceiving(fd);
+      }
+      await drained.promise;
+      await loop;
+    },
+  };
+}
+
+/**
+ * An array of `struct mmsghdr`, each with one iovec and room for a
+ * sockaddr, in memory the kernel reads and writes. ArrayBuffer contents
+ * never move, so their addresses stay valid while the batch is alive.
+ */
+class MessageBatch {
+  readonly hdrs: Uint8Array;
+  readonly names: Uint8Array;
+  readonly buffers: Uint8Array[] = [];
+  readonly #hdrWords: Uint32Array;
+  readonly #nameWords: Uint32Array;
+  readonly #iovs: Uint8Array;
+  readonly #iovView: DataView;
+  readonly #iovWords: Uint32Array;
+
+  constructor(size: number, nameLength: number) {
+    this.hdrs = new Uint8Array(size * MMSGHDR_SIZE);
+    this.names = new Uint8Array(size * SOCKADDR_SIZE);
+    this.#iovs = new Uint8Array(size * IOVEC_SIZE);
+    this.#hdrWords = new Uint32Array(this.hdrs.buffer);
+    this.#nameWords = new Uint32Array(this.names.buffer);
+    this.#iovView = new DataView(this.#iovs.buffer);
+    this.#iovWords = new Uint32Array(this.#iovs.buffer);
+    const hdrs = new DataView(this.hdrs.buffer);
+    const names = addressOf(this.names);
+    const iovs = addressOf(this.#iovs);
+    for (let i = 0; i < size; i++) {
+      const at = i * MMSGHDR_SIZE;
+      hdrs.setBigUint64(at, names + BigInt(i * SOCKADDR_SIZE), true);
+      hdrs.setUint32(at + MSG_NAMELEN_OFFSET, nameLength, true);
+      hdrs.setBigUint64(
+        at + MSG_IOV_OFFSET,
+        iovs + BigInt(i * IOVEC_SIZE),
+        true,
+      );
+      hdrs.setBigUint64(at + MSG_IOVLEN_OFFSET, 1n, true);
+    }
+  }
+
+  /** Points message `i` at `buffer`, `length` octets of it. */
+  setBuffer(i: number, buffer: Uint8Array, length: number): void {
+    this.buffers[i] = buffer;
+    this.#iovView.setBigUint64(i * IOVEC_SIZE, addressOf(buffer), true);
+    this.setLength(i, length);
+  }
+
+  /** Sets message `i`'s iov_len (a size_t; answers fit its low word). */
+  setLength(i: number, length: number): void {
+    const word = i * IOVEC_SIZE / 4 + 2;
+    this.#iovWords[word] = length;
+    this.#iovWords[word + 1] = 0;
+  }
+
+  /** Octets the kernel put in message `i` (msg_len). */
+  messageLength(i: number): number {
+    return this.#hdrWords[(i * MMSGHDR_SIZE + MSG_LEN_OFFSET) / 4]!;
+  }
+
+  /** Copies message `from` of `other`'s address into message `i`'s. */
+  copyName(i: number, other: MessageBatch, from: number): void {
+    const to = i * SOCKADDR_SIZE / 4;
+    const at = from * SOCKADDR_SIZE / 4;
+    const source = other.#nameWords;
+    for (let w = 0; w < SOCKADDR_SIZE / 4; w++) {
+      this.#nameWords[to + w] = source[at + w]!;
+    }
+  }
+}
