@@ -30,12 +30,17 @@ interface Attempt {
   endpoint: UpstreamEndpoint;
   control: AbortController;
   started: number;
+  /** Launch order within the query: 0, 1, … */
+  position: number;
   settled: boolean;
   done: Promise<void>;
 }
 
 /** Why attempts still running were stopped. */
 type Ending = "answered" | "timeout" | "cancelled" | "failed";
+
+/** How one attempt still running ended: as the query, or overtaken. */
+type AttemptEnding = Ending | "overtaken";
 
 /** Forwards questions to the servers of one group. */
 export class UpstreamGroup {
@@ -77,6 +82,7 @@ export class UpstreamGroup {
       strategy,
       endpoints.map((e) => e.score.score()),
       random,
+      endpoints.map((e) => e.score.failing),
     );
     // A group of one UDP server asks it again when it stays silent for half
     // the timeout: a lost datagram must not cost the whole timeout (RFC 1035
@@ -93,14 +99,25 @@ export class UpstreamGroup {
     let hedgeTimer: ReturnType<typeof setTimeout> | undefined;
     const { promise, resolve } = Promise.withResolvers<UpstreamResult>();
 
-    const finish = (result: UpstreamResult, ending: Ending) => {
+    const finish = (
+      result: UpstreamResult,
+      ending: Ending,
+      winner?: Attempt,
+    ) => {
       if (finished) return;
       finished = true;
       clearTimeout(deadline);
       clearTimeout(hedgeTimer);
       request.signal?.removeEventListener("abort", onCancel);
       for (const attempt of attempts) {
-        if (!attempt.settled) stopAttempt(attempt, ending, counters);
+        if (attempt.settled) continue;
+        // Launched before a hedged attempt that answered: silent for its
+        // whole slot, which scores as a failure (a dead server asked first
+        // would otherwise only look slow, and stay first).
+        const overtaken = winner !== undefined &&
+          winner.position >= plan.parallel &&
+          attempt.position < winner.position;
+        stopAttempt(attempt, overtaken ? "overtaken" : ending, counters);
       }
       resolve(result);
     };
@@ -126,6 +143,7 @@ export class UpstreamGroup {
         endpoint,
         control,
         started: performance.now(),
+        position: attempts.length,
         settled: false,
         done: Promise.resolve(),
       };
@@ -136,12 +154,16 @@ export class UpstreamGroup {
           if (outcome.ok) {
             endpoint.score.recordAnswer(outcome.rttMs);
             counters?.countAnswer(endpoint.server.raw, outcome.rttMs);
-            finish({
-              ok: true,
-              message: outcome.message,
-              server: endpoint.server.raw,
-              rttMs: outcome.rttMs,
-            }, "answered");
+            finish(
+              {
+                ok: true,
+                message: outcome.message,
+                server: endpoint.server.raw,
+                rttMs: outcome.rttMs,
+              },
+              "answered",
+              attempt,
+            );
             return;
           }
           failed.add(index);
@@ -215,7 +237,7 @@ export class UpstreamGroup {
 /** Aborts an attempt still running and scores (and counts) its server by why. */
 function stopAttempt(
   attempt: Attempt,
-  ending: Ending,
+  ending: AttemptEnding,
   counters: UpstreamCounters | undefined,
 ): void {
   attempt.control.abort(
@@ -224,7 +246,7 @@ function stopAttempt(
       : new Error(`stopped: ${ending}`),
   );
   const { score } = attempt.endpoint;
-  if (ending === "timeout") {
+  if (ending === "timeout" || ending === "overtaken") {
     score.recordFailure();
     attempt.endpoint.failed();
     counters?.countTimeout(attempt.endpoint.server.raw);

@@ -112,6 +112,31 @@ Deno.test("group strict fails over in order past a silent and a SERVFAIL server"
   );
 });
 
+Deno.test("group strict stops asking a silent first server first once it was overtaken", async () => {
+  const log: string[] = [];
+  const servers = [
+    udpServer({ silent: true }, log),
+    udpServer({ address: "192.0.2.2" }, log),
+  ];
+  await withGroup(
+    servers,
+    { strategy: "strict", timeout: "400ms" },
+    async (resolve) => {
+      // The first query waits the hedge delay (200 ms) for the silent one.
+      assert.equal(addressOf(await resolve()), "192.0.2.2");
+      assert.deepEqual(log, servers.map((s) => urlOf("udp", s)));
+      // Overtaken, it counts as failed: the next ones go to the live
+      // server first and wait for nothing.
+      for (let i = 0; i < 3; i++) {
+        const started = performance.now();
+        assert.equal(addressOf(await resolve()), "192.0.2.2");
+        assert.ok(performance.now() - started < 150, "no hedge delay");
+      }
+      assert.equal(log.length, 5, "the silent server was asked once");
+    },
+  );
+});
+
 Deno.test("group tries the next server at once after SERVFAIL", async () => {
   const servers = [
     udpServer({ rcode: RCODE.SERVFAIL }),

@@ -13,6 +13,11 @@ const OUTCOME_WEIGHT = 0.5;
 const PENALTY_HALF_LIFE_MS = 30_000;
 /** What a certain failure costs in score (ms): worse than any real RTT. */
 const FAILURE_COST_MS = 2_000;
+/**
+ * A penalty from which a server counts as failing: one failure (0.5) keeps
+ * it there ~15 s, two in a row (0.75) ~33 s, and one success ends it.
+ */
+const FAILING_PENALTY = 0.35;
 /** The RTT assumed for a server never heard from: low, so it gets tried. */
 export const UNKNOWN_RTT_MS = 50;
 
@@ -37,6 +42,11 @@ export class ServerScore {
   get penalty(): number {
     const age = this.#now() - this.#penaltyAt;
     return this.#penalty * 0.5 ** (Math.max(age, 0) / PENALTY_HALF_LIFE_MS);
+  }
+
+  /** Whether it failed lately (strict and random ask it last, strategies.ts). */
+  get failing(): boolean {
+    return this.penalty >= FAILING_PENALTY;
   }
 
   /** The expected cost of asking this server (ms); lower is better. */

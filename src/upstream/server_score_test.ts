@@ -38,3 +38,21 @@ Deno.test("ServerScore raises the RTT of a server beaten by another", () => {
   assert.equal(score.srttMs, 35);
   assert.equal(score.penalty, 0);
 });
+
+Deno.test("ServerScore failing: ~15 s after one failure, ~33 s after two, over at the next answer", () => {
+  let now = 0;
+  const score = new ServerScore(() => now);
+  assert.equal(score.failing, false);
+  score.recordFailure();
+  assert.equal(score.failing, true);
+  now = 15_000;
+  assert.equal(score.failing, true);
+  now = 16_000;
+  assert.equal(score.failing, false);
+  score.recordFailure();
+  score.recordFailure();
+  now += 32_000;
+  assert.equal(score.failing, true);
+  score.recordAnswer(20);
+  assert.equal(score.failing, false);
+});

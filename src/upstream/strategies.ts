@@ -29,19 +29,29 @@ export const PARALLEL_BEST_WIDTH = 2;
  * - `parallel_best`: best score first, the best two at once;
  * - `rtt_weighted`: a shuffle weighted by 1/score, one at a time.
  *
+ * In `strict` and `random`, servers `failing` lately (ServerScore.failing)
+ * come after the others, in the same order among themselves: asked first,
+ * a dead server would cost every query a hedge delay (half the timeout
+ * with two servers). Their failures fade, so they are asked first again
+ * within a minute, and at once if the others fail.
+ *
  * @param random a uniform number in [0, 1); tests pass a seeded one
  */
 export function planAttempts(
   strategy: StrategyName,
   scores: readonly number[],
   random: () => number = Math.random,
+  failing: readonly boolean[] = [],
 ): AttemptPlan {
   const indexes = scores.map((_, i) => i);
   switch (strategy) {
     case "strict":
-      return { order: indexes, parallel: 1 };
+      return { order: failingLast(indexes, failing), parallel: 1 };
     case "random":
-      return { order: weightedShuffle(indexes, () => 1, random), parallel: 1 };
+      return {
+        order: failingLast(weightedShuffle(indexes, () => 1, random), failing),
+        parallel: 1,
+      };
     case "parallel_best":
       return {
         // Array.prototype.sort is stable: ties keep configuration order.
@@ -58,6 +68,14 @@ export function planAttempts(
         parallel: 1,
       };
   }
+}
+
+function failingLast(order: number[], failing: readonly boolean[]): number[] {
+  if (!order.some((i) => failing[i])) return order;
+  return [
+    ...order.filter((i) => !failing[i]),
+    ...order.filter((i) => failing[i]),
+  ];
 }
 
 /** Draws every index without replacement, each with chance ∝ its weight. */

@@ -46,3 +46,27 @@ Deno.test("planAttempts rtt_weighted favours low scores in proportion", () => {
   const share = firsts[0]! / 2000;
   assert.ok(share > 0.75 && share < 0.85, `share ${share}`);
 });
+
+Deno.test("planAttempts strict and random ask servers failing lately last, in their order", () => {
+  const failing = [true, false, true, false];
+  assert.deepEqual(
+    planAttempts("strict", [2050, 40, 2100, 60], Math.random, failing).order,
+    [1, 3, 0, 2],
+  );
+  const random = seededRandom(3);
+  for (let i = 0; i < 50; i++) {
+    const { order } = planAttempts(
+      "random",
+      [2050, 40, 2100, 60],
+      random,
+      failing,
+    );
+    assert.deepEqual(order.slice(0, 2).sort(), [1, 3]);
+    assert.deepEqual(order.slice(2).sort(), [0, 2]);
+  }
+  // Nothing to prefer when every server fails: configuration order.
+  assert.deepEqual(
+    planAttempts("strict", [2000, 2000], Math.random, [true, true]).order,
+    [0, 1],
+  );
+});
