@@ -174,11 +174,11 @@ const listenersObject = z.strictObject({
   }).prefault({}),
   sockets: integer(1, 0, 64, {
     help:
-      "Sockets per TCP DNS listener (and per UDP one with ffiSockets), each in a worker with its own pipeline and cache; 0 = one per CPU",
+      "Sockets per TCP DNS listener (and per UDP one with ffiSockets), each in a worker with its own pipeline and cache; 0 = one per CPU, at most 8",
   }),
   ffiSockets: flag(false, {
     help:
-      "Opt-in fast UDP sockets through FFI (recvmmsg/sendmmsg, SO_REUSEPORT with several sockets); Linux, needs --allow-ffi",
+      "Opt-in fast UDP sockets through FFI (recvmmsg/sendmmsg, SO_REUSEPORT with several sockets); 64-bit Linux, needs --allow-ffi",
   }),
 });
 

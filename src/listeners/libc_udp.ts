@@ -7,9 +7,15 @@
  *
  * Linux only: the constants and struct layouts are those of 64-bit Linux
  * (x86_64 and aarch64 share them). The main thread opens and closes these
- * sockets; a worker only receives and sends on the descriptor it is given,
- * so a worker that dies never leaves a socket in the SO_REUSEPORT group
- * taking its share of the traffic unread.
+ * sockets; a worker receives and sends on the descriptor it is given, and
+ * a worker that died is replaced on the same descriptor (no bind to race).
+ *
+ * Memory safety: the kernel writes into a worker's buffers only during
+ * calls made on the worker's own thread (recvmmsg with MSG_DONTWAIT), so a
+ * worker's memory is never written once it is gone. The one call that
+ * waits, poll(), runs on a thread of its own and writes only into the
+ * socket's `wait` struct, which lives in a SharedArrayBuffer the main
+ * thread keeps for as long as the socket is open.
  */
 import ipaddr from "ipaddr.js";
 
@@ -21,11 +27,12 @@ const SOL_SOCKET = 1;
 const SO_RCVBUF = 8;
 const SO_REUSEPORT = 15;
 const SO_RCVBUFFORCE = 33;
-const SO_RCVTIMEO = 20;
 const SHUT_RD = 0;
 const SHUT_RDWR = 2;
 export const MSG_DONTWAIT = 0x40;
-export const MSG_WAITFORONE = 0x10000;
+const POLLIN = 1;
+export const EAGAIN = 11;
+export const EINTR = 4;
 
 /** `struct mmsghdr`: a msghdr (56 octets), msg_len, padding. */
 export const MMSGHDR_SIZE = 64;
@@ -52,9 +59,13 @@ const SYMBOLS = {
   },
   shutdown: { parameters: ["i32", "i32"], result: "i32" },
   close: { parameters: ["i32"], result: "i32" },
-  // On a thread of its own: it blocks until a datagram arrives.
   recvmmsg: {
     parameters: ["i32", "buffer", "u32", "i32", "pointer"],
+    result: "i32",
+  },
+  // On a thread of its own: it waits until a datagram arrives.
+  poll: {
+    parameters: ["buffer", "u64", "i32"],
     result: "i32",
     nonblocking: true,
   },
@@ -111,6 +122,8 @@ export interface LibcUdpSocket {
   fd: number;
   port: number;
   family: "ipv4" | "ipv6";
+  /** A `struct pollfd` for the socket (see the memory note above). */
+  wait: SharedArrayBuffer;
 }
 
 /**
@@ -141,13 +154,7 @@ export function openUdpSocket(
   if (fd < 0) throw errnoError("socket", hostname, port);
   try {
     if (reusePort) setIntOption(fd, SO_REUSEPORT, 1, hostname, port);
-    enlargeReceiveBuffer(fd);
-    // A receive that waits longer returns: a safety net for the stop,
-    // which wakes the receiver with shutdown() anyway.
-    const timeout = new BigInt64Array([0n, 500_000n]); // tv_sec, tv_usec
-    if (
-      c.setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, u8(timeout), 16) !== 0
-    ) throw errnoError("setsockopt", hostname, port);
+    enlargeReceiveBuffer(fd, family);
     const addr = encodeSockaddr(ip.toByteArray(), port);
     if (c.bind(fd, addr, addr.length) !== 0) {
       throw errnoError("bind", hostname, port);
@@ -156,7 +163,11 @@ export function openUdpSocket(
     if (c.getsockname(fd, addr, u8(length)) !== 0) {
       throw errnoError("getsockname", hostname, port);
     }
-    return { fd, port: new DataView(addr.buffer).getUint16(2), family };
+    const wait = new SharedArrayBuffer(8);
+    const pollfd = new DataView(wait);
+    pollfd.setInt32(0, fd, true);
+    pollfd.setInt16(4, POLLIN, true);
+    return { fd, port: new DataView(addr.buffer).getUint16(2), family, wait };
   } catch (err) {
     c.close(fd);
     throw err;
@@ -165,12 +176,20 @@ export function openUdpSocket(
 
 /**
  * Beyond `net.core.rmem_max` only with CAP_NET_ADMIN (root, as on port
- * 53): else the kernel caps it there, which is still twice the default.
+ * 53); else the kernel caps it at twice rmem_max, which may be less than
+ * the socket has already (rmem_default raised, README "On a busy
+ * network"): a throwaway socket tells, and the buffer only ever grows.
  */
-function enlargeReceiveBuffer(fd: number): void {
+function enlargeReceiveBuffer(fd: number, family: "ipv4" | "ipv6"): void {
   const size = u8(new Int32Array([RECEIVE_BUFFER_BYTES]));
   const c = libc();
-  if (c.setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, size, 4) !== 0) {
+  if (c.setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, size, 4) === 0) return;
+  const probe = c.socket(family === "ipv4" ? AF_INET : AF_INET6, SOCK_DGRAM, 0);
+  if (probe < 0) return;
+  c.setsockopt(probe, SOL_SOCKET, SO_RCVBUF, size, 4);
+  const capped = receiveBufferBytes(probe);
+  c.close(probe);
+  if (capped > receiveBufferBytes(fd)) {
     c.setsockopt(fd, SOL_SOCKET, SO_RCVBUF, size, 4);
   }
 }
@@ -276,12 +295,16 @@ function u8(array: ArrayBufferView): Uint8Array {
   return new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
 }
 
+/** errno of the last call on this thread that failed. */
+export function errno(): number {
+  return new Deno.UnsafePointerView(libc().__errno_location()!).getInt32();
+}
+
 /** The error of the call that just failed, as Deno's own sockets name it. */
 function errnoError(call: string, hostname: string, port: number): Error {
-  const errno = new Deno.UnsafePointerView(libc().__errno_location()!)
-    .getInt32();
+  const code = errno();
   const where = `${call} ${hostname}:${port}`;
-  switch (errno) {
+  switch (code) {
     case 98:
       return new Deno.errors.AddrInUse(`${where}: address in use (EADDRINUSE)`);
     case 99:
@@ -291,9 +314,9 @@ function errnoError(call: string, hostname: string, port: number): Error {
     case 1:
     case 13:
       return new Deno.errors.PermissionDenied(
-        `${where}: permission denied (errno ${errno})`,
+        `${where}: permission denied (errno ${code})`,
       );
     default:
-      return new Error(`${where} failed (errno ${errno})`);
+      return new Error(`${where} failed (errno ${code})`);
   }
 }

@@ -38,6 +38,8 @@ export interface ListenerSet {
   pending: Set<Promise<void>>;
   /** Pauses before restarts, which the stop cuts short. */
   pauses: Set<{ timer: ReturnType<typeof setTimeout>; resolve: () => void }>;
+  /** Run once every worker has stopped (sockets the main thread owns). */
+  afterStop: (() => void)[];
 }
 
 export function newListenerSet(): ListenerSet {
@@ -49,6 +51,7 @@ export function newListenerSet(): ListenerSet {
     restarts: new Map(),
     pending: new Set(),
     pauses: new Set(),
+    afterStop: [],
   };
 }
 
@@ -149,5 +152,7 @@ export async function stopListenerSet(
   }
   set.pauses.clear();
   await Promise.all(set.pending);
-  return await Promise.all(set.workers.map((w) => w.stop()));
+  const dumps = await Promise.all(set.workers.map((w) => w.stop()));
+  for (const close of set.afterStop.splice(0)) close();
+  return dumps;
 }

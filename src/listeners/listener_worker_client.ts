@@ -84,8 +84,6 @@ export interface ListenerWorkerOptions {
    * that fails to start: the returned promise rejects then.
    */
   onFailure?: (message: string) => void;
-  /** Called once the Worker is gone (stopped, failed or never started). */
-  onTerminated?: () => void;
 }
 
 /** Starts one Worker and resolves once its socket is bound. */
@@ -97,7 +95,6 @@ export function startListenerWorker(
   try {
     worker = new Worker(opts.workerUrl, { type: "module" });
   } catch (err) {
-    opts.onTerminated?.();
     const e = err instanceof Error ? err : new Error(String(err));
     return Promise.reject(
       new ListenerError(
@@ -123,7 +120,6 @@ export function startListenerWorker(
     if (terminated) return;
     terminated = true;
     worker.terminate();
-    opts.onTerminated?.();
     for (const resolve of flushes.values()) resolve(0);
     flushes.clear();
     stopped.resolve(cache);

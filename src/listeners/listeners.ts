@@ -172,7 +172,11 @@ async function startAddress(
   const { hostname, port } = parseListenAddress(config.address);
   let boundPort = port;
   for (const transport of new Set(config.protocols)) {
-    for (let i = 0; i < socketCount(transport, opts); i++) {
+    const count = socketCount(transport, opts);
+    if (count > 1 && boundPort !== 0) {
+      checkPortFree(config.address, hostname, boundPort, transport, opts);
+    }
+    for (let i = 0; i < count; i++) {
       const worker = await startWorker(set, opts, config.address, {
         address: hostname,
         port: boundPort,
@@ -184,6 +188,45 @@ async function startAddress(
   }
 }
 
+/**
+ * Binds the port alone for a moment: sockets that share a port
+ * (SO_REUSEPORT) would otherwise share it with another server started
+ * the same way (a second kudurru), silently splitting the traffic.
+ */
+function checkPortFree(
+  configured: string,
+  hostname: string,
+  port: number,
+  transport: Transport,
+  opts: Pick<DnsListenersOptions, "ffiSockets">,
+): void {
+  try {
+    if (transport === "udp" && opts.ffiSockets) {
+      closeUdpSocket(openUdpSocket(hostname, port).fd);
+    } else if (transport === "tcp") {
+      Deno.listen({ hostname, port }).close();
+    }
+  } catch (err) {
+    throw bindError(configured, transport, err);
+  }
+}
+
+function bindError(
+  configured: string,
+  transport: Transport,
+  err: unknown,
+): ListenerError {
+  const e = err instanceof Error ? err : new Error(String(err));
+  return new ListenerError(
+    describeBindError(configured, transport, e.name, e.message),
+    e.name,
+    { cause: err },
+  );
+}
+
+/** Most sockets per address that `listeners.sockets: 0` (one per CPU) gives. */
+export const MAX_SOCKETS_PER_CPU_SETTING = 8;
+
 /** How many sockets (and workers) serve `transport` on one address. */
 export function socketCount(
   transport: Transport,
@@ -191,21 +234,27 @@ export function socketCount(
 ): number {
   if (transport === "udp" && !opts.ffiSockets) return 1;
   const sockets = opts.sockets ?? 1;
-  return sockets === 0 ? navigator.hardwareConcurrency : sockets;
+  if (sockets > 0) return sockets;
+  // Each is a worker with its own pipeline and cache: not 64 on 64 CPUs.
+  return Math.min(navigator.hardwareConcurrency, MAX_SOCKETS_PER_CPU_SETTING);
 }
 
-/** Starts one worker; one that dies later is replaced (listener_restart.ts). */
+/**
+ * Starts one worker; one that dies later is replaced (listener_restart.ts),
+ * on the same libc socket when it had one (`ffiSocket`).
+ */
 async function startWorker(
   set: ListenerSet,
   opts: DnsListenersOptions,
   configured: string,
   listener: ListenerSpec,
+  reuse?: LibcUdpSocket,
 ): Promise<ListenerWorker> {
   // The worker's own handle, for its callbacks (set once it has started).
   const own: { worker?: ListenerWorker } = {};
   const shared = socketCount(listener.transport, opts) > 1;
   const ffiSocket = listener.transport === "udp" && opts.ffiSockets
-    ? openFfiSocket(configured, listener, shared)
+    ? reuse ?? openFfiSocket(set, configured, listener, shared)
     : undefined;
   const worker = await startListenerWorker({
     workerUrl: String(opts.workerUrl ?? WORKER_ENTRY_URL),
@@ -221,16 +270,13 @@ async function startWorker(
         if (other !== own.worker) other.postSharedCache(entries);
       }
     },
-    // The main thread owns a libc socket: a worker that died cannot close
-    // it, and left open it would keep its share of the port's traffic.
-    ...(ffiSocket && { onTerminated: () => closeUdpSocket(ffiSocket.fd) }),
     onFailure: (message) => {
       if (own.worker === undefined) return;
       replaceFailed(
         set,
         own.worker,
         message,
-        (again) => startWorker(set, opts, configured, again),
+        (again) => startWorker(set, opts, configured, again, ffiSocket),
         opts.logger,
       );
     },
@@ -258,20 +304,23 @@ async function startWorker(
   return worker;
 }
 
-/** Opens the libc socket a UDP worker serves; a failure says why as a bind would. */
+/**
+ * Opens the libc socket a UDP worker serves, closed once the set has
+ * stopped (the main thread owns it: see libc_udp.ts); a failure says why
+ * as a bind would.
+ */
 function openFfiSocket(
+  set: ListenerSet,
   configured: string,
   listener: ListenerSpec,
   shared: boolean,
 ): LibcUdpSocket {
+  let socket: LibcUdpSocket;
   try {
-    return openUdpSocket(listener.address, listener.port, shared);
+    socket = openUdpSocket(listener.address, listener.port, shared);
   } catch (err) {
-    const e = err instanceof Error ? err : new Error(String(err));
-    throw new ListenerError(
-      describeBindError(configured, "udp", e.name, e.message),
-      e.name,
-      { cause: err },
-    );
+    throw bindError(configured, "udp", err);
   }
+  set.afterStop.push(() => closeUdpSocket(socket.fd));
+  return socket;
 }

@@ -68,14 +68,14 @@ async function unansweredFromManyPorts(
   return lost;
 }
 
-Deno.test("socketCount: TCP and libc UDP get listeners.sockets, Deno's UDP one", () => {
+Deno.test("socketCount: TCP and libc UDP get listeners.sockets (0: one per CPU, at most 8), Deno's UDP one", () => {
   assert.equal(socketCount("udp", { sockets: 4 }), 1);
   assert.equal(socketCount("udp", { sockets: 4, ffiSockets: true }), 4);
   assert.equal(socketCount("tcp", { sockets: 3 }), 3);
   assert.equal(socketCount("tcp", {}), 1);
   assert.equal(
     socketCount("tcp", { sockets: 0 }),
-    navigator.hardwareConcurrency,
+    Math.min(navigator.hardwareConcurrency, 8),
   );
 });
 
@@ -127,7 +127,45 @@ Deno.test("ffiSockets on [::] answers IPv4 clients too, as ::ffff: addresses lik
   assert.deepEqual(decodeAnswer(reply).records, ["TXT ::ffff:127.0.0.1"]);
 });
 
-Deno.test("ffiSockets: a worker that died leaves no socket behind taking its share of the port", async () => {
+/** Crashes one worker of `l` (the one `crash.test` reaches) and waits for its replacement. */
+async function crashOneWorker(
+  l: { down(): string[] },
+  port: number,
+  logger: { lines: string[] },
+): Promise<void> {
+  const restarts = () =>
+    logger.lines.filter((line) => /restarting the listener/.test(line)).length;
+  const before = restarts();
+  await udpExchange("127.0.0.1", port, buildQuery(1, "crash.test"), 300)
+    .catch(() => {}); // no answer: the worker dies
+  const deadline = Date.now() + 10_000;
+  while (restarts() === before || l.down().length > 0) {
+    assert.ok(Date.now() < deadline, `never restarted: ${l.down()}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+Deno.test("ffiSockets: a worker that died is replaced on the same socket, again and again", async () => {
+  const logger = memoryLogger();
+  await using l = await start({
+    listeners: [{ address: "127.0.0.1:0", protocols: ["udp"] }],
+    ffiSockets: true,
+    logger,
+  });
+  const port = l.addresses()[0]!.port;
+  for (let round = 0; round < 3; round++) {
+    await crashOneWorker(l, port, logger);
+    // The socket never closed: no new bind to lose to a port still held
+    // by the dead worker's last call ("address in use").
+    assert.deepEqual(await unansweredFromManyPorts(port, 10), []);
+  }
+  assert.ok(
+    !logger.lines.some((line) => /cannot restart/.test(line)),
+    logger.lines.join("\n"),
+  );
+});
+
+Deno.test("ffiSockets with two sockets: after a crash both sockets are read again", async () => {
   const logger = memoryLogger();
   await using l = await start({
     listeners: [{ address: "127.0.0.1:0", protocols: ["udp"] }],
@@ -136,20 +174,37 @@ Deno.test("ffiSockets: a worker that died leaves no socket behind taking its sha
     logger,
   });
   const port = l.addresses()[0]!.port;
-  // One of the two workers gets it and dies; the other keeps answering.
-  await udpExchange("127.0.0.1", port, buildQuery(1, "crash.test"), 300)
-    .catch(() => {});
-  const deadline = Date.now() + 10_000;
-  const restarted = () =>
-    logger.lines.some((line) => /restarting the listener/.test(line)) &&
-    l.down().length === 0;
-  while (!restarted()) {
-    assert.ok(Date.now() < deadline, "never restarted");
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  // Had the dead worker's socket stayed open, a third of these would be
-  // hashed to it and lost.
+  await crashOneWorker(l, port, logger);
+  // A socket of the port that nobody read would lose about half of these.
   assert.deepEqual(await unansweredFromManyPorts(port, 40), []);
+});
+
+Deno.test("listeners.sockets 2 on a port another kudurru holds the same way fails, for TCP and libc UDP", async () => {
+  await using first = await start({ sockets: 2, ffiSockets: true });
+  const port = first.addresses()[0]!.port;
+  for (const transport of ["udp", "tcp"] as const) {
+    const err = await start({
+      listeners: [{ address: `127.0.0.1:${port}`, protocols: [transport] }],
+      sockets: 2,
+      ffiSockets: true,
+    }).then(
+      async (l) => {
+        await l.stop();
+        assert.fail(`a second ${transport} listener set shared the port`);
+      },
+      (e: unknown) => e,
+    );
+    assert.ok(err instanceof ListenerError);
+    assert.equal(err.code, "AddrInUse");
+    assert.match(
+      err.message,
+      new RegExp(
+        `^Cannot listen on 127\\.0\\.0\\.1:${port}/${transport}: address in use`,
+      ),
+    );
+  }
+  // The first set still has every answer.
+  assert.deepEqual(await unansweredFromManyPorts(port, 20), []);
 });
 
 Deno.test("ffiSockets on a port another socket holds fails with the usual message", async () => {
@@ -191,12 +246,15 @@ Deno.test("ffiSockets: the socket's receive buffer holds a burst (4 MiB asked, c
     const rmemMax = await sysctl("rmem_max");
     const rmemDefault = await sysctl("rmem_default");
     const got = receiveBufferBytes(socket.fd);
+    // Without CAP_NET_ADMIN the kernel caps it at twice rmem_max, and it is
+    // only raised when that beats the default it has.
     const privileged = got === 2 * RECEIVE_BUFFER_BYTES;
-    assert.ok(
-      privileged || got === 2 * Math.min(RECEIVE_BUFFER_BYTES, rmemMax),
-      `got ${got}`,
+    const capped = Math.max(
+      rmemDefault,
+      2 * Math.min(RECEIVE_BUFFER_BYTES, rmemMax),
     );
-    assert.ok(got > rmemDefault, "more than Deno's socket gets");
+    assert.ok(privileged || got === capped, `got ${got}`);
+    assert.ok(got >= rmemDefault, "never less than Deno's socket gets");
   } finally {
     closeUdpSocket(socket.fd);
   }

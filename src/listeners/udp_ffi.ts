@@ -1,7 +1,8 @@
 /**
  * Do53 over UDP on a libc socket (`listeners.ffiSockets`, libc_udp.ts):
- * one recvmmsg reads up to BATCH datagrams, the handler answers them one by
- * one, and one sendmmsg sends the answers that were ready at once (memo and
+ * poll() waits on a thread of its own until datagrams are there, one
+ * recvmmsg reads up to BATCH of them, the handler answers them one by one,
+ * and one sendmmsg sends the answers that were ready at once (memo and
  * cache hits). Answers that wait on I/O go out one by one with sendto when
  * they are ready. Otherwise it behaves as udp.ts: same counters, the same
  * bound on queries in flight, oversize queries answered TC=1 unread.
@@ -13,6 +14,9 @@ import type { Logger } from "../log/logger.ts";
 import type { SocketCounters } from "./worker_messages.ts";
 import {
   addressOf,
+  EAGAIN,
+  EINTR,
+  errno,
   IOVEC_SIZE,
   libc,
   type LibcUdpSocket,
@@ -22,7 +26,6 @@ import {
   MSG_IOVLEN_OFFSET,
   MSG_LEN_OFFSET,
   MSG_NAMELEN_OFFSET,
-  MSG_WAITFORONE,
   SOCKADDR_SIZE,
   sockaddrPort,
   SockaddrText,
@@ -32,6 +35,12 @@ import { UDP_MAX_IN_FLIGHT, UDP_MAX_QUERY, type UdpServer } from "./udp.ts";
 
 /** Datagrams one receive may return. */
 export const BATCH = 64;
+/**
+ * Longest wait in poll(): a worker replaced after a crash leaves its last
+ * poll behind on the socket until then (harmless: it writes only into the
+ * socket's own `wait` struct).
+ */
+const POLL_TIMEOUT_MS = 500;
 /** Room per answer in the send batch; a larger answer is sent by itself. */
 const SEND_SLOT = 4096;
 const RECEIVE_SIZE = UDP_MAX_QUERY + 1;
@@ -125,20 +134,20 @@ export function serveUdpFfi(opts: FfiUdpServerOptions): UdpServer {
   }
 
   async function receiveLoop(): Promise<void> {
+    const wait = new Uint8Array(opts.socket.wait);
     let failures = 0;
     while (!closed) {
-      const started = Date.now();
-      const n = await c.recvmmsg(fd, recv.hdrs, BATCH, MSG_WAITFORONE, null);
+      // Also the loop's turn to let the event loop run (answers that
+      // waited, snapshots, timers): it returns at once under load.
+      await c.poll(wait, 1n, POLL_TIMEOUT_MS);
       if (closed) break;
+      const n = c.recvmmsg(fd, recv.hdrs, BATCH, MSG_DONTWAIT, null);
       if (n < 0) {
-        // A timeout (SO_RCVTIMEO, after ~500 ms without a datagram) is
-        // normal; an error returns at once, and must not spin.
-        if (Date.now() - started >= 100) {
-          failures = 0;
-          continue;
-        }
+        const code = errno();
+        if (code === EAGAIN || code === EINTR) continue;
+        // An error that returns at once must not spin.
         if (++failures % 100 === 1) {
-          logger.warn("udp receive failed", { failures });
+          logger.warn("udp receive failed", { errno: code, failures });
         }
         if (failures > 10) await new Promise((r) => setTimeout(r, 100));
         continue;
@@ -147,6 +156,7 @@ export function serveUdpFfi(opts: FfiUdpServerOptions): UdpServer {
       if (stopping) {
         // Draining: a query answered now could keep the drain going forever.
         counters.udpStopping += n;
+        recv.resetNames(n);
         continue;
       }
       let ready = 0;
@@ -162,6 +172,7 @@ export function serveUdpFfi(opts: FfiUdpServerOptions): UdpServer {
         send.copyName(ready, recv, i);
         ready++;
       }
+      recv.resetNames(n);
       if (ready > 0) flush(ready);
     }
   }
@@ -230,7 +241,10 @@ class MessageBatch {
   readonly #iovView: DataView;
   readonly #iovWords: Uint32Array;
 
+  readonly #nameLength: number;
+
   constructor(size: number, nameLength: number) {
+    this.#nameLength = nameLength;
     this.hdrs = new Uint8Array(size * MMSGHDR_SIZE);
     this.names = new Uint8Array(size * SOCKADDR_SIZE);
     this.#iovs = new Uint8Array(size * IOVEC_SIZE);
@@ -266,6 +280,17 @@ class MessageBatch {
     const word = i * IOVEC_SIZE / 4 + 2;
     this.#iovWords[word] = length;
     this.#iovWords[word + 1] = 0;
+  }
+
+  /**
+   * Gives the first `count` messages their full address room again: the
+   * kernel wrote each one's address length over it (0 for none).
+   */
+  resetNames(count: number): void {
+    for (let i = 0; i < count; i++) {
+      this.#hdrWords[(i * MMSGHDR_SIZE + MSG_NAMELEN_OFFSET) / 4] =
+        this.#nameLength;
+    }
   }
 
   /** Octets the kernel put in message `i` (msg_len). */
