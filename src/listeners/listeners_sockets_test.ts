@@ -4,11 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { memoryLogger } from "../log/logger.ts";
-import {
-  type DnsListenersOptions,
-  socketCount,
-  startDnsListeners,
-} from "./listeners.ts";
+import { socketCount } from "./listeners.ts";
 import { ListenerError } from "./listener_error.ts";
 import {
   closeUdpSocket,
@@ -26,25 +22,12 @@ import {
   within,
   writeAll,
 } from "./testdata/dns_client.ts";
+import { startTestListeners } from "./testdata/start_test_listeners.ts";
 
 // Loaded once for the file: the leak check counts a library loaded in a test.
 libc();
 
-const TEST_WORKER = new URL("./testdata/test_worker_entry.ts", import.meta.url);
-
-async function start(extra: Partial<DnsListenersOptions> = {}) {
-  const listeners = await startDnsListeners({
-    listeners: [{ address: "127.0.0.1:0", protocols: ["udp", "tcp"] }],
-    nodeName: "test",
-    version: "0.0.0-test",
-    logger: memoryLogger(),
-    workerUrl: TEST_WORKER,
-    ...extra,
-  });
-  return Object.assign(listeners, {
-    [Symbol.asyncDispose]: () => listeners.stop(),
-  });
-}
+const start = startTestListeners;
 
 /**
  * Asks `count` queries over UDP, each from a socket of its own (a source

@@ -13,22 +13,9 @@ import {
   within,
   writeAll,
 } from "./testdata/dns_client.ts";
+import { startTestListeners } from "./testdata/start_test_listeners.ts";
 
-const TEST_WORKER = new URL("./testdata/test_worker_entry.ts", import.meta.url);
-
-async function start(extra: Partial<DnsListenersOptions> = {}) {
-  const listeners = await startDnsListeners({
-    listeners: [{ address: "127.0.0.1:0", protocols: ["udp", "tcp"] }],
-    nodeName: "test",
-    version: "0.0.0-test",
-    logger: memoryLogger(),
-    workerUrl: TEST_WORKER,
-    ...extra,
-  });
-  return Object.assign(listeners, {
-    [Symbol.asyncDispose]: () => listeners.stop(),
-  });
-}
+const start = startTestListeners;
 
 function portOf(
   listeners: { addresses(): { transport: string; port: number }[] },

@@ -207,9 +207,8 @@ export function serveUdpFfi(opts: FfiUdpServerOptions): UdpServer {
     return reply ?? undefined;
   }
 
-  const loop = receiveLoop().catch((err) => {
-    logger.error("udp receive loop failed", { error: err });
-  });
+  // As in udp.ts: a loop that throws ends the worker, which is replaced.
+  const loop = receiveLoop();
   return {
     addr: { transport: "udp", hostname: opts.hostname, port },
     async stop() {
