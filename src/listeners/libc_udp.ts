@@ -27,6 +27,7 @@ const SOL_SOCKET = 1;
 const SO_RCVBUF = 8;
 const SO_REUSEPORT = 15;
 const SO_RCVBUFFORCE = 33;
+const SO_SNDTIMEO = 21;
 const SHUT_RD = 0;
 const SHUT_RDWR = 2;
 export const MSG_DONTWAIT = 0x40;
@@ -155,6 +156,7 @@ export function openUdpSocket(
   try {
     if (reusePort) setIntOption(fd, SO_REUSEPORT, 1, hostname, port);
     enlargeReceiveBuffer(fd, family);
+    setSendTimeout(fd, hostname, port);
     const addr = encodeSockaddr(ip.toByteArray(), port);
     if (c.bind(fd, addr, addr.length) !== 0) {
       throw errnoError("bind", hostname, port);
@@ -192,6 +194,30 @@ function enlargeReceiveBuffer(fd: number, family: "ipv4" | "ipv6"): void {
   if (capped > receiveBufferBytes(fd)) {
     c.setsockopt(fd, SOL_SOCKET, SO_RCVBUF, size, 4);
   }
+}
+
+/**
+ * Longest a send waits for room in a full send buffer (a saturated
+ * interface). The socket is blocking, so a send waits for room as NSD's
+ * does instead of dropping the answer at once; the bound keeps a wedged
+ * interface from stopping the worker for longer.
+ */
+export const SEND_TIMEOUT_MS = 50;
+
+function setSendTimeout(fd: number, hostname: string, port: number): void {
+  // struct timeval: tv_sec, tv_usec (two 64-bit longs).
+  const timeval = new BigInt64Array([0n, BigInt(SEND_TIMEOUT_MS * 1000)]);
+  if (libc().setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, u8(timeval), 16) !== 0) {
+    throw errnoError("setsockopt", hostname, port);
+  }
+}
+
+/** The send timeout of `fd` in milliseconds (SO_SNDTIMEO). */
+export function sendTimeoutMs(fd: number): number {
+  const timeval = new BigInt64Array(2);
+  const length = new Uint32Array([16]);
+  libc().getsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, u8(timeval), u8(length));
+  return Number(timeval[0]!) * 1000 + Number(timeval[1]!) / 1000;
 }
 
 /** The receive buffer the kernel gave `fd` (it counts its overhead: twice what was asked). */

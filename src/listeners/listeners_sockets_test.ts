@@ -12,6 +12,8 @@ import {
   openUdpSocket,
   RECEIVE_BUFFER_BYTES,
   receiveBufferBytes,
+  SEND_TIMEOUT_MS,
+  sendTimeoutMs,
 } from "./libc_udp.ts";
 import {
   buildQuery,
@@ -238,6 +240,18 @@ Deno.test("ffiSockets: the socket's receive buffer holds a burst (4 MiB asked, c
     );
     assert.ok(privileged || got === capped, `got ${got}`);
     assert.ok(got >= rmemDefault, "never less than Deno's socket gets");
+  } finally {
+    closeUdpSocket(socket.fd);
+  }
+});
+
+Deno.test("ffiSockets: a send waits a bounded time for room in a full send buffer (SO_SNDTIMEO), as NSD's does", () => {
+  const socket = openUdpSocket("127.0.0.1", 0);
+  try {
+    // Before, sends used MSG_DONTWAIT: a full buffer dropped the answer.
+    // The kernel keeps it in clock ticks (4 ms at HZ=250): rounded up.
+    const got = sendTimeoutMs(socket.fd);
+    assert.ok(got >= SEND_TIMEOUT_MS && got < SEND_TIMEOUT_MS + 11, `${got}`);
   } finally {
     closeUdpSocket(socket.fd);
   }

@@ -84,10 +84,13 @@ export function serveUdpFfi(opts: FfiUdpServerOptions): UdpServer {
     if (stopping && inFlight === 0) drained.resolve();
   };
 
+  // Sends block while the send buffer is full, for at most
+  // SEND_TIMEOUT_MS (libc_udp.ts): a moment's congestion drops no answer.
+
   /** Sends one answer now (answers that waited, and oversize ones). */
   function sendNow(reply: Uint8Array, name: Uint8Array): void {
     const length = BigInt(reply.length);
-    const sent = c.sendto(fd, reply, length, MSG_DONTWAIT, name, nameLength);
+    const sent = c.sendto(fd, reply, length, 0, name, nameLength);
     if (Number(sent) < 0) counters.sendErrors++;
   }
 
@@ -98,11 +101,15 @@ export function serveUdpFfi(opts: FfiUdpServerOptions): UdpServer {
       const hdrs = from === 0
         ? send.hdrs
         : send.hdrs.subarray(from * MMSGHDR_SIZE);
-      const sent = c.sendmmsg(fd, hdrs, count - from, MSG_DONTWAIT);
+      const sent = c.sendmmsg(fd, hdrs, count - from, 0);
       if (sent > 0) {
         from += sent;
+      } else if (errno() === EAGAIN) {
+        // Still full after the timeout: the rest would wait as long.
+        counters.sendErrors += count - from;
+        return;
       } else {
-        // The answer at `from` could not go (a full buffer, an ICMP error).
+        // Only the answer at `from` cannot go (its address, a firewall).
         counters.sendErrors++;
         from++;
       }
