@@ -1,11 +1,18 @@
 /**
- * Watches the objects directory: any event re-arms a debounce timer; a poll
- * runs a full load on a timer and re-attaches the watch when the directory
- * was missing or got replaced (a new inode or birth time, e.g. `rm -r` +
- * `mkdir`).
+ * Watches the objects directory: any event re-arms a debounce timer (for at
+ * most MAX_DEBOUNCE_FACTOR × debounceMs after the first, so a file touched
+ * without pause cannot hold reloads back); a poll runs a full load on a
+ * timer and re-attaches the watch when the directory got replaced (a new
+ * inode or birth time, e.g. `rm -r` + `mkdir`). A directory that is missing
+ * or went away is looked for again every debounceMs, and every attach is
+ * followed by a load: files written before the watch saw them (during the
+ * first load, or into a directory made anew) are never left for the poll.
  */
 import { resolve } from "node:path";
 import type { Logger } from "../log/logger.ts";
+
+/** Events keep postponing a load for at most this many debounce periods. */
+export const MAX_DEBOUNCE_FACTOR = 4;
 
 export interface DirWatchOptions {
   /** "" or undefined: nothing to watch, poll only. */
@@ -34,12 +41,29 @@ export async function watchDirectory(
   let debounce: ReturnType<typeof setTimeout> | undefined;
   let pollTimer: ReturnType<typeof setTimeout> | undefined;
   let polling: Promise<void> = Promise.resolve();
+  let retryTimer: ReturnType<typeof setTimeout> | undefined;
+  /** When the events the pending load waits for began. */
+  let burstStart = 0;
 
   const bump = () => {
+    const now = Date.now();
+    if (debounce === undefined) burstStart = now;
     clearTimeout(debounce);
+    const latest = burstStart + MAX_DEBOUNCE_FACTOR * opts.debounceMs;
     debounce = setTimeout(() => {
       debounce = undefined;
       opts.onChange();
+    }, Math.max(0, Math.min(opts.debounceMs, latest - now)));
+  };
+
+  /** Looks for the directory again soon (missing, or its watch ended). */
+  const retryAttach = () => {
+    if (signal.aborted || retryTimer !== undefined) return;
+    retryTimer = setTimeout(async () => {
+      retryTimer = undefined;
+      if (signal.aborted) return;
+      await attach();
+      if (!watcher) retryAttach();
     }, opts.debounceMs);
   };
 
@@ -53,18 +77,27 @@ export async function watchDirectory(
     } catch { /* already closed */ }
   };
 
-  const attach = async () => {
-    if (!opts.dir) return;
+  /** One attach at a time (the poll's and a retry's could meet). */
+  let attaching: Promise<void> = Promise.resolve();
+  const attach = () => attaching = attaching.then(attachOnce);
+
+  const attachOnce = async () => {
+    if (!opts.dir || signal.aborted) return;
     const current = await dirIdentity(opts.dir);
-    if (current === identity && watcher) return;
+    if (signal.aborted || (current === identity && watcher)) return;
     detach();
-    if (current === "") return; // missing: the poll tries again
+    if (current === "") {
+      retryAttach();
+      return;
+    }
     const self = resolve(opts.dir);
     try {
       const w = Deno.watchFs(opts.dir, { recursive: false });
       watcher = w;
       identity = current;
       opts.onWatching?.(true);
+      // What was written before this watch began is seen by a load.
+      bump();
       const previous = eventLoop;
       eventLoop = (async () => {
         await previous;
@@ -72,7 +105,7 @@ export async function watchDirectory(
           for await (const event of w) {
             bump();
             // The directory itself went away: this watch is dead even if a
-            // new directory with the same inode appears; the poll re-attaches.
+            // new directory with the same inode appears; retryAttach looks.
             if (
               event.kind === "remove" &&
               event.paths.some((p) => resolve(p) === self)
@@ -84,7 +117,10 @@ export async function watchDirectory(
             err: e,
           });
         }
-        if (watcher === w) detach();
+        if (watcher === w) {
+          detach();
+          retryAttach();
+        }
       })();
       opts.logger?.debug("Watching objects directory", { dir: opts.dir });
     } catch (e) {
@@ -114,7 +150,9 @@ export async function watchDirectory(
   });
   clearTimeout(debounce);
   clearTimeout(pollTimer);
+  clearTimeout(retryTimer);
   await polling;
+  await attaching;
   clearTimeout(pollTimer);
   detach();
   await eventLoop;

@@ -34,30 +34,52 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const countGroups = async (store: Store) =>
   (await store.list("ClientGroup")).items.length;
 
-Deno.test("ObjectsLoader.watch does no initial load", async () => {
+Deno.test("ObjectsLoader.watch loads once it attaches: what was written before it began is not left for the poll", async () => {
   await using d = await tempObjectsDir();
   await using store = storeFor();
   await d.write("a.yaml", groupYaml("a"));
   await using loader = watching({ store, dir: d.dir });
-  await eventually(() => loader.status().watch.watching);
+  await eventually(async () => (await countGroups(store)) === 1);
   await sleep(150);
-  assert.equal(loader.status().loads, 0);
-  assert.equal(await countGroups(store), 0);
+  assert.equal(loader.status().loads, 1);
 });
 
 Deno.test("ObjectsLoader.watch reloads once directory events settle", async () => {
   await using d = await tempObjectsDir();
   await using store = storeFor();
   await using loader = watching({ store, dir: d.dir, debounceMs: 100 });
-  await eventually(() => loader.status().watch.watching);
+  await eventually(() => loader.status().loads === 1); // the attach's load
   for (const n of ["a", "b", "c"]) await d.write(`${n}.yaml`, groupYaml(n));
   await eventually(async () => (await countGroups(store)) === 3);
   await sleep(200);
   assert.equal(
     loader.status().loads,
-    1,
+    2,
     "one debounced load for a burst of events",
   );
+});
+
+Deno.test("ObjectsLoader.watch: a file touched without pause does not hold reloads back", async () => {
+  await using d = await tempObjectsDir();
+  await using store = storeFor();
+  await using loader = watching({ store, dir: d.dir, debounceMs: 100 });
+  await eventually(() => loader.status().loads === 1);
+  let touching = true;
+  const noise = (async () => {
+    // Events every 40 ms, each within the 100 ms debounce of the last.
+    for (let i = 0; touching; i++) {
+      await d.write(".heartbeat", String(i));
+      await sleep(40);
+    }
+  })();
+  try {
+    await d.write("a.yaml", groupYaml("a"));
+    // At most 4 debounce periods after the first event, not never.
+    await eventually(async () => (await countGroups(store)) === 1, 2_000);
+  } finally {
+    touching = false;
+    await noise;
+  }
 });
 
 Deno.test("ObjectsLoader.watch polls and repairs store drift", async () => {
@@ -72,11 +94,11 @@ Deno.test("ObjectsLoader.watch polls and repairs store drift", async () => {
   await eventually(async () => (await countGroups(store)) === 1);
 });
 
-Deno.test("ObjectsLoader.watch attaches once a missing directory appears", async () => {
+Deno.test("ObjectsLoader.watch attaches once a missing directory appears, without waiting for the poll", async () => {
   await using d = await tempObjectsDir();
   await using store = storeFor();
   const dir = join(d.root, "later.d");
-  await using loader = watching({ store, dir, pollIntervalMs: 50 });
+  await using loader = watching({ store, dir });
   await sleep(120);
   assert.equal(loader.status().watch.watching, false);
   await Deno.mkdir(dir);
@@ -94,6 +116,20 @@ Deno.test("ObjectsLoader.watch re-attaches when the directory is replaced", asyn
   await Deno.mkdir(d.dir);
   await eventually(() => loader.status().watch.attaches >= 2);
   assert.equal(loader.status().watch.watching, true);
+});
+
+Deno.test("ObjectsLoader.watch: files written into a directory made anew load without the poll (rm -r, mkdir, render)", async () => {
+  await using d = await tempObjectsDir();
+  await using store = storeFor();
+  await d.write("a.yaml", groupYaml("a"));
+  await using _loader = watching({ store, dir: d.dir }, "run");
+  await eventually(async () => (await countGroups(store)) === 1);
+  await Deno.remove(d.dir, { recursive: true });
+  await Deno.mkdir(d.dir);
+  // The empty directory may load first (its objects go, as documented).
+  await sleep(300);
+  await d.write("a.yaml", groupYaml("a") + "---\n" + groupYaml("b"));
+  await eventually(async () => (await countGroups(store)) === 2);
 });
 
 Deno.test("ObjectsLoader.trigger returns at once and reloads soon", async () => {
