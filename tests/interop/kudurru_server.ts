@@ -8,6 +8,7 @@
 import { join } from "node:path";
 import YAML from "yaml";
 import { API_VERSION, type KObject } from "../../src/api/v1alpha1/meta.ts";
+import { REGEX_V8_FLAGS } from "../../src/blocking/parse/regex_engine.ts";
 import { freePort, hasIpv6Loopback } from "./free_port.ts";
 import { type RunningServer, spawnServer } from "./server_process.ts";
 
@@ -86,6 +87,7 @@ export async function startKudurru(
       command: Deno.execPath(),
       args: [
         "run",
+        `--v8-flags=${REGEX_V8_FLAGS}`,
         "--unstable-net",
         "--allow-net",
         "--allow-env",

@@ -8,12 +8,14 @@
 
 import type { ParseContext } from "./context.ts";
 import { translatePosixClasses } from "./posix_classes.ts";
-import { backtrackingRisk } from "./regex_safety.ts";
+import { regexRuleProblem } from "./regex_engine.ts";
 
 /** Pi-hole's regex extensions: they change what a match does, which we cannot honour. */
 const PIHOLE_EXTENSION = /;(querytype|invert|reply)=?/;
 /** `/re/flags`: flags would change the meaning; names are lowercase already. */
 const WITH_FLAGS = /^\/.+\/[a-z]+$/s;
+/** `||x^`, `|x`, `@@||x^`: adblock rules, not expressions. */
+const ADBLOCK_START = /^(\||@@)/;
 
 /** Parses the trimmed line body[start, end) of a regex list. */
 export function parseRegexLine(
@@ -25,6 +27,13 @@ export function parseRegexLine(
   if (PIHOLE_EXTENSION.test(text)) {
     ctx.unsupported(
       "Pi-hole regex extensions (;querytype=, ;invert, ;reply=) are not supported",
+    );
+    return;
+  }
+  if (ADBLOCK_START.test(text)) {
+    // As a regex, `||x^` has empty alternatives: it would match every name.
+    ctx.invalid(
+      "adblock syntax in a regex list (set the source's format: adblock)",
     );
     return;
   }
@@ -66,9 +75,9 @@ export function regexRule(
     ctx.invalid(`not a valid regular expression (${message.slice(0, 80)})`);
     return;
   }
-  const risk = backtrackingRisk(source);
-  if (risk !== null) {
-    ctx.invalid(risk);
+  const problem = regexRuleProblem(source);
+  if (problem !== null) {
+    ctx.invalid(problem);
     return;
   }
   ctx.regexes++;

@@ -1,9 +1,11 @@
 /**
  * Format "auto": decide a list's syntax from its first rule lines by
  * majority vote. Hosts lines start with an IP address and a blank; adblock
- * lines with `||`, `@@`, `|` (and `!` comments vote adblock); `/…/` and
- * lines full of regex operators are regular expressions; anything else,
- * `*.x` included, is a plain domain list.
+ * lines with `||`, `@@`, `|`, or are `/…/` (AdGuard's regex rules; `!`
+ * comments vote adblock too); lines full of regex operators are regular
+ * expressions (Pi-hole writes them without slashes); anything else, `*.x`
+ * included, is a plain domain list. A ` # comment` after a rule is left out
+ * of the vote: its brackets are no regex.
  */
 
 import type { ListFormat } from "../types.ts";
@@ -21,6 +23,7 @@ const COSMETIC = /#@?[$?%]{0,2}#/;
 const MODIFIER = /\$~?[a-z-]+(=|,|$)/;
 const NAME_LIKE = /^[\p{L}\p{N}._*-]+$/u;
 const REGEX_OPERATORS = /[\\^$()[\]{}+?|]/;
+const TRAILING_COMMENT = /\s#.*$/s;
 
 /** The format "auto" resolves to for this body. */
 export function sniffFormat(body: string): Format {
@@ -46,7 +49,7 @@ export function sniffFormat(body: string): Format {
       votes.adblock++; // adblock's comment marker: evidence, but not a sampled rule
       continue;
     }
-    votes[classifyLine(line)]++;
+    votes[classifyLine(line.replace(TRAILING_COMMENT, ""))]++;
     sampled++;
   }
   // Ties go to the more specific syntax (later in this order); no votes at all: domains.
@@ -62,7 +65,7 @@ export function classifyLine(line: string): Format {
   if (line.startsWith("|") || line.startsWith("@@")) return "adblock";
   if (line.startsWith("[") && line.endsWith("]")) return "adblock"; // [Adblock Plus 2.0]
   if (line.length > 2 && line.startsWith("/") && line.endsWith("/")) {
-    return "regex";
+    return "adblock"; // the adblock parser reads `/re/` as a regex rule
   }
   let firstEnd = 0;
   while (firstEnd < line.length && !isBlank(line.charCodeAt(firstEnd))) {

@@ -17,7 +17,7 @@ const LINES: Array<[line: string, format: Exclude<ListFormat, "auto">]> = [
   ["127.0.0.1\tads.example", "hosts"],
   [":: ads.example", "hosts"],
   ["192.0.2.1 rewritten.example", "hosts"],
-  ["/ads[0-9]\\.example/", "regex"],
+  ["/ads[0-9]\\.example/", "adblock"], // AdGuard's regex rule
   ["(\\.|^)ads\\.example$", "regex"],
   ["^ad[sx]?[0-9]*\\.", "regex"],
   ["ads.example", "domains"],
@@ -55,6 +55,22 @@ const BODIES: Array<
     "adblock",
   ],
   ["CRLF", "||a.example^\r\n||b.example^\r\n", "adblock"],
+  // Read as a regex list, `||example.com^` matched every name.
+  [
+    "more /re/ lines than || lines: still adblock",
+    "/^ad[0-9]+\\./\n/^tracker[0-9]*\\./\n||example.com^\n",
+    "adblock",
+  ],
+  [
+    "a /re/ line and a plain name: adblock (its parser reads both)",
+    "/^ad[0-9]+\\./\nexample.com\n",
+    "adblock",
+  ],
+  [
+    "brackets in a trailing comment are no regex",
+    "ads.example  # ads (via CNAME)\ntrack.example # [tracker]\n",
+    "domains",
+  ],
   ["a regex list", "# regexes\n^ads?\\.\n(\\.|^)tracker\\.example$\n", "regex"],
   [
     "only the first 200 rule lines vote",

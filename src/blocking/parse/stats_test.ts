@@ -110,18 +110,43 @@ Deno.test("the sink gets a fresh object per rule, safe to keep", () => {
   ]);
 });
 
-Deno.test("a regex that could backtrack catastrophically is refused, the rest kept", () => {
+Deno.test("regex rules: ones that backtrack are kept (V8 runs them in linear time); ones its linear engine cannot run, or that match every name, are refused", () => {
   const { rules, stats } = collect(
-    "^ads?[0-9]*\\.\n(a+)+$\n^([a-z0-9-]+\\.)+tracker\\.\n/(x*)*y/\n",
+    [
+      "^ads?[0-9]*\\.",
+      "(a+)+$",
+      "^(a|a)+$",
+      "/(x*)*y/",
+      // mmotti/pihole-regex lines a syntactic check used to refuse:
+      "^(.+[_.-])?adse?rv(er?|ice)?s?[0-9]*[_.-]",
+      "^advert(s|is(ing|ements?))?[0-9]*[_.-]",
+      "(a)\\1",
+      "(?=a)ab",
+      ".*",
+      "||x.example^",
+    ].join("\n"),
     "regex",
   );
   assert.deepEqual(rules, [
     "regex regex ^ads?[0-9]*\\.",
-    "regex regex ^([a-z0-9-]+\\.)+tracker\\.",
+    "regex regex (a+)+$",
+    "regex regex ^(a|a)+$",
+    "regex regex (x*)*y",
+    "regex regex ^(.+[_.-])?adse?rv(er?|ice)?s?[0-9]*[_.-]",
+    "regex regex ^advert(s|is(ing|ements?))?[0-9]*[_.-]",
   ]);
-  assert.equal(stats.invalid, 2);
+  assert.equal(stats.invalid, 4);
   assert.match(
     stats.examples[0]!,
-    /^line 2: \(a\+\)\+\$: .*backtrack catastrophically/,
+    /^line 7: \(a\)\\1: cannot run in linear time/,
+  );
+  assert.match(
+    stats.examples[1]!,
+    /^line 8: \(\?=a\)ab: cannot run in linear time/,
+  );
+  assert.match(stats.examples[2]!, /^line 9: \.\*: matches the empty string/);
+  assert.match(
+    stats.examples[3]!,
+    /^line 10: .*adblock syntax in a regex list/,
   );
 });
