@@ -27,7 +27,8 @@ kudurru reads one YAML file. It looks for it in this order:
 4. otherwise it runs on the embedded defaults below.
 
 Every section and key is optional, and unknown keys are errors (with a "did you mean" hint),
-so a typo never goes unnoticed. An empty file is a valid configuration. Durations are written
+so a typo never goes unnoticed. An empty file is a valid configuration, and a section or
+key left empty (its keys commented out) counts as not set. Durations are written
 like \`30s\`, \`10m\`, \`1h30m\` or \`1800ms\`; sizes like \`512MiB\` or \`10GiB\`. String values may
 refer to environment variables: \`name: "\${HOSTNAME}"\`, \`\${VAR:-fallback}\`, and \`$\${\` for a
 literal \`\${\`.

@@ -74,7 +74,21 @@ function parseYaml(source: string, text: string): Raw {
       "the file must be a mapping of sections such as node: and cache:",
     ]);
   }
+  dropEmptyKeys(value as Raw);
   return value as Raw;
+}
+
+/**
+ * A key left empty (`cache:` with its keys commented out, `objectsDir:`)
+ * counts as not set, at any depth of the mappings, so it gets its default.
+ */
+function dropEmptyKeys(raw: Raw): void {
+  for (const [key, value] of Object.entries(raw)) {
+    if (value === null) delete raw[key];
+    else if (typeof value === "object" && !Array.isArray(value)) {
+      dropEmptyKeys(value as Raw);
+    }
+  }
 }
 
 function section(raw: Raw, name: string): Raw | undefined {

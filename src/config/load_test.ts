@@ -70,6 +70,21 @@ Deno.test("loadConfig treats an empty file as an empty config", () => {
   assert.equal(got.config.blocking.enabled, true);
 });
 
+Deno.test("loadConfig treats a section or key left empty as not set (its keys commented out)", () => {
+  // Before: "cache: must be a mapping, not null".
+  const got = load({
+    [FILE]:
+      "cache:\n  # maxEntries: 5\nquerylog:\n  retention:\n    # raw: 1h\nnode:\n  name:\n",
+  });
+  const defaults = load({});
+  assert.equal(got.config.cache.maxEntries, defaults.config.cache.maxEntries);
+  assert.deepEqual(
+    got.config.querylog.retention,
+    defaults.config.querylog.retention,
+  );
+  assert.equal(got.config.node.name, "host-1");
+});
+
 Deno.test("loadConfig defaults as root", async (t) => {
   const { config, notes } = load({});
   await t.step(

@@ -139,6 +139,18 @@ function identify(
     return fail("NotAnObject", "missing kind");
   }
   const metadata = value.metadata;
+  // YAML reads `name: 123` as a number; kubectl refuses it too, and a
+  // guessed string could differ (`0123`, `1e3`).
+  for (const field of ["name", "namespace"] as const) {
+    const v = isRecord(metadata) ? metadata[field] : undefined;
+    if (v !== undefined && v !== null && typeof v !== "string") {
+      return fail(
+        "NotAnObject",
+        `metadata.${field} must be a string, not ${JSON.stringify(v)}`,
+        `quote it: ${field}: "${String(v)}"`,
+      );
+    }
+  }
   if (
     !isRecord(metadata) || typeof metadata.name !== "string" ||
     metadata.name === ""

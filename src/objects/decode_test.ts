@@ -129,6 +129,19 @@ Deno.test("decodeYaml reports documents it cannot identify", async (t) => {
       /metadata\.name/,
     ],
     [
+      "a name YAML reads as a number",
+      "apiVersion: kudurru.io/v1alpha1\nkind: ClientGroup\nmetadata: { name: 123 }\n",
+      "NotAnObject",
+      /metadata\.name must be a string, not 123 quote it: name: "123"/,
+    ],
+    [
+      // Before, silently replaced by "default".
+      "a namespace YAML reads as a number",
+      "apiVersion: kudurru.io/v1alpha1\nkind: ClientGroup\nmetadata: { name: a, namespace: 2024 }\n",
+      "NotAnObject",
+      /metadata\.namespace must be a string, not 2024/,
+    ],
+    [
       "an unknown kind",
       groupYaml("a").replace("ClientGroup", "ClientGrup"),
       "UnknownKind",
