@@ -18,6 +18,7 @@ import { runListFetch } from "./list_fetch_job.ts";
 import type { Limiter } from "./list_fetch_limit.ts";
 import { readListMeta } from "./list_fetch_meta.ts";
 import { InlineCounts } from "./list_fetch_inline.ts";
+import { ListFilesSweep } from "./list_files_sweep.ts";
 import { blockListStatus, type UrlKnowledge } from "./list_fetch_status.ts";
 import { WrittenStatuses } from "./list_fetch_written.ts";
 
@@ -74,6 +75,7 @@ export function startListFetchLoop(opts: ListFetchLoopOptions): ListFetchLoop {
   const written = new WrittenStatuses();
   const tasks = new Set<Promise<void>>();
   const firstRound = new FirstRound(opts.onFirstRound);
+  const sweep = new ListFilesSweep(opts.listsDir, log);
   /** The last status-write error logged per BlockList: a repeating one is logged once. */
   const writeFailures = new Map<string, string>();
   let dirty = false;
@@ -213,6 +215,7 @@ export function startListFetchLoop(opts: ListFetchLoopOptions): ListFetchLoop {
   function startDueWork(now: number): number {
     const wanted = collectWanted();
     firstRound.track(wanted);
+    if (sweep.isDue(now)) track(sweep.sweep(wanted.keys(), now));
     for (const [url, e] of urls) {
       if (!wanted.has(url) && !e.busy) urls.delete(url);
     }
