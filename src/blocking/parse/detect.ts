@@ -29,7 +29,7 @@ const HTML_REASON = "the body is an HTML page, not a list";
 /**
  * Why these bytes are not a list ("the body is an HTML page, not a list"),
  * or null when they look like text. Checks HTML, compressed/binary data and
- * invalid UTF-8 (the last needs a full pass over the body).
+ * a body mostly not UTF-8 (the last needs a full pass over the body).
  */
 export function notAListReason(bytes: Uint8Array): string | null {
   for (const magic of MAGICS) {
@@ -48,10 +48,19 @@ export function notAListReason(bytes: Uint8Array): string | null {
   }
   // HTML markers are ASCII, so a latin1 view of the head is enough here.
   if (looksLikeHtml(latin1(head))) return HTML_REASON;
-  try {
-    new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-  } catch {
-    return "the body is not valid UTF-8 text";
+  // A stray Latin-1 byte (a comment's "ü") costs only its line, which no
+  // longer reads as a name; a body mostly not UTF-8 is refused.
+  const text = new TextDecoder("utf-8").decode(bytes);
+  let replaced = 0;
+  for (
+    let at = text.indexOf("\ufffd");
+    at >= 0;
+    at = text.indexOf("\ufffd", at + 1)
+  ) {
+    replaced++;
+  }
+  if (text.length > 0 && replaced / text.length > MAX_CONTROL_SHARE) {
+    return "the body is not UTF-8 text";
   }
   return null;
 }
@@ -79,7 +88,7 @@ export function textNotAListReason(text: string): string | null {
 
 /**
  * Checks the bytes and decodes them as UTF-8 without a BOM.
- * @throws NotAListError when the body is HTML, binary or not UTF-8.
+ * @throws NotAListError when the body is HTML, binary or mostly not UTF-8.
  */
 export function decodeListBody(bytes: Uint8Array): string {
   const reason = notAListReason(bytes);

@@ -73,6 +73,22 @@ for (const [name, text] of LISTS) {
   });
 }
 
+Deno.test("notAListReason: one Latin-1 byte in a comment costs that line, not the list", () => {
+  // Before: "the body is not valid UTF-8 text" for the whole list.
+  const bytes = new Uint8Array([
+    ...enc.encode("# Gr"),
+    0xfc, // "ü" in Latin-1
+    ...enc.encode("ße\n"),
+    ...enc.encode("0.0.0.0 ads.example\n".repeat(1000)),
+  ]);
+  assert.equal(notAListReason(bytes), null);
+  const rules: string[] = [];
+  parseList(decodeListBody(bytes), "auto", {
+    rule: (r) => rules.push(r.pattern),
+  });
+  assert.equal(rules.length, 1000);
+});
+
 Deno.test("decodeListBody strips a UTF-8 BOM", () => {
   assert.equal(
     decodeListBody(enc.encode("\ufeffads.example\n")),
