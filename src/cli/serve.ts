@@ -195,7 +195,11 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     });
     stops.push(() => watching);
 
-    const controller = startZoneController({ store, logger });
+    const controller = startZoneController({
+      store,
+      logger,
+      upstreamGroups: Object.keys(config.upstreams.groups),
+    });
     stops.push(() => controller.stop());
     // Lists compile before the first snapshot, so blocking is in force from
     // the first answer (blocking.initStrategy says how long to wait).

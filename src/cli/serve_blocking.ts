@@ -139,6 +139,7 @@ export async function startBlocking(opts: {
       store,
       listsDir,
       settings: config.blocking,
+      upstreamGroups: Object.keys(config.upstreams.groups),
       logger,
       onChange: opts.onChange,
     });

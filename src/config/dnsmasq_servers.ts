@@ -4,6 +4,7 @@
  * Pi-hole and many routers write their conditional forwarding this way.
  */
 import ipaddr from "ipaddr.js";
+import { checkDomainName } from "../dns/name.ts";
 
 /** What a dnsmasq file says about forwarding, as `upstreams` fragments. */
 export interface DnsmasqServers {
@@ -41,16 +42,22 @@ const DEFAULT_SERVERS = "#";
  * - `server=/d1/[d2/…]<ip>[#port]`: conditional forwarding of d1, d2… (a
  *   domain on several lines gets all their servers, as in dnsmasq); domains
  *   with the same servers share one group, named after the first domain;
+ *   `/.d/` is d, as dnsmasq reads that "historical" form;
  * - `server=/d/#`: d goes to the default group;
  * - `server=/d/` and `local=/d/`: never forwarded (see `localOnly`);
  * - `rev-server=<prefix>,<ip>[#port]`: conditional forwarding of the
  *   reverse zone of an IPv4 prefix on an octet boundary or an IPv6 prefix on
- *   a nibble boundary.
+ *   a nibble boundary; a bare address is its /32 or /128, as in dnsmasq.
+ *
+ * Lines are read as dnsmasq reads them: a `#` at the start of a line or
+ * after whitespace, outside double quotes, starts a comment (`#` right after
+ * an address is its port), and quotes are removed.
  *
  * @param source named in errors (a file name)
  * @throws {DnsmasqImportError} for forwarding lines kudurru cannot express
  *   (source addresses or interfaces after `@`, `//` for unqualified names,
- *   wildcard domains) or with a bad address, port or prefix
+ *   wildcard domains, quoted `#` or `,`) or with a bad domain, address,
+ *   port or prefix
  */
 export function parseDnsmasqServers(
   text: string,
@@ -61,14 +68,19 @@ export function parseDnsmasqServers(
   const localOnly: string[] = [];
   let ignored = 0;
   text.split(/\r?\n/).forEach((raw, index) => {
-    const line = raw.trim();
-    if (line === "" || line.startsWith("#")) return;
     const fail = (reason: string) => {
       throw new DnsmasqImportError(source, index + 1, reason);
     };
+    const { text: line, quotedMeta } = readLine(raw, fail);
+    if (line === "") return;
     const eq = line.indexOf("=");
     const option = eq < 0 ? line : line.slice(0, eq).trim();
     const value = eq < 0 ? "" : line.slice(eq + 1).trim();
+    if (quotedMeta && FORWARDING_OPTIONS.has(option)) {
+      // dnsmasq hides a quoted "#" or "," from its parser; a quoted port or
+      // list is too rare to copy that for.
+      fail('a quoted "#" or "," is not supported; remove the quotes');
+    }
     if (option === "rev-server") {
       const [domain, server] = reverseServer(value, fail);
       addServer(byDomain, domain, server);
@@ -87,6 +99,73 @@ export function parseDnsmasqServers(
     }
   });
   return { ...groupsOf(defaults, byDomain), localOnly, ignored };
+}
+
+const FORWARDING_OPTIONS = new Set(["server", "local", "rev-server"]);
+
+/** Escapes dnsmasq decodes between quotes (dnsmasq(8), CONFIG FILE). */
+const QUOTED_ESCAPES: Record<string, string> = {
+  "\\": "\\",
+  '"': '"',
+  t: "\t",
+  e: "\x1b",
+  b: "\b",
+  r: "\r",
+  n: "\n",
+};
+
+/**
+ * A line as dnsmasq's parser sees it: the comment cut off, quotes removed,
+ * whitespace trimmed ("" for blank and comment lines). `quotedMeta` says a
+ * quoted `#` or `,` was kept, which dnsmasq would not read as a separator.
+ */
+function readLine(
+  raw: string,
+  fail: (reason: string) => never,
+): { text: string; quotedMeta: boolean } {
+  let text = "";
+  let quotedMeta = false;
+  let afterSpace = true; // a "#" first on the line is a comment too
+  for (let i = 0; i < raw.length; i++) {
+    const ch = raw[i]!;
+    if (ch === '"') {
+      const end = readQuoted(raw, i + 1);
+      if (end === undefined) fail('a quote (") is not closed');
+      text += end.text;
+      quotedMeta ||= /[#,]/.test(end.text);
+      i = end.next - 1;
+      afterSpace = false;
+    } else if (/\s/.test(ch)) {
+      text += " ";
+      afterSpace = true;
+    } else if (ch === "#" && afterSpace) {
+      break;
+    } else {
+      text += ch;
+      afterSpace = false;
+    }
+  }
+  return { text: text.trim(), quotedMeta };
+}
+
+/** The text of a quoted part starting at `from`, and where it ends. */
+function readQuoted(
+  raw: string,
+  from: number,
+): { text: string; next: number } | undefined {
+  let text = "";
+  for (let i = from; i < raw.length; i++) {
+    const ch = raw[i]!;
+    if (ch === '"') return { text, next: i + 1 };
+    const escaped = ch === "\\" ? QUOTED_ESCAPES[raw[i + 1] ?? ""] : undefined;
+    if (escaped !== undefined) {
+      text += escaped;
+      i++;
+    } else {
+      text += ch;
+    }
+  }
+  return undefined;
 }
 
 function addServer(
@@ -154,7 +233,7 @@ function serverLine(
   const domains = parts.slice(1).map((d) => {
     if (d === "") fail("forwarding of unqualified names (//) is not supported");
     if (d.includes("*")) fail(`wildcard domain "${d}" is not supported`);
-    return fqdn(d);
+    return domainOf(d, fail);
   });
   if (server === "") return { domains };
   if (server === DEFAULT_SERVERS) return { domains, server: DEFAULT_SERVERS };
@@ -182,14 +261,28 @@ function reverseServer(
   fail: (reason: string) => never,
 ): [string, string] {
   const [prefix = "", server = ""] = value.split(",").map((p) => p.trim());
-  let address: ipaddr.IPv4 | ipaddr.IPv6;
-  let length: number;
-  try {
-    [address, length] = ipaddr.parseCIDR(prefix);
-  } catch {
-    return fail(`"${prefix}" is not a CIDR prefix`);
-  }
+  const [address, length] = reversePrefix(prefix, fail);
   return [reverseZone(address, length, fail), serverAddress(server, fail)];
+}
+
+/** `ip/len`, or a bare `ip` as its /32 or /128 the way dnsmasq takes it. */
+function reversePrefix(
+  prefix: string,
+  fail: (reason: string) => never,
+): [ipaddr.IPv4 | ipaddr.IPv6, number] {
+  let parsed: [ipaddr.IPv4 | ipaddr.IPv6, number];
+  try {
+    if (prefix.includes("/")) parsed = ipaddr.parseCIDR(prefix);
+    else {
+      const address = ipaddr.parse(prefix);
+      parsed = [address, address.kind() === "ipv4" ? 32 : 128];
+    }
+  } catch {
+    return fail(`"${prefix}" is not an IP address or CIDR prefix`);
+  }
+  // dnsmasq refuses /0 too: a reverse "zone" of every address is none.
+  if (parsed[1] === 0) fail(`reverse prefix "${prefix}" is /0`);
+  return parsed;
 }
 
 function reverseZone(
@@ -213,7 +306,14 @@ function reverseZone(
   );
 }
 
-function fqdn(domain: string): string {
-  const lower = domain.toLowerCase();
+/**
+ * `d` as a lowercase FQDN. One leading dot goes: dnsmasq reads `/.d/` as
+ * `/d/`, and kept it would make an entry no name ever matches.
+ */
+function domainOf(d: string, fail: (reason: string) => never): string {
+  const name = d.length > 1 && d.startsWith(".") ? d.slice(1) : d;
+  const problem = checkDomainName(name);
+  if (problem !== null) fail(`"${d}" is not a domain name: ${problem}`);
+  const lower = name.toLowerCase();
   return lower.endsWith(".") ? lower : `${lower}.`;
 }

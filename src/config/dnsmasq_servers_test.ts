@@ -92,6 +92,52 @@ Deno.test("parseDnsmasqServers maps forwarding lines to upstreams fragments", as
       },
     },
     {
+      name: "a leading dot (dnsmasq's historical form) is the same domain",
+      lines: ["server=/.corp.example/10.0.0.5"],
+      want: {
+        groups: { "corp-example": { servers: ["10.0.0.5"] } },
+        conditional: { "corp.example.": "corp-example" },
+      },
+    },
+    {
+      name: "a comment after whitespace",
+      lines: [
+        "server=/corp.example/10.0.0.5 # the AD server",
+        "server=/lab.example/10.0.0.6#5353\t# the lab",
+        "server=10.0.0.1 #",
+      ],
+      want: {
+        groups: {
+          default: { servers: ["10.0.0.1"] },
+          "corp-example": { servers: ["10.0.0.5"] },
+          "lab-example": { servers: ["10.0.0.6:5353"] },
+        },
+        conditional: {
+          "corp.example.": "corp-example",
+          "lab.example.": "lab-example",
+        },
+      },
+    },
+    {
+      name: "quotes are removed and hide a comment sign",
+      lines: ['server=/corp.example/"10.0.0.5" # AD', 'txt-record=a,"b # c"'],
+      want: {
+        groups: { "corp-example": { servers: ["10.0.0.5"] } },
+        conditional: { "corp.example.": "corp-example" },
+        ignored: 1,
+      },
+    },
+    {
+      name: "IPv4 reverse server without a prefix length is its /32",
+      lines: ["rev-server=192.168.1.7,192.168.1.1"],
+      want: {
+        groups: { "7-1-168-192-in-addr-arpa": { servers: ["192.168.1.1"] } },
+        conditional: {
+          "7.1.168.192.in-addr.arpa.": "7-1-168-192-in-addr-arpa",
+        },
+      },
+    },
+    {
       name: "comments, blanks and other options",
       lines: [
         "# server=/x/1.2.3.4",
@@ -111,6 +157,13 @@ Deno.test("parseDnsmasqServers maps forwarding lines to upstreams fragments", as
       });
     });
   }
+});
+
+Deno.test("parseDnsmasqServers takes an IPv6 reverse server without a prefix length as its /128", () => {
+  const parsed = parseDnsmasqServers("rev-server=fd00::1,fd00::53");
+  assert.deepEqual(Object.keys(parsed.conditional), [
+    `1.${"0.".repeat(29)}d.f.ip6.arpa.`,
+  ]);
 });
 
 Deno.test("parseDnsmasqServers names a group after its first domain, without clashes", () => {
@@ -147,8 +200,28 @@ Deno.test("parseDnsmasqServers rejects what it cannot express, naming the line",
       error: /line 2: reverse prefix \/12 is not on an octet boundary/,
     },
     {
-      line: "rev-server=10.0.0.0,10.0.0.1",
-      error: /line 2: "10.0.0.0" is not a CIDR prefix/,
+      line: "rev-server=10.0.0.0.1,10.0.0.1",
+      error: /line 2: "10.0.0.0.1" is not an IP address or CIDR prefix/,
+    },
+    {
+      line: "rev-server=10.0.0.0/0,10.0.0.1",
+      error: /line 2: reverse prefix "10.0.0.0\/0" is \/0/,
+    },
+    {
+      line: "server=/corp..example/10.0.0.5",
+      error: /line 2: "corp..example" is not a domain name: .*empty label/,
+    },
+    {
+      line: "server=/..corp.example/10.0.0.5",
+      error: /line 2: "..corp.example" is not a domain name: .*empty label/,
+    },
+    {
+      line: 'server=/corp.example/"10.0.0.5#5353"',
+      error: /line 2: a quoted "#" or "," is not supported/,
+    },
+    {
+      line: 'server=/corp.example/"10.0.0.5',
+      error: /line 2: a quote \(\"\) is not closed/,
     },
     { line: "server=", error: /line 2: "server=" names no server/ },
   ];

@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { durationSchema, parseDuration } from "./duration.ts";
 import { parseUpstreamServer } from "../upstream/server_address.ts";
+import { checkDomainName } from "../dns/name.ts";
 import {
   addressList,
   duration,
@@ -45,6 +46,36 @@ const upstreamGroupSchema = z.strictObject({
   }),
 });
 
+/**
+ * Why `group` cannot route queries, or undefined when `groups` (the names in
+ * `upstreams.groups`) has it. Conditional entries, forward DNSZones and
+ * Policies all name groups; each says the same thing when one is missing.
+ */
+export function unknownUpstreamGroup(
+  group: string,
+  groups: readonly string[],
+): string | undefined {
+  if (groups.includes(group)) return undefined;
+  return `names no upstream group "${group}" (groups: ${groups.join(", ")})`;
+}
+
+/**
+ * Why a key of `upstreams.conditional` would never match, or undefined. A
+ * key that is not a domain name is a suffix of no query name: accepted, it
+ * would send the names it was meant for to the default group unnoticed.
+ * One leading dot is dnsmasq's historical spelling of the same suffix
+ * (normalizeDomain in src/pipeline/settings.ts drops it), so it is allowed.
+ */
+function conditionalDomainProblem(key: string): string | undefined {
+  const name = /^\.[^.]/.test(key) ? key.slice(1) : key;
+  if (name.startsWith("*.")) {
+    return "is a wildcard, which no name matches; an entry covers its " +
+      `domain and every name below it, so write "${name.slice(2)}"`;
+  }
+  const problem = checkDomainName(name);
+  return problem === null ? undefined : `is not a domain name: ${problem}`;
+}
+
 export const upstreamsSchema = z.strictObject({
   groups: z.record(
     z.string().regex(/^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/),
@@ -68,7 +99,8 @@ export const upstreamsSchema = z.strictObject({
   conditional: z.record(z.string().min(1), z.string().min(1)).default({}).meta({
     kind: "map of domain to group",
     help:
-      'Conditional forwarding: domain suffix → upstream group, e.g. "corp.example.": internal-ad',
+      'Conditional forwarding: domain suffix → upstream group, e.g. "corp.example.": internal-ad. ' +
+      "An entry covers the domain and every name below it, so it takes no wildcard",
   }),
   ecs: z.strictObject({
     mode: oneOf(["strip", "forward", "add"], "strip", {
@@ -90,15 +122,15 @@ export const upstreamsSchema = z.strictObject({
       message: 'needs a "default" group for queries no other rule routes',
     });
   }
+  const groups = Object.keys(u.groups);
   for (const [domain, group] of Object.entries(u.conditional)) {
-    if (!(group in u.groups)) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["conditional", domain],
-        message: `names no upstream group "${group}" (groups: ${
-          Object.keys(u.groups).join(", ")
-        })`,
-      });
+    const problems = [
+      conditionalDomainProblem(domain),
+      unknownUpstreamGroup(group, groups),
+    ];
+    for (const message of problems) {
+      if (message === undefined) continue;
+      ctx.addIssue({ code: "custom", path: ["conditional", domain], message });
     }
   }
 }).prefault({}).meta({ help: "Where forwarded queries go" });

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { ratelimitSchema } from "./schema_resolver.ts";
+import { ratelimitSchema, upstreamsSchema } from "./schema_resolver.ts";
 
 function accepts(input: Record<string, unknown>): boolean {
   return ratelimitSchema.safeParse(input).success;
@@ -55,4 +55,69 @@ Deno.test("ratelimitSchema needs a bucket per limited prefix length", async (t) 
       ]]);
     });
   }
+});
+
+const groups = {
+  default: { servers: ["192.0.2.1"] },
+  corp: { servers: ["10.0.0.5"] },
+};
+
+function conditionalIssues(key: string, group = "corp"): string[] {
+  const got = upstreamsSchema.safeParse({
+    groups,
+    conditional: { [key]: group },
+  });
+  return (got.error?.issues ?? []).map((i) =>
+    `${i.path.join(" ")}: ${i.message}`
+  );
+}
+
+Deno.test("upstreamsSchema takes conditional keys that are domain names", async (t) => {
+  const keys = [
+    "corp.example",
+    "corp.example.",
+    "Corp.Example",
+    "_msdcs.corp.example",
+    "10.in-addr.arpa",
+    ".",
+    // dnsmasq's historical spelling; routing drops the dot.
+    ".corp.example",
+  ];
+  for (const key of keys) {
+    await t.step(key, () => assert.deepEqual(conditionalIssues(key), []));
+  }
+});
+
+Deno.test("upstreamsSchema refuses conditional keys that would never match, naming the key", async (t) => {
+  const cases: [string, RegExp][] = [
+    [
+      "*.corp.example",
+      /^conditional \*\.corp\.example: is a wildcard, .*so write "corp\.example"$/,
+    ],
+    [
+      "corp..example",
+      /^conditional corp\.\.example: is not a domain name: .*empty label/,
+    ],
+    ["..corp.example", /: is not a domain name: .*empty label/],
+    ["..", /: is not a domain name: .*empty label/],
+    ["corp.example..", /: is not a domain name: .*empty label/],
+    ["*corp.example", /: is not a domain name: .*"\*"/],
+    ["corp example", /: is not a domain name: .*whitespace/],
+    ["bücher.example", /: is not a domain name: .*punycode/],
+    [`${"a".repeat(64)}.example`, /: is not a domain name: .*longer than 63/],
+  ];
+  for (const [key, want] of cases) {
+    await t.step(key, () => {
+      const issues = conditionalIssues(key);
+      assert.equal(issues.length, 1, issues.join("; "));
+      assert.match(issues[0]!, want);
+    });
+  }
+});
+
+Deno.test("upstreamsSchema reports a bad conditional key and a missing group both", () => {
+  assert.equal(conditionalIssues("*.corp.example", "nope").length, 2);
+  assert.deepEqual(conditionalIssues("corp.example", "nope"), [
+    'conditional corp.example: names no upstream group "nope" (groups: default, corp)',
+  ]);
 });

@@ -21,6 +21,11 @@ export interface ZoneControllerOptions {
   retryMs?: number;
   /** Retry timing when a watch fails. */
   backoff?: Backoff;
+  /**
+   * The names in `upstreams.groups`: a forward zone naming another is not
+   * Ready. Unchecked when absent.
+   */
+  upstreamGroups?: readonly string[];
 }
 
 export interface ZoneController {
@@ -59,6 +64,7 @@ export function startZoneController(
         debounceMs: opts.debounceMs ?? 100,
         ...(opts.retryMs !== undefined ? { retryMs: opts.retryMs } : {}),
         ...(opts.backoff ? { backoff: opts.backoff } : {}),
+        ...(opts.upstreamGroups && { upstreamGroups: opts.upstreamGroups }),
       });
     },
     () => {

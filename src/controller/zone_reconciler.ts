@@ -35,6 +35,8 @@ export interface ZoneReconcilerOptions {
   debounceMs: number;
   /** Wait after a failed write before the next pass. @default 1000 */
   retryMs?: number;
+  /** The names in `upstreams.groups`, checked against forward zones. */
+  upstreamGroups?: readonly string[];
   backoff?: Backoff;
 }
 
@@ -139,7 +141,7 @@ export function startZoneReconciler(
       live.add(name);
       const owner = ownerOf(zone);
       if (zone.spec?.type === "forward") {
-        consider(key, zone, forwardZoneStatus(zone, now));
+        consider(key, zone, forwardZoneStatus(zone, now, opts.upstreamGroups));
       } else if (owner !== undefined && owner !== name) {
         consider(key, zone, shadowedZoneStatus(zone, owner, now));
       } else if (zone.spec?.type === "primary") {

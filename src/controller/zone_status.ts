@@ -8,6 +8,7 @@ import type {
   DNSRecordSetStatus,
 } from "../api/v1alpha1/dnsrecordset.ts";
 import type { DNSZone, DNSZoneStatus } from "../api/v1alpha1/dnszone.ts";
+import { unknownUpstreamGroup } from "../config/schema_resolver.ts";
 import type {
   ZoneBuildOutcome,
   ZoneProblem,
@@ -110,14 +111,34 @@ export function shadowedZoneStatus(
   }, now);
 }
 
-/** The status a forward zone should have. */
-export function forwardZoneStatus(zone: DNSZone, now: Date): DNSZoneStatus {
+/**
+ * The status a forward zone should have. A zone naming a group that is not
+ * in `upstreamGroups` (the names in `upstreams.groups`) is not Ready: its
+ * queries are answered SERVFAIL, and the status is where an operator looks
+ * for why. Without `upstreamGroups` the group is not checked.
+ */
+export function forwardZoneStatus(
+  zone: DNSZone,
+  now: Date,
+  upstreamGroups?: readonly string[],
+): DNSZoneStatus {
+  const group = zone.spec?.forward?.upstreamGroup ?? "";
+  const problem = upstreamGroups === undefined
+    ? undefined
+    : unknownUpstreamGroup(group, upstreamGroups);
+  if (problem !== undefined) {
+    return withReady(zone, {
+      status: "False",
+      reason: "UnknownUpstreamGroup",
+      message: clip(
+        `spec.forward.upstreamGroup ${problem}; queries for ${zone.spec?.zoneName} are answered SERVFAIL`,
+      ),
+    }, now);
+  }
   return withReady(zone, {
     status: "True",
     reason: "Forwarding",
-    message: `Forwarding to upstream group "${
-      zone.spec?.forward?.upstreamGroup ?? ""
-    }"`,
+    message: `Forwarding to upstream group "${group}"`,
   }, now);
 }
 

@@ -29,6 +29,8 @@ export interface BlockingAssemblerOptions {
   /** Where the list fetcher keeps bodies (`<listsDir>/<sha256(url)>`). */
   listsDir: string;
   settings: Config["blocking"];
+  /** The names in `upstreams.groups`, checked against Policies. */
+  upstreamGroups?: readonly string[];
   logger: Logger;
   /** Called after every new BlockingSnapshot. */
   onChange: () => void;
@@ -219,8 +221,13 @@ export class BlockingAssembler {
       key: objectKey(m.object),
       clients: m.object.spec?.clients ?? [],
     }));
+    const { upstreamGroups } = this.#opts;
+    const targets = {
+      listModes: modes,
+      ...(upstreamGroups && { upstreamGroups }),
+    };
     const policies: PolicyData[] = [...this.#policies.values()].map((m) =>
-      resolvePolicy(m.object, modes, (message) => this.#warnOnce(message))
+      resolvePolicy(m.object, targets, (message) => this.#warnOnce(message))
     );
     const byKey = <T extends { key: string }>(a: T, b: T) =>
       a.key < b.key ? -1 : a.key > b.key ? 1 : 0;

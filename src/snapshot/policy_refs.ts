@@ -6,18 +6,30 @@
  */
 import type { Policy } from "../api/v1alpha1/policy.ts";
 import { parseDuration } from "../config/duration.ts";
+import { unknownUpstreamGroup } from "../config/schema_resolver.ts";
 import type { PolicyData } from "../pipeline/blocking_snapshot.ts";
 
+/** What a Policy may refer to. */
+export interface PolicyTargets {
+  /** Every existing BlockList key ("namespace/name") and its mode. */
+  listModes: ReadonlyMap<string, "block" | "allow">;
+  /** The names in `upstreams.groups`; unchecked when absent. */
+  upstreamGroups?: readonly string[];
+}
+
 /**
- * Resolves `policy`'s references. `listModes` maps every existing BlockList
- * key to its mode; a reference to a list that does not exist is left out
- * and reported through `warn` (the policy still applies with the rest).
+ * Resolves `policy`'s references. A reference to a list that does not exist
+ * is left out and reported through `warn` (the policy still applies with the
+ * rest). An upstream group that does not exist is reported and kept: the
+ * clients' forwarded queries are answered SERVFAIL, as the policy says to
+ * send them nowhere else, and the warning says why.
  */
 export function resolvePolicy(
   policy: Policy,
-  listModes: ReadonlyMap<string, "block" | "allow">,
+  targets: PolicyTargets,
   warn: (message: string) => void,
 ): PolicyData {
+  const { listModes, upstreamGroups } = targets;
   const ns = policy.metadata.namespace ?? "";
   const key = `${ns}/${policy.metadata.name}`;
   // Stored objects are validated, so spec is there; typed optional.
@@ -47,7 +59,17 @@ export function resolvePolicy(
     allowOnly: spec.allowOnly,
   };
   if (spec.schedule !== undefined) data.schedule = spec.schedule;
-  if (spec.upstreamGroup !== undefined) data.upstreamGroup = spec.upstreamGroup;
+  if (spec.upstreamGroup !== undefined) {
+    data.upstreamGroup = spec.upstreamGroup;
+    const problem = upstreamGroups === undefined
+      ? undefined
+      : unknownUpstreamGroup(spec.upstreamGroup, upstreamGroups);
+    if (problem !== undefined) {
+      warn(
+        `Policy "${key}" upstreamGroup ${problem}; its clients' forwarded queries are answered SERVFAIL`,
+      );
+    }
+  }
   if (spec.blockMode !== undefined) data.blockMode = spec.blockMode;
   if (spec.customIPs !== undefined) data.customIPs = spec.customIPs;
   if (spec.blockTTL !== undefined) {

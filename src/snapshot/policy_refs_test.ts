@@ -11,12 +11,14 @@ function policy(spec: Partial<Policy["spec"]>): Policy {
   } as Policy;
 }
 
-const modes = new Map<string, "block" | "allow">([
-  ["home/ads", "block"],
-  ["home/games", "block"],
-  ["home/school", "allow"],
-  ["other/ads", "block"],
-]);
+const modes = {
+  listModes: new Map<string, "block" | "allow">([
+    ["home/ads", "block"],
+    ["home/games", "block"],
+    ["home/school", "allow"],
+    ["other/ads", "block"],
+  ]),
+};
 
 Deno.test("resolvePolicy keys references in the policy's namespace and sorts lists by mode", () => {
   const warnings: string[] = [];
@@ -77,4 +79,33 @@ Deno.test("resolvePolicy says which accepted fields it does not apply yet", () =
     'Policy "home/kids" sets blockedServices, which this version does not apply yet; it is ignored',
     'Policy "home/kids" sets safeSearch, which this version does not apply yet; it is ignored',
   ]);
+});
+
+Deno.test("resolvePolicy reports an upstream group that does not exist and keeps it", async (t) => {
+  const targets = { ...modes, upstreamGroups: ["default", "filtered"] };
+  await t.step("a missing group: warned, kept, so queries SERVFAIL", () => {
+    const warnings: string[] = [];
+    const data = resolvePolicy(
+      policy({ upstreamGroup: "kidz" }),
+      targets,
+      (m) => warnings.push(m),
+    );
+    // Kept: falling back to another group would send the clients' names
+    // where the policy says they must not go.
+    assert.equal(data.upstreamGroup, "kidz");
+    assert.deepEqual(warnings, [
+      'Policy "home/kids" upstreamGroup names no upstream group "kidz" ' +
+      "(groups: default, filtered); its clients' forwarded queries are " +
+      "answered SERVFAIL",
+    ]);
+  });
+  await t.step("an existing group: silent", () => {
+    const warnings: string[] = [];
+    resolvePolicy(
+      policy({ upstreamGroup: "filtered" }),
+      targets,
+      (m) => warnings.push(m),
+    );
+    assert.deepEqual(warnings, []);
+  });
 });

@@ -16,6 +16,7 @@ import {
   type Snapshot,
   type Stage,
 } from "../../pipeline/mod.ts";
+import { normalizeDomain } from "../../pipeline/settings.ts";
 import type { RRSet } from "../../zone/types.ts";
 import {
   findSpecialZone,
@@ -41,9 +42,9 @@ export function createLocalStage(): Stage {
         ...[...snapshot.zones, ...snapshot.forwardZones].map((z) =>
           z.name.toLowerCase()
         ),
-        ...conditional.map((d) =>
-          (d.endsWith(".") ? d : d + ".").toLowerCase()
-        ),
+        // Spelled as the upstream stage routes them, or a ".10.in-addr.arpa"
+        // entry would route there but be answered NXDOMAIN here first.
+        ...conditional.map(normalizeDomain),
       ]);
       configuredBySnapshot.set(snapshot, names);
     }

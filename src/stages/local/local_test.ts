@@ -201,6 +201,27 @@ Deno.test("local yields to a conditional-forwarding entry for the special zone",
   assert.equal(decodeResponse(other, await serve(other))?.rcode, "NXDOMAIN");
 });
 
+Deno.test("local yields to a conditional entry written with a leading dot", async () => {
+  const { config } = loadConfig({
+    env: {},
+    isRoot: false,
+    hostname: "n",
+    cwd: "/tmp",
+  });
+  // dnsmasq's historical spelling, as `config import-dnsmasq` reads it: the
+  // upstream stage routes it, so local must not answer NXDOMAIN first.
+  const upstreams = {
+    ...config.upstreams,
+    conditional: { ".10.in-addr.arpa": "default" },
+  };
+  const snapshot: Snapshot = {
+    ...empty,
+    settings: { upstreams, cache: config.cache, ratelimit: config.ratelimit },
+  };
+  const req = requestFor("1.0.0.10.in-addr.arpa. PTR", { snapshot });
+  assert.equal(await serve(req), passed);
+});
+
 Deno.test("local still answers names a configured zone below the special zone does not cover", async () => {
   const req = requestFor("5.2.168.192.in-addr.arpa. PTR", {
     snapshot: snapshotWith("1.168.192.in-addr.arpa."),

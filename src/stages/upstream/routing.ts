@@ -4,7 +4,12 @@
  * Policy, then `default`.
  */
 import type { Request } from "../../pipeline/mod.ts";
-import type { UpstreamsSettings } from "../../pipeline/settings.ts";
+import {
+  normalizeDomain,
+  type UpstreamsSettings,
+} from "../../pipeline/settings.ts";
+
+export { normalizeDomain };
 
 /** The group every query no other rule routes goes to. */
 export const DEFAULT_GROUP = "default";
@@ -24,9 +29,10 @@ export interface Route {
 export type ConditionalTable = ReadonlyMap<string, string>;
 
 /**
- * Normalises `upstreams.conditional`: keys lowercased, with a trailing dot
- * added when missing, so "Corp.Example" and "corp.example." are one entry.
- * When two spellings collide the later one wins, as in a YAML map.
+ * Normalises `upstreams.conditional` (see normalizeDomain): keys lowercased,
+ * with a trailing dot added and one leading dot dropped, so "Corp.Example",
+ * ".corp.example" and "corp.example." are one entry. When two spellings
+ * collide the later one wins, as in a YAML map.
  */
 export function compileConditional(
   conditional: Readonly<Record<string, string>>,
@@ -36,13 +42,6 @@ export function compileConditional(
     table.set(normalizeDomain(domain), group);
   }
   return table;
-}
-
-/** Lowercase FQDN with exactly one trailing dot ("." for the root). */
-export function normalizeDomain(domain: string): string {
-  const lower = domain.trim().toLowerCase();
-  if (lower === "" || lower === ".") return ".";
-  return lower.endsWith(".") ? lower : `${lower}.`;
 }
 
 const tables = new WeakMap<object, ConditionalTable>();

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import {
   compileConditional,
   longestConditional,
+  normalizeDomain,
   type Route,
   routeQuery,
 } from "./routing.ts";
@@ -213,4 +214,36 @@ Deno.test("longestConditional finds a root entry", () => {
 Deno.test("longestConditional does not split at escaped dots", () => {
   const table = compileConditional({ "b.example.": "lab" });
   assert.equal(longestConditional("a\\.b.example.", table), undefined);
+});
+
+Deno.test("normalizeDomain spells a domain one way", async (t) => {
+  const cases: [string, string][] = [
+    ["corp.example", "corp.example."],
+    ["Corp.Example.", "corp.example."],
+    // dnsmasq's historical spelling of the same suffix.
+    [".corp.example", "corp.example."],
+    [".corp.example.", "corp.example."],
+    [" corp.example ", "corp.example."],
+    [".", "."],
+    ["", "."],
+  ];
+  for (const [written, want] of cases) {
+    await t.step(JSON.stringify(written), () => {
+      assert.equal(normalizeDomain(written), want);
+    });
+  }
+});
+
+Deno.test("routeQuery routes by an entry written with a leading dot", () => {
+  const dotted = upstreamsOf({
+    groups,
+    conditional: { ".corp.example": "lab" },
+  });
+  for (const name of ["host.corp.example.", "corp.example."]) {
+    assert.deepEqual(routeQuery(requestFrom(`${name} A`), dotted), {
+      group: "lab",
+      rule: "conditional",
+      suffix: "corp.example.",
+    });
+  }
 });
