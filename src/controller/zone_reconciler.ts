@@ -21,6 +21,7 @@ import {
   primaryZoneStatus,
   recordSetStatus,
   type RecordSetZone,
+  type ServedZone,
   shadowedZoneStatus,
 } from "./zone_status.ts";
 import { isSelected } from "../zone/content.ts";
@@ -78,6 +79,11 @@ export function startZoneReconciler(
   let stopped = false;
   let dirty = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
+  /**
+   * What each primary zone name was last served with, whichever object
+   * served it (kept after the zone goes): its serial never goes back.
+   */
+  const served = new Map<string, ServedZone>();
   /** Which object serves each primary zone name (zone_owner.ts), per pass. */
   let owners = new Map<string, string>();
   let running: Promise<void> | undefined;
@@ -146,7 +152,20 @@ export function startZoneReconciler(
         consider(key, zone, shadowedZoneStatus(zone, owner, now));
       } else if (zone.spec?.type === "primary") {
         const outcome = cache.build(m, state.recordSetsOf(name), now);
-        consider(key, zone, primaryZoneStatus(zone, outcome, now));
+        const zoneName = normalizeName(zone.spec.zoneName);
+        const status = primaryZoneStatus(
+          zone,
+          outcome,
+          now,
+          served.get(zoneName),
+        );
+        if (status.serial !== undefined && status.contentHash !== undefined) {
+          served.set(zoneName, {
+            serial: status.serial,
+            contentHash: status.contentHash,
+          });
+        }
+        consider(key, zone, status);
         if (outcome.ok) {
           for (const p of outcome.build.problems) {
             const rsKey = `${p.recordSet.namespace}/${p.recordSet.name}`;

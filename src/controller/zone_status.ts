@@ -18,7 +18,7 @@ import {
   removeConditions,
   setCondition,
 } from "./conditions.ts";
-import { nextSerial } from "./serial.ts";
+import { nextSerial, serialGreater } from "./serial.ts";
 
 /** Condition types a record set gets for each problem reason. */
 export const PROBLEM_CONDITION_TYPES: ReadonlySet<string> = new Set([
@@ -54,15 +54,27 @@ function generationOf(obj: DNSZone | DNSRecordSet): number {
   return obj.metadata.generation ?? 0;
 }
 
+/** The serial and content a zone name was last served with. */
+export interface ServedZone {
+  serial: number;
+  contentHash: string;
+}
+
 /**
  * The status a primary zone should have. The serial moves (to
  * nextSerial(prev, now)) only when the content hash changed or no serial was
  * ever stamped; a generation change alone only moves observedGeneration.
+ *
+ * `lastServed` is what the zone's name was served with before, perhaps by
+ * another DNSZone object (the name passed to this one, or the zone was
+ * deleted and created again): a serial below it, or equal to it with other
+ * content, would tell secondaries nothing changed, so it moves past it.
  */
 export function primaryZoneStatus(
   zone: DNSZone,
   outcome: ZoneBuildOutcome,
   now: Date,
+  lastServed?: ServedZone,
 ): DNSZoneStatus {
   const status: DNSZoneStatus = { ...zone.status };
   const generation = generationOf(zone);
@@ -78,8 +90,17 @@ export function primaryZoneStatus(
     return status;
   }
   const { contentHash, recordCount } = outcome.build;
+  const nowSeconds = Math.floor(now.getTime() / 1000);
   if (contentHash !== status.contentHash || status.serial === undefined) {
-    status.serial = nextSerial(status.serial, Math.floor(now.getTime() / 1000));
+    status.serial = nextSerial(status.serial, nowSeconds);
+  }
+  if (
+    lastServed !== undefined &&
+    (serialGreater(lastServed.serial, status.serial) ||
+      (lastServed.serial === status.serial &&
+        lastServed.contentHash !== contentHash))
+  ) {
+    status.serial = nextSerial(lastServed.serial, nowSeconds);
   }
   status.contentHash = contentHash;
   status.recordCount = recordCount;
