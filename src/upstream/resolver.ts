@@ -114,7 +114,7 @@ export function createResolver(
       if (group === undefined) {
         return {
           ok: false,
-          reason: "error",
+          reason: "unknown_group",
           detail: `unknown upstream group "${groupName}"`,
         };
       }

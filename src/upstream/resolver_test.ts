@@ -20,7 +20,11 @@ Deno.test("resolver answers an unknown group with an error", async () => {
   try {
     assert.deepEqual(
       await resolver.resolve("nope", question("example.org.")),
-      { ok: false, reason: "error", detail: 'unknown upstream group "nope"' },
+      {
+        ok: false,
+        reason: "unknown_group",
+        detail: 'unknown upstream group "nope"',
+      },
     );
   } finally {
     await resolver.close();

@@ -30,8 +30,12 @@ export type UpstreamResult =
   }
   | {
     ok: false;
-    /** timeout: no server answered in the group's timeout; error: every server failed. */
-    reason: "timeout" | "error";
+    /**
+     * timeout: no server answered in the group's timeout; error: every
+     * server failed; unknown_group: no group of that name is configured (a
+     * forward zone or Policy names one upstreams.groups lacks).
+     */
+    reason: "timeout" | "error" | "unknown_group";
     /** What went wrong, for one log line and the query log. */
     detail: string;
     /**

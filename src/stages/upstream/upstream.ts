@@ -191,7 +191,9 @@ function responseFor(
         req,
         "servfail_upstream",
         EDE_NETWORK_ERROR,
-        `upstream group "${group}" failed`,
+        result.reason === "unknown_group"
+          ? `no upstream group "${group}" is configured`
+          : `upstream group "${group}" failed`,
         theirs,
       );
     // Who failed, for the query log and its per-upstream error counts.

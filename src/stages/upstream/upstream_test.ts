@@ -149,6 +149,16 @@ Deno.test("upstream answers SERVFAIL on failure", async (t) => {
       ede: { code: 23, text: 'upstream group "default" failed' },
     },
     {
+      name: "a group no one configured: EDE 23 that says so",
+      result: {
+        ok: false,
+        reason: "unknown_group",
+        detail: 'unknown upstream group "default"',
+      },
+      status: "servfail_upstream",
+      ede: { code: 23, text: 'no upstream group "default" is configured' },
+    },
+    {
       name: "an answer to another question: EDE 23",
       result: answered(upstreamAnswer("other.example.org. A")),
       status: "servfail_upstream",
