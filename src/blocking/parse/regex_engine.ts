@@ -27,6 +27,8 @@ let linearEngine: boolean | undefined;
 export function linearEngineAvailable(): boolean {
   if (linearEngine === undefined) {
     try {
+      // The `l` flag exists only with the flags above; that is the test.
+      // deno-lint-ignore no-invalid-regexp
       new RegExp("", "l");
       linearEngine = true;
     } catch {
