@@ -14,12 +14,13 @@ import {
   rollback,
 } from "../store/sqlite/sqlite_schema.ts";
 import type { SerializedEntry } from "../stages/cache/cache_dump.ts";
+import { parseCacheKey } from "../stages/cache/cache_key.ts";
 
 /** The file name inside the data directory. */
 export const LOCAL_DB_FILE = "local.db";
 
 /** The layout version of local.db (its own, apart from state.db's). */
-export const LOCAL_DB_SCHEMA_VERSION = 1;
+export const LOCAL_DB_SCHEMA_VERSION = 2;
 
 const LOCAL_SCHEMA_V1 = `
 CREATE TABLE meta (
@@ -40,11 +41,24 @@ CREATE TABLE cache_entries (
 );
 `;
 
+/**
+ * The ECS option an entry was asked with (RFC 7871), which hits echo to the
+ * clients that sent one (src/stages/upstream/README.md). NULL for entries
+ * asked without one.
+ */
+const LOCAL_SCHEMA_V2 = `
+ALTER TABLE cache_entries ADD COLUMN client_subnet BLOB;
+`;
+
 /** Every local.db schema version in order; append, never edit a shipped step. */
 const LOCAL_MIGRATIONS: readonly Migration[] = [{
   to: 1,
   description: "meta and cache_entries tables",
   up: (db) => db.exec(LOCAL_SCHEMA_V1),
+}, {
+  to: 2,
+  description: "cache_entries.client_subnet",
+  up: (db) => db.exec(LOCAL_SCHEMA_V2),
 }];
 
 /**
@@ -71,8 +85,8 @@ export function saveCacheDump(
       db.exec("DELETE FROM cache_entries");
       const insert = db.prepare(
         `INSERT OR REPLACE INTO cache_entries (key, name, wire, offsets, ttls,
-           stored_at, expires_at, stale_until, ttl, negative)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           stored_at, expires_at, stale_until, ttl, negative, client_subnet)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       );
       for (const e of entries) {
         insert.run(
@@ -86,6 +100,7 @@ export function saveCacheDump(
           e.staleUntil,
           e.ttl,
           e.negative ? 1 : 0,
+          e.clientSubnet ?? null,
         );
       }
       db.exec("COMMIT");
@@ -185,15 +200,20 @@ function readCacheDump(path: string): SerializedEntry[] {
       throw new SchemaTooNewLocalDbError(path, version);
     }
     if (version === 0) return [];
+    // Read as it is, not migrated: nothing here writes.
+    const subnetColumn = version >= 2 ? "client_subnet" : "NULL";
     const rows = db.prepare(
       `SELECT key, name, wire, offsets, ttls, stored_at, expires_at,
-         stale_until, ttl, negative FROM cache_entries ORDER BY rowid`,
+         stale_until, ttl, negative, ${subnetColumn} AS client_subnet
+         FROM cache_entries ORDER BY rowid`,
     ).all();
     const entries: SerializedEntry[] = [];
     for (const row of rows) {
       const entry = entryOf(row);
       // A malformed row costs that entry only; the worker checks again.
-      if (entry !== undefined) entries.push(entry);
+      if (entry === undefined) continue;
+      if (version < 2 && askedWithClientSubnet(entry)) continue;
+      entries.push(entry);
     }
     return entries;
   } finally {
@@ -225,12 +245,27 @@ class SchemaTooNewLocalDbError extends SchemaTooNewError {
   }
 }
 
+/**
+ * True for an entry cached for the ECS option sent upstream (`ecs=` in its
+ * key's scope, src/stages/upstream/cache_scope.ts). A version 1 file kept
+ * no option: brought back without it, such an entry would answer a client
+ * that sent ECS with none, which it reads as SCOPE 0 and shares a
+ * subnet's answer with every subnet (RFC 7871 §7.2.2, §7.3). A miss costs
+ * less.
+ */
+function askedWithClientSubnet(entry: SerializedEntry): boolean {
+  const scope = parseCacheKey(entry.key, entry.name)?.scope ?? "";
+  return scope.split(",").some((part) => part.startsWith("ecs="));
+}
+
 function entryOf(row: Record<string, unknown>): SerializedEntry | undefined {
   try {
     const offsets: unknown = JSON.parse(String(row.offsets));
     const ttls: unknown = JSON.parse(String(row.ttls));
     if (!(row.wire instanceof Uint8Array)) return undefined;
     if (!Array.isArray(offsets) || !Array.isArray(ttls)) return undefined;
+    const subnet = row.client_subnet;
+    if (subnet !== null && !(subnet instanceof Uint8Array)) return undefined;
     return {
       key: String(row.key),
       name: String(row.name),
@@ -242,6 +277,7 @@ function entryOf(row: Record<string, unknown>): SerializedEntry | undefined {
       staleUntil: Number(row.stale_until),
       ttl: Number(row.ttl),
       negative: Number(row.negative) === 1,
+      ...(subnet !== null && { clientSubnet: subnet }),
     };
   } catch {
     return undefined;

@@ -4,7 +4,35 @@ import { DatabaseSync } from "node:sqlite";
 import { memoryLogger } from "../log/logger.ts";
 import { SchemaTooNewError } from "../store/store.ts";
 import type { SerializedEntry } from "../stages/cache/cache_dump.ts";
-import { forgetCacheDump, loadCacheDump, saveCacheDump } from "./local_db.ts";
+import type { Request } from "../pipeline/mod.ts";
+import { decodeAnswer } from "../pipeline/testing/mod.ts";
+import { createStandardCacheStage } from "../stages/mod.ts";
+import { EDNS_CLIENT_SUBNET } from "../stages/upstream/client_subnet.ts";
+import {
+  answered,
+  requestFrom,
+  rrsets,
+  scriptedResolver,
+  snapshotWith,
+  upstreamAnswer,
+  upstreamsOf,
+} from "../stages/upstream/testdata/upstream_fixtures.ts";
+import { createUpstreamStage } from "../stages/upstream/upstream.ts";
+import {
+  forgetCacheDump,
+  loadCacheDump,
+  LOCAL_DB_SCHEMA_VERSION,
+  saveCacheDump,
+} from "./local_db.ts";
+
+/** ECS option data for 1.2.3.0/24, SCOPE 0 (as sent). */
+const ECS_1_2_3 = new Uint8Array([0, 1, 24, 0, 1, 2, 3]);
+
+function withScope24(option: Uint8Array): Uint8Array {
+  const out = option.slice();
+  out[3] = 24;
+  return out;
+}
 
 function entry(key: string, storedAt = 1_000): SerializedEntry {
   return {
@@ -113,4 +141,117 @@ Deno.test("local.db load moves a corrupt file aside with a warning", async () =>
   );
   assert.throws(() => Deno.statSync(tmp.path), Deno.errors.NotFound);
   assert.match(logger.lines.join("\n"), /moved it to/);
+});
+
+Deno.test("local.db save and load keep an entry's client subnet", async () => {
+  await using tmp = await tempDb();
+  const entries = [
+    {
+      ...entry("www.example.org. 1 1 -- ecs=00011800010203"),
+      clientSubnet: ECS_1_2_3,
+    },
+    entry("www.example.org. 1 1 --"),
+  ];
+  saveCacheDump(tmp.path, entries);
+  assert.deepEqual(
+    loadCacheDump(tmp.path, { logger: memoryLogger() }),
+    entries,
+  );
+});
+
+Deno.test("local.db: a cached ECS answer still echoes the client's subnet after a restart", async () => {
+  await using tmp = await tempDb();
+  // An upstream that answers for the subnet it was sent, SCOPE 24.
+  const resolver = scriptedResolver(({ request }) => {
+    const answeredSubnet = request.clientSubnet?.slice();
+    if (answeredSubnet !== undefined) answeredSubnet[3] = 24;
+    return answered(upstreamAnswer("www.example.org. A", {
+      answer: rrsets(["www.example.org. 300 IN A 192.0.2.1"]),
+      edns: {
+        udpSize: 1232,
+        options: answeredSubnet === undefined
+          ? []
+          : [{ code: EDNS_CLIENT_SUBNET, data: answeredSubnet }],
+      },
+    }));
+  });
+  const upstream = createUpstreamStage({ resolver, logger: memoryLogger() });
+  const next = (req: Request) =>
+    upstream.serve(req, () => {
+      throw new Error("the upstream stage never calls next");
+    });
+  const snapshot = snapshotWith(upstreamsOf({ ecs: { mode: "forward" } }));
+  const ask = () =>
+    requestFrom("www.example.org. A", {
+      snapshot,
+      edns: { options: [{ code: EDNS_CLIENT_SUBNET, data: ECS_1_2_3 }] },
+    });
+  const echoed = [{ code: EDNS_CLIENT_SUBNET, data: withScope24(ECS_1_2_3) }];
+
+  const before = createStandardCacheStage();
+  const miss = await before.serve(ask(), next);
+  assert.deepEqual(decodeAnswer(miss.wire!).opt?.options, echoed);
+  saveCacheDump(tmp.path, before.exportEntries());
+
+  const after = createStandardCacheStage();
+  const dump = loadCacheDump(tmp.path, { logger: memoryLogger() });
+  assert.equal(after.importEntries(structuredClone(dump)), 1);
+  const hit = await after.serve(ask(), next);
+  assert.equal(hit.status, "cached");
+  assert.equal(resolver.calls.length, 1);
+  assert.deepEqual(decodeAnswer(hit.wire!).opt?.options, echoed);
+});
+
+Deno.test("local.db opens a version 1 file and keeps its entries, but not those asked with ECS", async () => {
+  await using tmp = await tempDb();
+  const v1 = new DatabaseSync(tmp.path);
+  v1.exec(`
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    CREATE TABLE cache_entries (
+      key TEXT PRIMARY KEY, name TEXT NOT NULL, wire BLOB NOT NULL,
+      offsets TEXT NOT NULL, ttls TEXT NOT NULL, stored_at INTEGER NOT NULL,
+      expires_at INTEGER NOT NULL, stale_until INTEGER NOT NULL,
+      ttl INTEGER NOT NULL, negative INTEGER NOT NULL
+    );
+    INSERT INTO meta (key, value) VALUES ('schema_version', '1');
+  `);
+  const insert = v1.prepare(
+    "INSERT INTO cache_entries VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+  );
+  const rows = [
+    entry("www.example.org. 1 1 --"),
+    // Its option was not kept: it would come back unable to echo it.
+    entry("www.example.org. 1 1 -- ecs=00011800010203"),
+    entry("www.example.org. 1 1 -- group=kids"),
+    entry("www.example.org. 1 1 -- group=kids,ecs=00011800010203"),
+  ];
+  for (const e of rows) {
+    insert.run(
+      e.key,
+      e.name,
+      e.wire,
+      JSON.stringify(e.offsets),
+      JSON.stringify(e.ttls),
+      e.storedAt,
+      e.expiresAt,
+      e.staleUntil,
+      e.ttl,
+      0,
+    );
+  }
+  v1.close();
+  const logger = memoryLogger();
+  assert.deepEqual(loadCacheDump(tmp.path, { logger }), [rows[0], rows[2]]);
+  assert.deepEqual(logger.lines, []);
+
+  // The next save migrates the file and keeps options from then on.
+  const withSubnet = { ...rows[1]!, clientSubnet: ECS_1_2_3 };
+  saveCacheDump(tmp.path, [withSubnet]);
+  assert.deepEqual(loadCacheDump(tmp.path, { logger }), [withSubnet]);
+  const db = new DatabaseSync(tmp.path);
+  const version = db.prepare(
+    "SELECT value FROM meta WHERE key = 'schema_version'",
+  ).get();
+  db.close();
+  assert.equal(version?.value, String(LOCAL_DB_SCHEMA_VERSION));
 });

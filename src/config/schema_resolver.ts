@@ -108,10 +108,12 @@ export const upstreamsSchema = z.strictObject({
         "EDNS Client Subnet: strip (privacy), forward the client's, or add one",
     }),
     ipv4Prefix: integer(24, 0, 32, {
-      help: "IPv4 prefix length sent when mode is add",
+      help:
+        "Longest IPv4 prefix sent upstream (add: of the client's address; forward and add: a client's own option is cut to it)",
     }),
     ipv6Prefix: integer(56, 0, 128, {
-      help: "IPv6 prefix length sent when mode is add",
+      help:
+        "Longest IPv6 prefix sent upstream (add: of the client's address; forward and add: a client's own option is cut to it)",
     }),
   }).prefault({}),
 }).superRefine((u, ctx) => {

@@ -35,9 +35,9 @@ export interface Response {
   list?: string;
   rule?: string;
   /**
-   * A forwarded answer's EDNS Client Subnet option (RFC 7871), when the
-   * upstream answered for the subnet sent: the cache keeps it and passes it
-   * on to later askers that sent that subnet themselves.
+   * A forwarded answer's EDNS Client Subnet (RFC 7871), when one was sent:
+   * the subnet sent, with the SCOPE the upstream answered (0 for none). The
+   * cache keeps it and echoes it to later askers that sent an option.
    */
   clientSubnet?: Uint8Array;
   /**

@@ -40,12 +40,18 @@ export function sameClientSubnet(a: Uint8Array, b: Uint8Array): boolean {
 
 /**
  * The ECS option to give the client that sent `query`, or undefined for
- * none: `answered` (an upstream's option, its SCOPE as set there) when it
- * names the subnet the client itself sent. RFC 7871 §7.2.1: FAMILY, SOURCE
- * PREFIX-LENGTH and ADDRESS must be the query's, or the client drops the
- * whole answer (§7.3). An answer about another subnet (`upstreams.ecs`
- * `add` replaced the client's option) gets none, which tells the client
- * the same as SCOPE 0.
+ * none. `answered` is the option sent upstream for this query with the
+ * SCOPE the upstream answered for it (0 when it gave none). It is undefined
+ * when none was sent (`upstreams.ecs` strip, or a client without an
+ * option), and then the client gets none, as from a server without ECS
+ * (RFC 7871 §7.2.1).
+ *
+ * A client that sent an option gets one back (§7.2.2: a forwarder needs it
+ * for its own cache) with its own FAMILY, SOURCE PREFIX-LENGTH and ADDRESS,
+ * or it would drop the whole answer (§7.3); only SCOPE is ours. The subnet
+ * sent may be shorter than the client's (§7.1.1), so SCOPE is the
+ * upstream's cut to the prefix sent: the answer was chosen for that prefix,
+ * and that is how widely our own cache shares it.
  */
 export function clientSubnetEcho(
   query: QueryInfo,
@@ -53,7 +59,31 @@ export function clientSubnetEcho(
 ): Uint8Array | undefined {
   if (answered === undefined) return undefined;
   const asked = queryClientSubnet(query);
-  return asked !== undefined && sameClientSubnet(asked, answered)
-    ? answered
-    : undefined;
+  if (asked === undefined || !coversClientSubnet(answered, asked)) {
+    return undefined;
+  }
+  const echo = asked.slice();
+  echo[3] = Math.min(answered[3]!, answered[2]!);
+  return echo;
+}
+
+/**
+ * True when `outer` names `inner`'s subnet or a shorter prefix of it: same
+ * FAMILY, SOURCE PREFIX-LENGTH no longer, ADDRESS equal over it. What is
+ * sent upstream for a client's option always covers it; anything else (an
+ * entry from an older version, a bug) is no answer about that subnet.
+ */
+function coversClientSubnet(outer: Uint8Array, inner: Uint8Array): boolean {
+  if (!isClientSubnet(outer) || !isClientSubnet(inner)) return false;
+  if (outer[0] !== inner[0] || outer[1] !== inner[1]) return false;
+  const prefix = outer[2]!;
+  if (prefix > inner[2]!) return false;
+  const whole = prefix >> 3;
+  for (let i = 4; i < 4 + whole; i++) {
+    if (outer[i] !== inner[i]) return false;
+  }
+  const spare = prefix & 7;
+  if (spare === 0) return true;
+  const mask = (0xff << (8 - spare)) & 0xff;
+  return (outer[4 + whole]! & mask) === (inner[4 + whole]! & mask);
 }

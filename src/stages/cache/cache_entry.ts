@@ -23,8 +23,8 @@ export interface StoredAnswer {
   /** The TTL each record was stored with, in seconds. */
   readonly ttls: Uint32Array;
   /**
-   * The upstream's EDNS Client Subnet option for the subnet the answer was
-   * asked with (RFC 7871); hits pass it on to clients that sent that subnet.
+   * The EDNS Client Subnet the answer was asked with, with the SCOPE the
+   * upstream answered (RFC 7871); hits echo it to clients that sent an option.
    */
   readonly clientSubnet?: Uint8Array;
 }

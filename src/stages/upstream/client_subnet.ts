@@ -1,7 +1,8 @@
 /**
  * EDNS Client Subnet (RFC 7871) for forwarded queries, per
  * `upstreams.ecs.mode`: strip (never send), forward (pass the client's
- * option on), add (derive one from the client's address).
+ * option on), add (the client's option, else one derived from the client's
+ * address).
  */
 import ipaddr from "ipaddr.js";
 import type { Request } from "../../pipeline/mod.ts";
@@ -26,14 +27,23 @@ export type ClientSubnetDecision =
  * The ECS option to send for `req`.
  *
  * - `strip`: none, whatever the client sent.
- * - `forward`: the client's option as sent, after checking it is well
- *   formed (RFC 7871 §7.1.1: a bad one is FORMERR).
- * - `add`: the client's address truncated to ipv4Prefix/ipv6Prefix. Only for
- *   globally routable unicast addresses: loopback, private (RFC 1918, ULA),
- *   link-local, CGNAT and documentation addresses tell an authoritative
- *   server nothing about where the client is and leak the inside of the
- *   network (RFC 7871 §11.1), so those get no option. A client that sent a
- *   SOURCE PREFIX of 0 opted out (RFC 7871 §7.1.2): it is sent on as /0.
+ * - A client's own option, in `forward` and `add` alike, is checked (RFC
+ *   7871 §7.1.1: a bad one is FORMERR) and honoured: its FAMILY and ADDRESS
+ *   at the shorter of its SOURCE PREFIX-LENGTH and ipv4Prefix/ipv6Prefix,
+ *   masked (§7.1.1; §7.1.2: never more bits than the client gave). A /0 is
+ *   an opt-out and stays /0 (§7.1.2).
+ * - `forward`, no option from the client: none.
+ * - `add`, no option from the client: the client's address truncated to
+ *   ipv4Prefix/ipv6Prefix.
+ *
+ * `add` sends only globally routable unicast prefixes: loopback, private
+ * (RFC 1918, ULA), link-local, CGNAT and documentation addresses tell an
+ * authoritative server nothing about where the client is and leak the
+ * inside of the network (RFC 7871 §11.1). A client without an option from
+ * such an address gets none sent; a client whose own option names such a
+ * subnet gets a /0 of its FAMILY sent, so its answer still comes back with
+ * an option (§7.2.2) and is cached apart from answers to clients without
+ * one.
  */
 export function clientSubnetFor(
   req: Request,
@@ -44,19 +54,41 @@ export function clientSubnetFor(
   if (sent !== undefined) {
     const problem = clientSubnetProblem(sent);
     if (problem !== undefined) return { ok: false, reason: problem };
+    return { ok: true, option: subnetOfClientOption(sent, ecs) };
   }
-  if (ecs.mode === "forward") {
-    return sent === undefined ? { ok: true } : { ok: true, option: sent };
-  }
-  if (sent !== undefined && sent[2] === 0) {
-    return { ok: true, option: sent };
-  }
+  if (ecs.mode === "forward") return { ok: true };
   const option = subnetOfAddress(
     req.client.address,
     ecs.ipv4Prefix,
     ecs.ipv6Prefix,
   );
   return option === undefined ? { ok: true } : { ok: true, option };
+}
+
+/**
+ * What to send for a client's well-formed option: cut to our maximum for
+ * its family and masked; in `add`, a /0 instead of a prefix that is not
+ * globally routable unicast.
+ */
+function subnetOfClientOption(
+  option: Uint8Array,
+  ecs: EcsSettings,
+): Uint8Array {
+  const family = (option[0]! << 8) | option[1]!;
+  const max = family === FAMILY_IPV4 ? ecs.ipv4Prefix : ecs.ipv6Prefix;
+  const prefix = Math.min(option[2]!, max);
+  const address = [...option.subarray(4)];
+  if (ecs.mode === "add" && prefix > 0 && !isGlobalUnicast(family, address)) {
+    return encodeClientSubnet(family, 0, []);
+  }
+  return encodeClientSubnet(family, prefix, address);
+}
+
+/** True when the prefix `address` (its leading octets) is globally routable unicast. */
+function isGlobalUnicast(family: number, address: readonly number[]): boolean {
+  const octets = new Array<number>(family === FAMILY_IPV4 ? 4 : 16).fill(0);
+  for (const [i, octet] of address.entries()) octets[i] = octet;
+  return ipaddr.fromByteArray(octets).range() === "unicast";
 }
 
 /** The cache scope of a query whose ECS option is malformed: it never hits. */

@@ -55,9 +55,10 @@ export interface ForwardedAnswer {
   /** Records were left out to fit this client (truncated, or additional cut). */
   partial: boolean;
   /**
-   * The upstream's ECS option when it answers for the subnet sent (its
-   * SCOPE as it set it), whether or not this client gets it: the cache
-   * passes it on to later askers that sent that subnet.
+   * Whenever an ECS option was sent: the upstream's option when it answers
+   * for the subnet sent (its SCOPE as it set it), else the option sent
+   * (SCOPE 0), whether or not this client gets it: the cache echoes it to
+   * later askers with an option of their own.
    */
   clientSubnet?: Uint8Array;
 }
@@ -82,8 +83,9 @@ export interface ForwardedAnswerOptions {
  * - OPT: present exactly when the query had one (RFC 6891 §7), with our
  *   payload size, the client's DO, the upstream's extended RCODE, the
  *   upstream's Extended DNS Errors (RFC 8914), `req.answerOptions` (NSID
- *   from ingress), and the upstream's ECS when it answers for the subnet
- *   sent and that subnet is the client's own (client_subnet.ts).
+ *   from ingress), and, when ECS was sent and the client sent an option,
+ *   the client's option with the SCOPE the upstream answered
+ *   (dns/wire/client_subnet.ts).
  *
  * Too big for `req.maxSize`: additional records go first (no TC, RFC 2181
  * §9); when answer and authority still do not fit, TC=1 with all three
@@ -137,9 +139,10 @@ export function forwardedAnswer(
 }
 
 /**
- * The upstream's ECS option if it names the subnet we sent; one about any
- * other subnet (or sent when we sent none) is not an answer to our query
- * (RFC 7871 §7.3) and is not passed on.
+ * What the upstream answered about the subnet we sent (undefined when we
+ * sent none): its option when it names that subnet, else the option sent,
+ * SCOPE 0. No option means an answer for every subnet (RFC 7871 §7.3); one
+ * about another subnet is no answer to our query and counts the same.
  */
 function answeredSubnet(
   layout: UpstreamLayout,
@@ -149,7 +152,7 @@ function answeredSubnet(
   const option = layout.options.find((o) => o.code === EDNS_CLIENT_SUBNET);
   return option !== undefined && sameClientSubnet(option.data, sent)
     ? option.data
-    : undefined;
+    : sent;
 }
 
 function headerFlags(upstreamFlags: number, req: Request): number {

@@ -163,10 +163,19 @@ Deno.test("forwardedAnswer passes the upstream's client subnet on only for the s
       kept: subnet("198.51.100", 24),
     },
     {
-      name: "upstream answers for a subnet not sent",
+      name: "upstream answers for a subnet not sent: as if it sent none",
       client: ours,
       sent: ours,
       upstream: subnet("203.0.113", 24),
+      echoed: ours,
+      kept: ours,
+    },
+    {
+      name: "upstream sends none: SCOPE 0 (RFC 7871 §7.3)",
+      client: ours,
+      sent: ours,
+      echoed: ours,
+      kept: ours,
     },
     {
       name: "upstream answers with one though none was sent",
