@@ -30,11 +30,10 @@ async function statusOf(store: Store, name: string) {
   return (zone as DNSZone).status;
 }
 
-function ready(status: Awaited<ReturnType<typeof statusOf>>) {
-  return status?.conditions?.find((c) => c.type === "Ready");
-}
-
-Deno.test("a zone name's serial moves on when another DNSZone object takes it over and hands it back", async () => {
+/** Runs `body` with a zone controller on a memory store and a fake clock. */
+async function withController(
+  body: (store: Store, clock: ReturnType<typeof fakeClock>) => Promise<void>,
+): Promise<void> {
   const clock = fakeClock(NOW);
   const store = createMemoryStore({ now: clock.now });
   const controller = startZoneController({
@@ -44,6 +43,19 @@ Deno.test("a zone name's serial moves on when another DNSZone object takes it ov
     debounceMs: 5,
   });
   try {
+    await body(store, clock);
+  } finally {
+    await finishWithin("the controller's stop", controller.stop());
+    await store.close();
+  }
+}
+
+function ready(status: Awaited<ReturnType<typeof statusOf>>) {
+  return status?.conditions?.find((c) => c.type === "Ready");
+}
+
+Deno.test("a zone name's serial moves on when another DNSZone object takes it over and hands it back", async () => {
+  await withController(async (store, clock) => {
     // "older" exists first (as a forward zone), so it is the older object.
     await store.apply(forwardZone("older", "example.org.", "default"), API);
     clock.advance(10);
@@ -78,22 +90,11 @@ Deno.test("a zone name's serial moves on when another DNSZone object takes it ov
           serialGreater(status!.serial!, takeover);
       },
     );
-  } finally {
-    await finishWithin("the controller's stop", controller.stop());
-    await store.close();
-  }
+  });
 });
 
 Deno.test("a zone deleted and created again keeps counting from a serial ahead of the clock", async () => {
-  const clock = fakeClock(NOW);
-  const store = createMemoryStore({ now: clock.now });
-  const controller = startZoneController({
-    store,
-    logger: memoryLogger(),
-    now: clock.now,
-    debounceMs: 5,
-  });
-  try {
+  await withController(async (store, clock) => {
     await store.apply(primaryZone("z", "example.org."), API);
     await waitFor(
       "the first serial",
@@ -118,8 +119,5 @@ Deno.test("a zone deleted and created again keeps counting from a serial ahead o
       const serial = (await statusOf(store, "z"))?.serial;
       return serial !== undefined && serialGreater(serial, last);
     });
-  } finally {
-    await finishWithin("the controller's stop", controller.stop());
-    await store.close();
-  }
+  });
 });
