@@ -27,6 +27,8 @@ export interface QuerylogCommandOptions {
   pollMs?: number;
   /** @default Date.now */
   now?: () => number;
+  /** Opens querylog.db (tests). @default openQueryLogDb, read-only */
+  openDb?: (path: string) => DatabaseSync;
 }
 
 const FLAGS = {
@@ -89,21 +91,23 @@ export function makeQuerylogCommand(
         values.until,
         now(),
       );
-      const db = openQueryLogDb(
-        join(resolveDataDir(values), QUERYLOG_DB_FILE),
-        { readOnly: true },
-      );
+      const open = opts.openDb ??
+        ((path) => openQueryLogDb(path, { readOnly: true }));
+      const db = open(join(resolveDataDir(values), QUERYLOG_DB_FILE));
       try {
-        // Read before the search: a query written meanwhile is not lost.
-        const newest = latestEventId(db);
-        const page = usageErrors(() =>
-          searchEvents(db, {
-            ...filters,
-            limit,
-            ...window,
-            ...(values.before ? { before: values.before } : {}),
-          })
-        );
+        // One snapshot for both: -f goes on right after the newest id the
+        // page could show, so no query is printed twice or skipped.
+        const { newest, page } = inOneSnapshot(db, () => ({
+          newest: latestEventId(db),
+          page: usageErrors(() =>
+            searchEvents(db, {
+              ...filters,
+              limit,
+              ...window,
+              ...(values.before ? { before: values.before } : {}),
+            })
+          ),
+        }));
         if (!values.follow) {
           if (format === "json") {
             io.stdout(JSON.stringify(page, null, 2) + "\n");
@@ -142,6 +146,16 @@ export function makeQuerylogCommand(
 }
 
 export const querylogCommand: Command = makeQuerylogCommand();
+
+/** Runs `read` in one read transaction: every query sees the same snapshot. */
+function inOneSnapshot<T>(db: DatabaseSync, read: () => T): T {
+  db.exec("BEGIN");
+  try {
+    return read();
+  } finally {
+    db.exec("COMMIT");
+  }
+}
 
 /** Polls tail() until the signal (or SIGINT) ends it. */
 async function follow(
@@ -212,7 +226,10 @@ export function parseCount(
 
 /**
  * A --since/--until value in ms: a duration back from now ("90m", "24h",
- * "7d") or a date ("2030-01-01", "2030-01-01T12:00:00Z").
+ * "7d") or a date ("2030-01-01", "2030-01-01T12:00:00Z"). A date alone is
+ * midnight in the machine's time zone, the one times are shown in (as a
+ * date and time without a zone is); a day that does not exist (2030-02-30)
+ * is refused, not moved on into the next month.
  */
 export function parseTimeFlag(
   command: string,
@@ -222,13 +239,31 @@ export function parseTimeFlag(
 ): number {
   const back = parseDuration(text);
   if (back !== undefined) return now - back;
-  if (/^\d{4}-\d{2}-\d{2}/.test(text)) {
+  const date = /^(\d{4})-(\d{2})-(\d{2})(?=$|T)/.exec(text);
+  if (date) {
+    const [year, month, day] = date.slice(1).map(Number) as [
+      number,
+      number,
+      number,
+    ];
+    if (!isDay(year, month, day)) {
+      throw new UsageError(
+        `kudurru ${command}: --${flag} "${text}" names a day that does not exist`,
+      );
+    }
+    if (text.length === 10) return new Date(year, month - 1, day).getTime();
     const ms = Date.parse(text);
     if (!Number.isNaN(ms)) return ms;
   }
   throw new UsageError(
     `kudurru ${command}: --${flag} takes a duration such as "1h" or "7d", or a date such as "2030-01-01T12:00:00Z", not "${text}"`,
   );
+}
+
+/** True when the calendar has this day (month 1-12). */
+function isDay(year: number, month: number, day: number): boolean {
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth;
 }
 
 /**

@@ -1,13 +1,23 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { QueryEvent } from "../pipeline/query_event.ts";
-import { QUERYLOG_DB_FILE } from "../querylog/db.ts";
+import type { DatabaseSync } from "node:sqlite";
+import { QueryEventPacker } from "../pipeline/query_event_pack.ts";
+import { BatchStore } from "../querylog/batch_store.ts";
+import { openQueryLogDb, QUERYLOG_DB_FILE } from "../querylog/db.ts";
+import { createEventFilter } from "../querylog/event_filter.ts";
 import type { LoggedEvent } from "../querylog/event_rows.ts";
-import { queryEvent, T0, testWriter } from "../querylog/test_support.ts";
+import {
+  queryEvent,
+  querylogSettings,
+  T0,
+  testWriter,
+} from "../querylog/test_support.ts";
 import { bufferIO, UsageError } from "./command.ts";
 import {
   formatLogTime,
   makeQuerylogCommand,
+  parseTimeFlag,
   querylogCommand,
 } from "./querylog.ts";
 
@@ -288,5 +298,134 @@ Deno.test("kudurru querylog -f refuses --until and --before", async () => {
         ),
       /-f follows new queries; it cannot be combined with --until or --before/,
     );
+  }
+});
+
+/**
+ * `db` with `afterNewestId` run once, right after the first read of the
+ * newest event id: a query written between that read and the next.
+ */
+function interceptNewestId(
+  db: DatabaseSync,
+  afterNewestId: () => void,
+): DatabaseSync {
+  let done = false;
+  const bound = (target: object, prop: string | symbol) => {
+    const value = Reflect.get(target, prop, target);
+    return typeof value === "function" ? value.bind(target) : value;
+  };
+  return new Proxy(db, {
+    get(target, prop) {
+      if (prop !== "prepare") return bound(target, prop);
+      return (sql: string) => {
+        const statement = target.prepare(sql);
+        if (done || !/FROM event_chunks ORDER BY first_id DESC/.test(sql)) {
+          return statement;
+        }
+        return new Proxy(statement, {
+          get(st, name) {
+            if (name !== "get") return bound(st, name);
+            return (...args: never[]) => {
+              const row = st.get(...args);
+              done = true;
+              afterNewestId();
+              return row;
+            };
+          },
+        });
+      };
+    },
+  });
+}
+
+/** Writes `event` at once, from a connection of its own (another process, say). */
+function writeNow(path: string, event: QueryEvent): void {
+  const db = openQueryLogDb(path);
+  try {
+    const packer = new QueryEventPacker(16);
+    packer.add(event);
+    const batch = packer.take();
+    new BatchStore(db).writeEvents(
+      [{ batch, from: 0, to: batch.count }],
+      createEventFilter(querylogSettings()),
+      event.time,
+    );
+  } finally {
+    db.close();
+  }
+}
+
+Deno.test("kudurru querylog -f prints a query written while it starts once", async () => {
+  await using data = await dataDir();
+  const path = join(data.dir, QUERYLOG_DB_FILE);
+  const stop = new AbortController();
+  const b = bufferIO();
+  const running = makeQuerylogCommand({
+    signal: stop.signal,
+    pollMs: 10,
+    openDb: (p) =>
+      interceptNewestId(
+        openQueryLogDb(p, { readOnly: true }),
+        () => writeNow(path, queryEvent({ time: T0 + 4000, qname: "seam." })),
+      ),
+  }).run(["--data-dir", data.dir, "-f", "-o", "json"], b.io);
+  const deadline = Date.now() + 2000;
+  while (Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 20));
+    if (b.stdout().includes("seam.")) break;
+  }
+  // Time for a second copy to show up, if one were coming.
+  await new Promise((r) => setTimeout(r, 100));
+  stop.abort();
+  assert.equal(await running, 0);
+  const printed = b.stdout().trimEnd().split("\n").map((l) =>
+    JSON.parse(l) as LoggedEvent
+  );
+  assert.deepEqual(printed.map((e) => e.qname), [
+    "www.example.com.",
+    "ads.tracker.example.",
+    "cdn.example.net.",
+    "seam.",
+  ]);
+  assert.deepEqual(printed.map((e) => e.id), [1, 2, 3, 4]);
+});
+
+Deno.test("parseTimeFlag reads a date alone as local midnight and refuses days that do not exist", async (t) => {
+  const tz = Deno.env.get("TZ");
+  // Deno applies a changed TZ at once; times are shown in this zone.
+  Deno.env.set("TZ", "America/New_York");
+  try {
+    const at = (text: string) => parseTimeFlag("querylog", "since", text, 0);
+    await t.step("a date alone", () => {
+      assert.equal(at("2026-11-30"), Date.UTC(2026, 10, 30, 5));
+      assert.equal(formatLogTime(at("2026-11-30")), "2026-11-30 00:00:00.000");
+    });
+    await t.step("the same as a local date and time", () => {
+      assert.equal(at("2026-11-30"), at("2026-11-30T00:00"));
+      assert.equal(at("2026-07-01"), Date.UTC(2026, 6, 1, 4), "summer time");
+    });
+    await t.step("a zone given is kept", () => {
+      assert.equal(at("2026-11-30T00:00:00Z"), Date.UTC(2026, 10, 30));
+    });
+    for (
+      const day of ["2026-11-31", "2026-02-29", "2026-13-01", "2026-00-10"]
+    ) {
+      await t.step(`${day} is refused`, () => {
+        assert.throws(
+          () => at(day),
+          (err: unknown) =>
+            err instanceof UsageError &&
+            err.message ===
+              `kudurru querylog: --since "${day}" names a day that does not exist`,
+        );
+        assert.throws(() => at(`${day}T12:00:00Z`), UsageError);
+      });
+    }
+    await t.step("a leap day exists", () => {
+      assert.equal(at("2028-02-29"), Date.UTC(2028, 1, 29, 5));
+    });
+  } finally {
+    if (tz === undefined) Deno.env.delete("TZ");
+    else Deno.env.set("TZ", tz);
   }
 });

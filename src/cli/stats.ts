@@ -15,7 +15,6 @@ import {
   topDomains,
   totals,
   upstreamStats,
-  windowMinutes,
 } from "../querylog/queries.ts";
 import { HIDDEN_CLIENT } from "../querylog/event_filter.ts";
 import { isIpAddress } from "../api/v1alpha1/field_schemas.ts";
@@ -61,30 +60,36 @@ export function overTimeBucketMs(spanMinutes: number): number {
   return minutes * MINUTE_MS;
 }
 
-/** The whole report, as -o json prints it. */
+/**
+ * The whole report, as -o json prints it. Without `until` the window ends
+ * at `now`, not at the newest minute with data (one event stamped in the
+ * future must not stretch it); `until` is then null in the report.
+ */
 export function statsReport(
   db: DatabaseSync,
   window: { since: number; until?: number },
   limit: number,
-  client?: string,
+  client: string | undefined,
+  now: number,
 ) {
-  const [from, to] = windowMinutes(db, window);
-  const bucketMs = overTimeBucketMs(to - from);
+  const span = { since: window.since, until: window.until ?? now };
+  // The window asked for, not the minutes it touches: 24 h is hourly.
+  const bucketMs = overTimeBucketMs((span.until - span.since) / MINUTE_MS);
   return {
     since: window.since,
     until: window.until ?? null,
-    totals: totals(db, window),
+    totals: totals(db, span),
     overTime: {
       bucketMs,
-      buckets: queriesOverTime(db, { ...window, bucketMs }),
+      buckets: queriesOverTime(db, { ...span, bucketMs }),
     },
-    topDomains: topDomains(db, { ...window, limit }),
-    topBlockedDomains: topDomains(db, { ...window, limit, blocked: true }),
-    topClients: topClients(db, { ...window, limit }),
-    upstreams: upstreamStats(db, window),
+    topDomains: topDomains(db, { ...span, limit }),
+    topBlockedDomains: topDomains(db, { ...span, limit, blocked: true }),
+    topClients: topClients(db, { ...span, limit }),
+    upstreams: upstreamStats(db, span),
     ...(client === undefined
       ? {}
-      : { client: clientSummary(db, client, { ...window }) }),
+      : { client: clientSummary(db, client, { ...span }) }),
   };
 }
 
@@ -102,8 +107,8 @@ function statsWindow(
 }
 
 /**
- * --client as stored: an address (IPv4-mapped IPv6 as its IPv4 address)
- * or the privacy placeholder "hidden".
+ * --client: an address (IPv4-mapped IPv6 as its IPv4 address; the summary
+ * finds either spelling) or the privacy placeholder "hidden".
  */
 function clientFlag(text: string | undefined): string | undefined {
   if (text === undefined) return undefined;
@@ -137,7 +142,8 @@ function runStats(args: string[], io: CommandIO, now: () => number): number {
       `kudurru stats: -o must be table or json, not "${format}"`,
     );
   }
-  const window = statsWindow(values.since, values.until, now());
+  const clock = now();
+  const window = statsWindow(values.since, values.until, clock);
   const limit = values.limit === undefined
     ? 10
     : parseCount("stats", "--limit", values.limit);
@@ -147,7 +153,7 @@ function runStats(args: string[], io: CommandIO, now: () => number): number {
     { readOnly: true },
   );
   try {
-    const report = statsReport(db, window, limit, client);
+    const report = statsReport(db, window, limit, client, clock);
     io.stdout(
       format === "json"
         ? JSON.stringify(report, null, 2) + "\n"

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import type { QueryEvent } from "../pipeline/query_event.ts";
 import { QUERYLOG_DB_FILE } from "../querylog/db.ts";
 import { queryEvent, T0, testWriter } from "../querylog/test_support.ts";
@@ -56,12 +57,12 @@ async function dataDir() {
   };
 }
 
-async function run(args: string[]) {
+/** An hour after the events, and off the minute boundary: real clocks are. */
+const NOW = T0 + 3_600_000 + 30_500;
+
+async function run(args: string[], now = NOW) {
   const b = bufferIO();
-  const code = await makeStatsCommand({ now: () => T0 + 3_600_000 }).run(
-    args,
-    b.io,
-  );
+  const code = await makeStatsCommand({ now: () => now }).run(args, b.io);
   return { code, stdout: b.stdout() };
 }
 
@@ -97,7 +98,7 @@ Deno.test("kudurru stats -o json gives the same report as data", async () => {
   await using data = await dataDir();
   const got = await run(["--data-dir", data.dir, "-o", "json", "--limit", "1"]);
   const report = JSON.parse(got.stdout);
-  assert.equal(report.since, T0 + 3_600_000 - 86_400_000);
+  assert.equal(report.since, NOW - 86_400_000);
   assert.equal(report.until, null);
   assert.equal(report.totals.queries, 10);
   assert.deepEqual(report.topDomains, [{
@@ -194,6 +195,31 @@ Deno.test("kudurru stats shows queries over time by status", async () => {
   assert.equal(buckets.reduce((n, b) => n + b.blocked, 0), 3);
 });
 
+Deno.test("kudurru stats by default shows the 24 hours up to now, hourly, whatever the clock and the data", async () => {
+  await using data = await dataDir();
+  const path = join(data.dir, QUERYLOG_DB_FILE);
+  {
+    // Written while the clock ran a year ahead.
+    const ahead = NOW + 365 * 86_400_000;
+    await using early = testWriter(path, { now: () => ahead });
+    early.enqueue([queryEvent({ time: ahead })]);
+  }
+  {
+    // And a query in the current minute.
+    await using writer = testWriter(path, { now: () => NOW });
+    writer.enqueue([queryEvent({ time: NOW - 1000 })]);
+  }
+  const json = JSON.parse(
+    (await run(["--data-dir", data.dir, "-o", "json"])).stdout,
+  );
+  assert.equal(json.overTime.bucketMs, 3_600_000);
+  const buckets = json.overTime.buckets as { time: number; total: number }[];
+  assert.ok(buckets.length <= 25, `${buckets.length} rows`);
+  assert.ok(buckets.at(-1)!.time <= NOW);
+  assert.equal(buckets.reduce((n, b) => n + b.total, 0), 11);
+  assert.equal(json.totals.queries, 11, "not the query from the future");
+});
+
 Deno.test("kudurru stats --client adds that client's summary", async () => {
   await using data = await dataDir();
   const out =
@@ -207,6 +233,21 @@ Deno.test("kudurru stats --client adds that client's summary", async () => {
       () => run(["--data-dir", data.dir, "--client", bad]),
       /--client takes an address/,
     );
+  }
+});
+
+Deno.test("kudurru stats --client finds an IPv4 client stored IPv4-mapped by an older kudurru", async () => {
+  await using data = await dataDir();
+  const db = new DatabaseSync(join(data.dir, QUERYLOG_DB_FILE));
+  db.prepare(
+    "UPDATE clients SET text = '::ffff:192.0.2.20' WHERE text = '192.0.2.20'",
+  ).run();
+  db.close();
+  for (const client of ["192.0.2.20", "::ffff:192.0.2.20"]) {
+    const out = (await run(["--data-dir", data.dir, "--client", client]))
+      .stdout;
+    assert.match(out, /Client 192\.0\.2\.20\n\s+queries 3\s+blocked 3/);
+    assert.match(out, /its last 3 queries: blocked_list 3/);
   }
 });
 

@@ -301,8 +301,8 @@ export const querylogSchema = z.strictObject({
     {
       help: "full keeps clients and names; hideClient and hideDomain store " +
         '"hidden" instead of the client or the name (hideDomain also leaves ' +
-        "out the answer and the block rule); anonymous " +
-        "hides both; anonymized truncates client addresses to /24 or /48; " +
+        "out the answer and the block rule; hideClient also leaves out the " +
+        "client's groups); anonymous hides both; anonymized truncates client addresses to /24 or /48; " +
         "none keeps only counters",
     },
   ),

@@ -17,6 +17,8 @@ export interface QueryLogStats {
   dropped: number;
   /** Reads that skipped an undecodable event chunk, in this process. */
   unreadableChunks?: number;
+  /** Damaged querylog.db files moved aside and replaced while running. */
+  damagedFilesReplaced?: number;
 }
 
 /** Creates the query log and snapshot metrics. */
@@ -24,7 +26,12 @@ export function createStateMetrics(registry: Registry) {
   const registers = [registry];
   let source: (() => QueryLogStats) | undefined;
   /** Totals already added to the counters. */
-  const counted = { written: 0, dropped: 0, unreadableChunks: 0 };
+  const counted = {
+    written: 0,
+    dropped: 0,
+    unreadableChunks: 0,
+    damagedFilesReplaced: 0,
+  };
 
   // Registered first: when the writer gave a source, this gauge's collect
   // reads it at scrape time for every query log metric, before the
@@ -59,6 +66,13 @@ export function createStateMetrics(registry: Registry) {
     registers,
   });
 
+  const replaced = new client.Counter({
+    name: "kudurru_querylog_damaged_files_replaced_total",
+    help:
+      "Times querylog.db was found damaged while running, moved aside and replaced with a new file.",
+    registers,
+  });
+
   /** Advances a counter to a reported total; a smaller total means a new writer. */
   function advance(
     counter: client.Counter,
@@ -79,6 +93,9 @@ export function createStateMetrics(registry: Registry) {
     advance(dropped, "dropped", stats.dropped);
     if (stats.unreadableChunks !== undefined) {
       advance(unreadable, "unreadableChunks", stats.unreadableChunks);
+    }
+    if (stats.damagedFilesReplaced !== undefined) {
+      advance(replaced, "damagedFilesReplaced", stats.damagedFilesReplaced);
     }
   }
 

@@ -37,6 +37,17 @@ Deno.test("reads that skipped an undecodable event chunk show as a counter", asy
   assert.equal(sample(text, "kudurru_querylog_unreadable_chunks_total"), 5);
 });
 
+Deno.test("damaged query log files replaced while running show as a counter", async () => {
+  const registry = newRegistry();
+  const metrics = createDnsMetrics(registry);
+  const stats = { queued: 0, written: 0, dropped: 0, damagedFilesReplaced: 0 };
+  metrics.readQueryLogStatsFrom(() => stats);
+  const name = "kudurru_querylog_damaged_files_replaced_total";
+  assert.equal(sample(await registry.metrics(), name), 0);
+  stats.damagedFilesReplaced = 1;
+  assert.equal(sample(await registry.metrics(), name), 1);
+});
+
 Deno.test("snapshot age is absent before the first snapshot, then counts from it", async () => {
   const registry = newRegistry();
   const metrics = createDnsMetrics(registry);

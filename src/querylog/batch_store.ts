@@ -79,7 +79,7 @@ export class BatchStore {
       const rows = this.#rows;
       rows.count = 0;
       for (const { batch, from, to } of slices) {
-        const counts = this.encoder.encode(batch, from, to, filter, rows);
+        const counts = this.encoder.encode(batch, from, to, filter, rows, now);
         result.excluded += counts.excluded;
         result.invalid += counts.invalid;
         if (counts.lastInvalid !== undefined) {

@@ -17,7 +17,7 @@ import {
 import { C, COLUMNS } from "./chunk_codec.ts";
 import { Dictionary, type DictionaryTable } from "./dictionary.ts";
 import type { EventFilter } from "./event_filter.ts";
-import { minuteOf } from "./settings.ts";
+import { MAX_FUTURE_MS, minuteOf } from "./settings.ts";
 
 export { FLAG_AD, FLAG_DO };
 
@@ -213,7 +213,8 @@ export class EventEncoder {
   /**
    * Appends events [from, to) of `batch` that `filter` keeps to `out`.
    * Under privacy "none" only time, status, stage, upstream and duration
-   * are filled in (no row is stored; the rollups still count them).
+   * are filled in (no row is stored; the rollups still count them). A time
+   * more than MAX_FUTURE_MS after `now` is stored as `now`.
    */
   encode(
     batch: PackedQueryEvents,
@@ -221,12 +222,19 @@ export class EventEncoder {
     to: number,
     filter: EventFilter,
     out: EncodedRows,
+    now = Infinity,
   ): EncodeCounts {
     const counts: EncodeCounts = { excluded: 0, invalid: 0 };
     const { times, ints, strings } = batch;
+    const timeOf = (i: number) => {
+      const time = times[i]!;
+      // Not finite: refused below, not mended.
+      return Number.isFinite(time) && time > now + MAX_FUTURE_MS ? now : time;
+    };
     let newest = -Infinity;
     for (let i = from; i < to; i++) {
-      if (times[i]! > newest) newest = times[i]!;
+      const time = timeOf(i);
+      if (time > newest) newest = time;
     }
     // Every lookup of the batch is stamped with its newest minute: the
     // dictionaries' last_used may run ahead of real use, never behind.
@@ -269,7 +277,7 @@ export class EventEncoder {
 
     for (let i = from; i < to; i++) {
       const at = i * EVENT_INTS;
-      const time = times[i]!;
+      const time = timeOf(i);
       if (!Number.isFinite(time)) {
         counts.invalid++;
         counts.lastInvalid = "time is not a finite number";
@@ -360,6 +368,10 @@ export class EventEncoder {
       case EV.rule: {
         const rule = filter.ruleText(text);
         return rule === "" ? 0 : this.labels.rule.idOf(rule, minute);
+      }
+      case EV.groups: {
+        const groups = filter.groupsText(text);
+        return groups === "" ? 0 : this.labels.groups.idOf(groups, minute);
       }
       case EV.node:
         return label("node");

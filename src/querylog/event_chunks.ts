@@ -166,14 +166,25 @@ export class EventChunks {
   /**
    * Deletes every event with id < `bound`: whole chunks, and the chunk
    * `bound` falls in is cut down to its rows from `bound` on. Returns how
-   * many events went. Several statements: run it in a transaction.
+   * many events went; `onDeleted` sees the rows that went (those of an
+   * unreadable chunk excepted). Several statements: run it in a transaction.
    */
-  deleteBelow(bound: number): number {
+  deleteBelow(
+    bound: number,
+    onDeleted?: (rows: Float64Array, count: number) => void,
+  ): number {
     const whole = this.#db.prepare(
       `DELETE FROM event_chunks WHERE first_id < :bound AND last_id < :bound
-       RETURNING last_id - first_id + 1 AS n`,
+       RETURNING last_id - first_id + 1 AS n${onDeleted ? ", data" : ""}`,
     ).all({ bound });
-    let deleted = whole.reduce((sum, row) => sum + Number(row.n), 0);
+    let deleted = 0;
+    for (const row of whole) {
+      deleted += Number(row.n);
+      if (onDeleted === undefined) continue;
+      const chunk = tryDecode(row.data as Uint8Array);
+      if (chunk === undefined) this.#countUnreadable();
+      else onDeleted(chunk.rows, chunk.count);
+    }
     const cut = this.#db.prepare(
       `SELECT first_id, last_id, data FROM event_chunks
        WHERE first_id < ? ORDER BY first_id DESC LIMIT 1`,
@@ -190,11 +201,12 @@ export class EventChunks {
         this.#countUnreadable();
         deleted += lastId - bound + 1; // unreadable: nothing worth keeping
       } else {
-        const keep = chunk.rows.subarray((bound - firstId) * COLUMNS);
+        const at = (bound - firstId) * COLUMNS;
+        onDeleted?.(chunk.rows.subarray(0, at), bound - firstId);
         this.#insert.run(
           bound,
           lastId,
-          encodeChunk(keep, lastId - bound + 1),
+          encodeChunk(chunk.rows.subarray(at), lastId - bound + 1),
         );
       }
     }

@@ -5,9 +5,13 @@
  * rollup: an exclusion means "this never happened, as far as the log is
  * concerned" (Prometheus metrics still count them).
  *
+ * An IPv4 client seen on a dual-stack socket ("::ffff:192.0.2.7") is stored
+ * as the IPv4 address it is, so it has one spelling in the log.
+ *
  * Privacy modes (the schema's names):
  * - full: clients and names as they are;
- * - hideClient: the client stored as "hidden" (port 0);
+ * - hideClient: the client stored as "hidden" (port 0) and its groups
+ *   left out (a group is often one person's device);
  * - hideDomain: the name stored as "hidden.", and the answer text and the
  *   block rule left out (they name CNAME targets and blocked domains; the
  *   list name stays);
@@ -41,6 +45,8 @@ export interface EventFilter {
   clientText(address: string): string;
   /** The source port as stored under the privacy mode. */
   port(port: number): number;
+  /** The client's groups (joined) as stored under the privacy mode ("" leaves them out). */
+  groupsText(groups: string): string;
   /** The question name as stored under the privacy mode. */
   qnameText(qname: string): string;
   /** The answer summary as stored under the privacy mode ("" leaves it out). */
@@ -92,7 +98,7 @@ export function createEventFilter(settings: QueryLogSettings): EventFilter {
       clients !== undefined && clients(address, groups),
     clientText(address) {
       if (hideClient) return HIDDEN_CLIENT;
-      if (!anonymized) return address;
+      if (!anonymized) return unmapIPv4(address);
       let text = anonymousMemo.get(address);
       if (text === undefined) {
         text = truncateAddress(address);
@@ -102,6 +108,7 @@ export function createEventFilter(settings: QueryLogSettings): EventFilter {
       return text;
     },
     port: (port) => anonymized || hideClient ? 0 : port,
+    groupsText: (groups) => hideClient ? "" : groups,
     qnameText: (qname) => hideDomain ? HIDDEN_NAME : qname,
     answerText: (answer) => hideDomain ? "" : answer,
     ruleText: (rule) => hideDomain ? "" : rule,
@@ -187,6 +194,13 @@ function inRanges(
   return ranges.some(([range, bits]) =>
     range.kind() === addr.kind() && addr.match(range, bits)
   );
+}
+
+/** "::ffff:192.0.2.7" → "192.0.2.7"; anything else as is. */
+export function unmapIPv4(address: string): string {
+  if (!/ffff:/i.test(address) || !ipaddr.IPv6.isValid(address)) return address;
+  const addr = ipaddr.IPv6.parse(address);
+  return addr.isIPv4MappedAddress() ? addr.toIPv4Address().toString() : address;
 }
 
 /** 192.0.2.77 → 192.0.2.0; 2001:db8:1:2::5 → 2001:db8:1::; else as is. */

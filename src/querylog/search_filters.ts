@@ -12,7 +12,7 @@ import { HIDDEN_CLIENT } from "./event_filter.ts";
 import { isCidr, isIpAddress } from "../api/v1alpha1/field_schemas.ts";
 
 export interface EventFilters {
-  /** An address as stored (exactly), or a CIDR prefix. */
+  /** An address (IPv4 also finds its IPv4-mapped spelling), or a CIDR prefix. */
   client?: string;
   /**
    * A substring of the name ("doubleclick"), or, starting with "*." or ".",
@@ -169,28 +169,40 @@ function domainMinutes(
 }
 
 /**
- * The ids of the clients `client` names: an address (IPv4-mapped IPv6 as
- * the IPv4 address it is, which is how it is stored), a CIDR prefix, or
- * the privacy placeholder "hidden".
+ * The texts an address may be stored as: as given, normalised, and for an
+ * IPv4 address its IPv4-mapped IPv6 form too (files written before the
+ * writer unmapped dual-stack clients hold that spelling).
+ */
+export function clientSpellings(client: string): string[] {
+  const texts = new Set([client]);
+  if (isIpAddress(client)) {
+    const addr = ipaddr.process(client);
+    texts.add(addr.toString());
+    if (addr.kind() === "ipv4") texts.add(`::ffff:${addr.toString()}`);
+  }
+  return [...texts];
+}
+
+/**
+ * The ids of the clients `client` names: an address (in any of its
+ * spellings, see clientSpellings), a CIDR prefix (IPv4-mapped addresses
+ * and prefixes as their IPv4 ones), or the privacy placeholder "hidden".
  *
  * @throws {FilterError} for anything else
  */
 function clientIds(db: DatabaseSync, client: string): number[] {
-  const byText = db.prepare("SELECT id FROM clients WHERE text = ?");
-  const exact = byText.get(client);
-  if (exact !== undefined) return [Number(exact.id)];
-  if (client === HIDDEN_CLIENT) return [];
-  if (isIpAddress(client)) {
-    const stored = byText.get(ipaddr.process(client).toString());
-    return stored === undefined ? [] : [Number(stored.id)];
+  const ids = db.prepare(
+    "SELECT id FROM clients WHERE text IN (SELECT value FROM json_each(?))",
+  ).all(JSON.stringify(clientSpellings(client))).map((r) => Number(r.id));
+  if (ids.length > 0 || client === HIDDEN_CLIENT || isIpAddress(client)) {
+    return ids;
   }
   if (!isCidr(client)) {
     throw new FilterError(
       `--client takes an address or a CIDR prefix such as 192.0.2.0/24, not "${client}"`,
     );
   }
-  const [range, bits] = ipaddr.parseCIDR(client);
-  const ids: number[] = [];
+  const [range, bits] = unmappedRange(client);
   for (const row of db.prepare("SELECT id, text FROM clients").iterate()) {
     const text = String(row.text);
     if (!ipaddr.isValid(text)) continue;
@@ -200,6 +212,15 @@ function clientIds(db: DatabaseSync, client: string): number[] {
     }
   }
   return ids;
+}
+
+/** A CIDR prefix; an IPv4-mapped one as its IPv4 prefix. */
+function unmappedRange(cidr: string): [ipaddr.IPv4 | ipaddr.IPv6, number] {
+  const [range, bits] = ipaddr.parseCIDR(cidr);
+  if (range.kind() === "ipv6" && (range as ipaddr.IPv6).isIPv4MappedAddress()) {
+    return [(range as ipaddr.IPv6).toIPv4Address(), Math.max(0, bits - 96)];
+  }
+  return [range, bits];
 }
 
 function nameIds(db: DatabaseSync, domain: string): number[] {

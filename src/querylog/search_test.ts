@@ -10,6 +10,7 @@ import {
   tail,
 } from "./search.ts";
 import { FilterError } from "./search_filters.ts";
+import { clientSummary } from "./summaries.ts";
 import {
   queryEvent,
   storedEvents,
@@ -260,4 +261,32 @@ Deno.test("search decodes each chunk at most once per call, though minutes share
       EventChunks.prototype.read = read;
     }
   });
+});
+
+Deno.test("search and clientSummary find an IPv4 client in either spelling, as stored now and as older files hold it", async () => {
+  await using log = await tempQueryLog();
+  await using writer = testWriter(log.path);
+  writer.enqueue([
+    // A dual-stack listener reports IPv4 clients IPv4-mapped.
+    queryEvent({ time: T0, clientAddress: "::ffff:192.0.2.30" }),
+    queryEvent({ time: T0 + 1000, clientAddress: "192.0.2.31" }),
+  ]);
+  await writer.flush();
+  const db = writer.db;
+  const clients = () =>
+    db.prepare("SELECT text FROM clients ORDER BY text").all().map((r) =>
+      r.text
+    );
+  assert.deepEqual(clients(), ["192.0.2.30", "192.0.2.31"], "one spelling");
+  // What a file written before that holds: the mapped spelling.
+  db.prepare(
+    "UPDATE clients SET text = '::ffff:192.0.2.31' WHERE text = '192.0.2.31'",
+  ).run();
+  for (const client of ["192.0.2.31", "::ffff:192.0.2.31", "::ffff:c000:21f"]) {
+    assert.equal(searchEvents(db, { client }).events.length, 1, client);
+    assert.equal(clientSummary(db, client, { since: T0 }).queries, 1, client);
+  }
+  for (const client of ["192.0.2.0/24", "::ffff:192.0.2.0/120"]) {
+    assert.equal(searchEvents(db, { client }).events.length, 2, client);
+  }
 });

@@ -28,6 +28,14 @@ export const ROLLUP_RETENTION_MS = 400 * DAY_MS;
  */
 export const DOMAIN_MINUTES_RETENTION_MS = 48 * HOUR_MS;
 
+/**
+ * Event times further ahead of the writer's clock than this are stored as
+ * the writer's clock, and retention does not trust minutes further ahead
+ * of its own: one event stamped in the future (a clock stepped back, a bad
+ * event) must not pin retention or stretch the stats windows.
+ */
+export const MAX_FUTURE_MS = MINUTE_MS;
+
 /** The epoch minute of a time in ms. */
 export const minuteOf = (ms: number) => Math.floor(ms / MINUTE_MS);
 /** The epoch hour of a time in ms. */

@@ -6,6 +6,7 @@
 import type { DatabaseSync } from "node:sqlite";
 import { BLOCKED_STATUSES } from "./encode.ts";
 import { searchEvents } from "./search.ts";
+import { clientSpellings } from "./search_filters.ts";
 import { MINUTE_MS } from "./settings.ts";
 import { type StatsWindow, windowMinutes } from "./stats.ts";
 
@@ -82,7 +83,7 @@ export interface ClientSummary {
   };
 }
 
-/** One client (its address as stored) over the window. */
+/** One client (an address in any spelling, see clientSpellings) over the window. */
 export function clientSummary(
   db: DatabaseSync,
   client: string,
@@ -92,9 +93,10 @@ export function clientSummary(
   const row = db.prepare(
     `SELECT sum(queries) AS q, sum(blocked) AS b, min(minute) AS first,
        max(minute) AS last
-     FROM client_minutes WHERE client = (SELECT id FROM clients WHERE text = ?)
+     FROM client_minutes WHERE client IN (SELECT id FROM clients
+       WHERE text IN (SELECT value FROM json_each(?)))
        AND minute >= ? AND minute < ?`,
-  ).get(client, from, to);
+  ).get(JSON.stringify(clientSpellings(client)), from, to);
   const minuteMs = (v: unknown) =>
     v === null || v === undefined ? null : Number(v) * MINUTE_MS;
   const byStatus: Record<string, number> = {};

@@ -7,6 +7,11 @@
  * The query path must never wait on logging (principle 4): when the queue is
  * full, new events are dropped and counted, and a failed batch stays queued
  * and is retried on the next tick (the queue bound caps what that costs).
+ *
+ * A file that opens but turns out damaged later (SQLite reads most pages
+ * only when a write or a sweep needs them) would fail every batch for good:
+ * it is moved aside and a new one started, as `kudurru serve` does with a
+ * file that does not open.
  */
 import type { DatabaseSync } from "node:sqlite";
 import type { Logger } from "../log/logger.ts";
@@ -18,7 +23,11 @@ import {
 } from "../pipeline/query_event_pack.ts";
 import { type BatchSlice, BatchStore } from "./batch_store.ts";
 import { unreadableChunks } from "./event_chunks.ts";
-import { openQueryLogDb } from "./db.ts";
+import {
+  isDamagedDatabaseError,
+  moveAsideDamaged,
+  openQueryLogDb,
+} from "./db.ts";
 import { foldDomainMinutes } from "./domain_hours.ts";
 import { createEventFilter, type EventFilter } from "./event_filter.ts";
 import {
@@ -26,7 +35,7 @@ import {
   type RetentionState,
   runRetention,
 } from "./retention.ts";
-import { type QueryLogSettings, retentionLimits } from "./settings.ts";
+import { HOUR_MS, type QueryLogSettings, retentionLimits } from "./settings.ts";
 
 export interface QueryLogWriterOptions {
   /** The database file (`<dataDir>/querylog.db`). */
@@ -79,6 +88,8 @@ export interface QueryLogWriterStats {
   lastError: string | undefined;
   /** Chunks any reader of this process skipped as undecodable (unreadableChunks). */
   unreadableChunks: number;
+  /** Damaged files moved aside and replaced with a new one while running. */
+  damagedFilesReplaced: number;
 }
 
 export interface QueryLogWriter {
@@ -96,7 +107,10 @@ export interface QueryLogWriter {
    * now (both also run on their own every minute).
    */
   runRetention(): Promise<RetentionReport>;
-  /** The writer's connection, for queries in the same process. */
+  /**
+   * The writer's connection, for queries in the same process (read it for
+   * each use: a damaged file is replaced with a new connection).
+   */
   readonly db: DatabaseSync;
   /** Flushes what is queued, stops the timers and closes the database. */
   close(): Promise<void>;
@@ -104,6 +118,11 @@ export interface QueryLogWriter {
 
 /** A batch that fails this many times in a row (not for a lock) is dropped. */
 const MAX_BATCH_ATTEMPTS = 3;
+/**
+ * A damaged file is replaced at most this often: a disk that damages every
+ * file it is given must not fill up with copies.
+ */
+const MIN_MS_BETWEEN_REPLACEMENTS = HOUR_MS;
 
 /**
  * Opens `opts.path` (creating and migrating it) and starts the flush and
@@ -120,8 +139,10 @@ export function createQueryLogWriter(
   const interval = opts.flushIntervalMs ?? 1000;
   const logger = opts.logger.with({ component: "querylog", node: opts.node });
   // Short: a lock held elsewhere must not stall the main thread for long.
-  const db = openQueryLogDb(opts.path, { busyTimeoutMs: 50 });
-  const store = new BatchStore(db);
+  const open = () => openQueryLogDb(opts.path, { busyTimeoutMs: 50 });
+  let db = open();
+  let store = new BatchStore(db);
+  let lastReplacement = -Infinity;
   let settings = opts.settings;
   let filter: EventFilter = createEventFilter(settings);
   /** Batches waiting, oldest first; the first may be partly written. */
@@ -141,7 +162,44 @@ export function createQueryLogWriter(
     batches: 0,
     failedBatches: 0,
     lastError: undefined,
+    damagedFilesReplaced: 0,
   };
+
+  /**
+   * After `err`, when it says the file is damaged: moves the file aside and
+   * opens a new one (see the file comment). True when it did.
+   */
+  function replaceDamagedFile(err: unknown): boolean {
+    if (!isDamagedDatabaseError(err)) return false;
+    if (now() - lastReplacement < MIN_MS_BETWEEN_REPLACEMENTS) return false;
+    lastReplacement = now();
+    try {
+      db.close();
+      const aside = moveAsideDamaged(opts.path);
+      db = open();
+      store = new BatchStore(db);
+      counters.damagedFilesReplaced++;
+      logger.error(
+        "The query log is damaged; moved it aside and started a new one",
+        { path: opts.path, movedTo: aside, error: err },
+      );
+      return true;
+    } catch (replaceErr) {
+      logger.error("Cannot replace the damaged query log", {
+        path: opts.path,
+        error: replaceErr,
+      });
+      if (!db.isOpen) {
+        try {
+          db = open();
+          store = new BatchStore(db);
+        } catch {
+          // Batches fail and are counted as before; nothing more to do.
+        }
+      }
+      return false;
+    }
+  }
 
   function schedule(delay: number): void {
     if (closed) return;
@@ -202,6 +260,7 @@ export function createQueryLogWriter(
     } catch (err) {
       counters.failedBatches++;
       counters.lastError = err instanceof Error ? err.message : String(err);
+      if (replaceDamagedFile(err)) return writeOneBatch();
       const locked = /locked|busy/i.test(counters.lastError);
       if (!locked && ++attempts >= MAX_BATCH_ATTEMPTS) {
         const events = consume(batch);
@@ -250,6 +309,7 @@ export function createQueryLogWriter(
     retentionRun ??= maintain().catch((err) => {
       counters.lastError = err instanceof Error ? err.message : String(err);
       logger.warn("Query-log retention failed", { error: err });
+      replaceDamagedFile(err);
       return { deletedEvents: 0 } as RetentionReport;
     }).finally(() => retentionRun = undefined);
     return await retentionRun;
@@ -297,7 +357,9 @@ export function createQueryLogWriter(
   schedule(interval);
 
   return {
-    db,
+    get db() {
+      return db;
+    },
     enqueue(events) {
       const packer = new QueryEventPacker(128);
       let bad = 0;
@@ -338,7 +400,7 @@ export function createQueryLogWriter(
       counters.dropped += queued;
       queue = [];
       queued = 0;
-      db.close();
+      if (db.isOpen) db.close();
     },
   };
 }

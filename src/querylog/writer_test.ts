@@ -6,6 +6,7 @@ import {
   QueryEventPacker,
 } from "../pipeline/query_event_pack.ts";
 import { QueryEventReceiver } from "../pipeline/query_event_receiver.ts";
+import { memoryLogger } from "../log/logger.ts";
 import { foldDomainMinutes } from "./domain_hours.ts";
 import { topDomains } from "./stats.ts";
 import { searchEvents } from "./search.ts";
@@ -207,12 +208,13 @@ Deno.test("writer with enabled: false stores nothing", async () => {
 
 Deno.test("writer hides clients, names or both by privacy mode, in events and rollups", async (t) => {
   const RULE = "||www.example^";
+  const LAPTOP = "default/alice-laptop";
   const cases = [
-    ["hideClient", "hidden", "www.example.", "A 192.0.2.1", RULE],
-    ["hideDomain", "192.0.2.9", "hidden.", "", undefined],
-    ["anonymous", "hidden", "hidden.", "", undefined],
+    ["hideClient", "hidden", "www.example.", "A 192.0.2.1", RULE, []],
+    ["hideDomain", "192.0.2.9", "hidden.", "", undefined, [LAPTOP]],
+    ["anonymous", "hidden", "hidden.", "", undefined, []],
   ] as const;
-  for (const [privacy, client, qname, answer, rule] of cases) {
+  for (const [privacy, client, qname, answer, rule, groups] of cases) {
     await t.step(privacy, async () => {
       await using log = await tempQueryLog();
       await using writer = testWriter(log.path, {
@@ -225,6 +227,8 @@ Deno.test("writer hides clients, names or both by privacy mode, in events and ro
         answer: "A 192.0.2.1",
         list: "ads",
         rule: RULE,
+        // A group of one device names its owner as well as the address.
+        groups: [LAPTOP],
       })));
       await writer.flush();
       const stored = searchEvents(writer.db, { limit: 10 }).events;
@@ -236,6 +240,7 @@ Deno.test("writer hides clients, names or both by privacy mode, in events and ro
         assert.equal(e.rule, rule, "a rule names the blocked domain");
         assert.equal(e.list, "ads");
         assert.equal(e.clientPort, client === "hidden" ? 0 : 5353);
+        assert.deepEqual(e.groups, groups);
       }
       const texts = (table: string) =>
         writer.db.prepare(`SELECT text FROM ${table}`).all()
@@ -245,6 +250,10 @@ Deno.test("writer hides clients, names or both by privacy mode, in events and ro
       assert.equal(
         texts("labels").some((text) => text.includes("example")),
         rule !== undefined,
+      );
+      assert.equal(
+        texts("labels").some((text) => text.includes("alice")),
+        groups.length > 0,
       );
     });
   }
@@ -340,4 +349,76 @@ Deno.test("writer stores batches that share a worker's string table whole, acros
     expected.set(e.qname, (expected.get(e.qname) ?? 0) + add);
   }
   assert.deepEqual(blocked, expected);
+});
+
+Deno.test("writer stores a time far ahead of its clock as its clock", async () => {
+  await using log = await tempQueryLog();
+  const now = T0 + 3_600_000;
+  await using writer = testWriter(log.path, { now: () => now });
+  writer.enqueue([
+    queryEvent({ time: now + 30_000, qname: "soon.example." }),
+    queryEvent({ time: now + 365 * 86_400_000, qname: "next-year.example." }),
+  ]);
+  await writer.flush();
+  const times = Object.fromEntries(
+    searchEvents(writer.db).events.map((e) => [e.qname, e.time]),
+  );
+  assert.deepEqual(times, {
+    "soon.example.": now + 30_000, // within MAX_FUTURE_MS: as it came
+    "next-year.example.": now,
+  });
+  assert.equal(
+    Number(
+      writer.db.prepare("SELECT max(minute) AS m FROM status_minutes").get()!.m,
+    ),
+    Math.floor((now + 30_000) / 60_000),
+    "the rollups follow",
+  );
+});
+
+Deno.test("writer moves a file that turns out damaged aside and goes on in a new one", async () => {
+  await using log = await tempQueryLog();
+  {
+    await using first = testWriter(log.path);
+    first.enqueue(events(3));
+    await first.flush();
+  }
+  // Damage a page that opening the file never reads: status_minutes'.
+  const probe = new DatabaseSync(log.path, { readOnly: true });
+  const page = Number(
+    probe.prepare(
+      "SELECT rootpage FROM sqlite_master WHERE name = 'status_minutes'",
+    ).get()!.rootpage,
+  );
+  const pageSize = Number(probe.prepare("PRAGMA page_size").get()!.page_size);
+  probe.close();
+  const file = Deno.openSync(log.path, { write: true });
+  file.seekSync((page - 1) * pageSize, Deno.SeekMode.Start);
+  file.writeSync(new Uint8Array(pageSize).fill(0x41));
+  file.close();
+
+  const logger = memoryLogger();
+  await using writer = testWriter(log.path, { logger });
+  writer.enqueue(events(2, (i) => ({ qname: `after${i}.example.` })));
+  await writer.flush();
+  const stats = writer.stats();
+  assert.equal(stats.written, 2);
+  assert.equal(stats.dropped, 0);
+  assert.equal(stats.damagedFilesReplaced, 1);
+  assert.deepEqual(
+    searchEvents(writer.db).events.map((e) => e.qname).sort(),
+    ["after0.example.", "after1.example."],
+    "the new file holds the batch",
+  );
+  const aside = [...Deno.readDirSync(log.dir)].filter((f) =>
+    /^querylog\.db\.damaged-/.test(f.name)
+  );
+  assert.equal(aside.length, 1, "the damaged file is kept for a look");
+  const errors = logger.lines.filter((l) => JSON.parse(l).level === "error");
+  assert.equal(errors.length, 1, errors.join("\n"));
+  assert.match(errors[0]!, /moved it aside and started a new one/);
+  // The next batches go to the new file without more ado.
+  writer.enqueue(events(1));
+  await writer.flush();
+  assert.equal(writer.stats().written, 3);
 });
