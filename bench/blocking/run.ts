@@ -11,6 +11,7 @@
  * after 10 minutes.
  */
 
+import { REGEX_V8_FLAGS } from "../../src/blocking/parse/regex_engine.ts";
 import { parseArgs } from "node:util";
 
 const { values } = parseArgs({
@@ -47,7 +48,8 @@ async function child(
     args: [
       "run",
       "-A",
-      "--v8-flags=--expose-gc",
+      // As kudurru runs: regex rules are refused without the regex flags.
+      `--v8-flags=--expose-gc,${REGEX_V8_FLAGS}`,
       new URL(script, here).pathname,
       "--entries",
       String(entries),
