@@ -256,6 +256,19 @@ export function splitLabels(name: string): string[] {
 }
 
 /**
+ * Octets `name` takes on the wire (length octets and the root included),
+ * whatever its labels hold (`*` anywhere too); undefined when it does not
+ * scan (a bad escape).
+ */
+export function nameWireOctets(name: string): number | undefined {
+  const scanned = scanName(name);
+  if (typeof scanned === "string") return undefined;
+  let octets = 1;
+  for (const label of scanned.labels) octets += 1 + label.octets.length;
+  return octets;
+}
+
+/**
  * Decodes a name into the octets of each label (root excluded), ready for
  * wire encoding.
  *

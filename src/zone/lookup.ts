@@ -5,7 +5,7 @@
  * (RFC 2308 §5), and NSD's additional-section and ANY rules. See README.md
  * for where NSD and Knot differ and which one we follow.
  */
-import { checkDomainName, splitLabels } from "../dns/name.ts";
+import { MAX_NAME_OCTETS, nameWireOctets, splitLabels } from "../dns/name.ts";
 import { TYPE } from "./content_apex.ts";
 import {
   findZone,
@@ -171,8 +171,11 @@ function followDname(
   const newName = lowerFqdn(
     target.target === "." ? `${prefix}.` : `${prefix}.${target.target}`,
   );
-  if (checkDomainName(newName) !== null) {
-    state.rcode = RCODE.YXDOMAIN; // RFC 6672 §2.2: the result is too long
+  // RFC 6672 §2.2: YXDOMAIN only for a result too long; its labels are the
+  // query's own (a "*" label is a name like any other here).
+  const octets = nameWireOctets(newName);
+  if (octets === undefined || octets > MAX_NAME_OCTETS) {
+    state.rcode = RCODE.YXDOMAIN;
     return;
   }
   const synthesised: RRSet = {
@@ -182,7 +185,8 @@ function followDname(
     rdata: [{ type: "CNAME", target: newName }],
   };
   place(state, state.answer, synthesised);
-  follow(state, newName);
+  // A CNAME query is answered by the CNAME itself (NSD and Knot stop here).
+  if (state.qtype !== TYPE.CNAME) follow(state, newName);
 }
 
 /** Looks a name up inside one zone; `suffixes` are the name's suffixes, longest first. */

@@ -113,6 +113,10 @@ export const CORPUS: CorpusQuery[] = [
   q("qtype DNAME at its owner", `old.${M}`, "DNAME"),
   q("DNAME owner has no A", `old.${M}`, "A"),
   q("DNAME into the second zone", `www.dn.${M}`, "A"),
+  // Found by a fuzz run: YXDOMAIN (a "*" label read as an invalid name) and
+  // a CNAME query chased past the synthesised CNAME.
+  q("DNAME synthesis of a * label", `*.old.${M}`, "A"),
+  q("qtype CNAME below a DNAME", `www.old.${M}`, "CNAME"),
   // Delegations.
   q("referral with glue", `www.sub.${M}`, "A"),
   q("referral for NS at the cut", `sub.${M}`, "NS"),
