@@ -44,7 +44,8 @@ export interface ResponseSpec {
   requiredAdditional?: number;
   /**
    * A whole record written after the OPT record, the last of the message:
-   * a TSIG record (RFC 8945 §5.1 puts it last).
+   * a TSIG record (RFC 8945 §5.1 puts it last). Left out, with TC set, when
+   * it does not fit in maxSize beside the header, question and OPT.
    */
   last?: Uint8Array;
   /** Present when the query had EDNS: the OPT record to add (RFC 6891). */
@@ -96,18 +97,23 @@ export function encodeResponse(
       : error;
   }
   const afterQuestion = w.mark();
-  w.limit = Math.max(
-    Math.min(maxSize, MAX_MESSAGE_OCTETS) - optOctets(spec) -
-      (spec.last?.length ?? 0),
-    afterQuestion.pos,
-  );
+  const room = Math.min(maxSize, MAX_MESSAGE_OCTETS) - optOctets(spec);
+  // A TSIG record that cannot fit even beside the question alone is left
+  // out and TC set: the client asks again over TCP, where it fits (an
+  // answer over the client's UDP limit would be dropped on the way).
+  const last = spec.last !== undefined &&
+      afterQuestion.pos + spec.last.length <= room
+    ? spec.last
+    : undefined;
+  w.limit = Math.max(room - (last?.length ?? 0), afterQuestion.pos);
   let ancount = writeSection(w, spec.answer);
   let nscount = ancount < 0 ? -1 : writeSection(w, spec.authority);
   const additional = nscount < 0
     ? { count: 0, complete: true }
     : writeAdditional(w, spec.additional, spec.requiredAdditional ?? 0);
   let arcount = additional.count;
-  const truncated = nscount < 0 || !additional.complete;
+  const truncated = nscount < 0 || !additional.complete ||
+    last !== spec.last;
   if (nscount < 0) {
     w.rollback(afterQuestion);
     ancount = nscount = arcount = 0;
@@ -117,8 +123,8 @@ export function encodeResponse(
     writeOpt(w, spec);
     arcount++;
   }
-  if (spec.last !== undefined) {
-    w.bytes(spec.last);
+  if (last !== undefined) {
+    w.bytes(last);
     arcount++;
   }
   writeHeader(w, spec, truncated, [ancount, nscount, arcount]);

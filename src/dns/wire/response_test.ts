@@ -341,3 +341,25 @@ Deno.test("patchId replaces the ID in a copy", () => {
     [0xbe, 0xef, 0x12, 0x34, message.length],
   );
 });
+
+Deno.test("encodeResponse leaves out a TSIG record that does not fit the UDP limit, and sets TC", () => {
+  // A TSIG error record with 255-octet key and algorithm names (a fuzz
+  // run got an 807-octet answer to a 512-octet client, TC clear).
+  const last = new Uint8Array(530).fill(1);
+  const small = new Uint8Array(60).fill(1);
+  const cases: [string, Uint8Array, number, boolean][] = [
+    ["fits", small, 512, false],
+    ["too big for 512", last, 512, true],
+    ["fits over TCP", last, 65535, false],
+  ];
+  for (const [why, record, maxSize, cut] of cases) {
+    const wire = encodeResponse(
+      spec({ rcode: RCODE.NOTAUTH, question: QUESTION, last: record }),
+      maxSize,
+    );
+    assert.ok(wire.length <= maxSize, `${why}: ${wire.length} octets`);
+    const tc = (wire[2]! & 0x02) !== 0;
+    const arcount = (wire[10]! << 8) | wire[11]!;
+    assert.deepEqual([tc, arcount], cut ? [true, 0] : [false, 1], why);
+  }
+});
