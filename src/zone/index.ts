@@ -68,6 +68,16 @@ export function nameSuffixes(name: string): string[] {
   return out;
 }
 
+/**
+ * The owner of the wildcard directly below `name` (a node name), spelled as
+ * the index spells names: a `*` label that stops being leftmost is `\*`,
+ * so the wildcard below the wildcard `*.a.` is `*.\*.a.` (RFC 4592 §3.3.1).
+ */
+export function wildcardBelow(name: string): string {
+  if (name === ".") return "*.";
+  return name.startsWith("*.") ? `*.\\${name}` : `*.${name}`;
+}
+
 /** ASCII-lowercases and adds the trailing dot, like normalizeName but cheaper on the hot path. */
 export function lowerFqdn(name: string): string {
   const lower = name.toLowerCase() === name

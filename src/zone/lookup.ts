@@ -12,6 +12,7 @@ import {
   type IndexedZone,
   lowerFqdn,
   nameSuffixes,
+  wildcardBelow,
   type ZoneIndex,
   type ZoneNode,
 } from "./index.ts";
@@ -212,9 +213,7 @@ function resolve(
     }
   }
   if (encloser.name === name) return answerNode(state, zone, encloser, name);
-  const wildcard = zone.nodes.get(
-    encloser.name === "." ? "*." : `*.${encloser.name}`,
-  );
+  const wildcard = zone.nodes.get(wildcardBelow(encloser.name));
   if (wildcard !== undefined) return answerNode(state, zone, wildcard, name);
   negative(state, zone, RCODE.NXDOMAIN);
 }

@@ -7,6 +7,7 @@ import {
   type IndexedZone,
   lowerFqdn,
   nameSuffixes,
+  wildcardBelow,
   type ZoneNode,
 } from "./index.ts";
 import { type AnswerState, place } from "./answer_state.ts";
@@ -100,7 +101,7 @@ function addressNode(
     encloser = node;
   }
   if (encloser.name === target) return encloser;
-  return zone.nodes.get(encloser.name === "." ? "*." : `*.${encloser.name}`);
+  return zone.nodes.get(wildcardBelow(encloser.name));
 }
 
 /**

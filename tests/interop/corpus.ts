@@ -88,6 +88,8 @@ export const CORPUS: CorpusQuery[] = [
   q("wildcard NODATA", `x.wc.${M}`, "MX"),
   q("wildcard parent is an empty non-terminal", `wc.${M}`, "A"),
   q("literal wildcard name", `*.wc.${M}`, "A"),
+  q("wildcard below a wildcard", `q.*.wc.${M}`, "TXT"),
+  q("wildcard below a wildcard, other type", `q.*.wc.${M}`, "A"),
   q("empty non-terminal is NODATA", `b.wc.${M}`, "A"),
   q("empty non-terminal blocks the wildcard", `x.b.wc.${M}`, "A"),
   q("exact name beside the wildcard", `a.b.wc.${M}`, "A"),

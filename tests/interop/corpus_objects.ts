@@ -155,6 +155,9 @@ export const RECORD_SETS: DNSRecordSet[] = [
     // Makes b.wc an empty non-terminal, which blocks the wildcard below it.
     rr(`a.b.wc.${M}`, "A", ["192.0.2.81"]),
     rr(`*.wcname.${M}`, "CNAME", [`www.${M}`]),
+    // A wildcard below the wildcard *.wc: found through the closest
+    // encloser *.wc (RFC 4592 §3.3.1); an audit got NXDOMAIN.
+    rr(`*.\\*.wc.${M}`, "TXT", ["star-under-star"]),
     // A star label below the leftmost: `*.mid` exists as an empty
     // non-terminal, an empty wildcard (RFC 4592 §2.2.1).
     rr(`a.\\*.mid.${M}`, "TXT", ["star"]),
