@@ -5,7 +5,12 @@
  * (RFC 2308 §5), and NSD's additional-section and ANY rules. See README.md
  * for where NSD and Knot differ and which one we follow.
  */
-import { MAX_NAME_OCTETS, nameWireOctets, splitLabels } from "../dns/name.ts";
+import {
+  isSubdomainOf,
+  MAX_NAME_OCTETS,
+  nameWireOctets,
+  splitLabels,
+} from "../dns/name.ts";
 import { TYPE } from "./content_apex.ts";
 import {
   findZone,
@@ -314,7 +319,8 @@ function referralGlue(
   const inDomain: RRSet[] = [];
   const sibling: RRSet[] = [];
   for (const [name, rrsets] of byName) {
-    const below = name === cut || name.endsWith(`.${cut}`);
+    // By labels: `x\.sub.zone.` ends with ".sub.zone." but is a sibling.
+    const below = isSubdomainOf(name, cut);
     (below ? inDomain : sibling).push(...rrsets);
   }
   return { additional: [...inDomain, ...sibling], required: inDomain.length };

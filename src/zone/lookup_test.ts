@@ -808,3 +808,17 @@ Deno.test("lookup orders a referral's glue by server, in-domain first, and count
   );
   assert.equal(got.requiredAdditional, 3, "sibling glue is optional");
 });
+
+Deno.test("lookup: glue of a name server whose label holds an escaped dot is sibling glue, not in-domain", () => {
+  const zone = zoneFromText("z.test.", [
+    "z.test. 60 IN SOA ns.z.test. h.z.test. 1 3600 900 1209600 30",
+    "sub.z.test. 60 IN NS ns.sub.z.test.",
+    "sub.z.test. 60 IN NS x\\.sub.z.test.",
+    "ns.sub.z.test. 60 IN A 192.0.2.1",
+    "x\\.sub.z.test. 60 IN A 192.0.2.2",
+  ]);
+  const got = lookup(buildZoneIndex([zone], []), "www.sub.z.test.", 1)!;
+  assert.equal(got.kind, "referral");
+  // Only ns.sub.z.test's glue is required (TC when it does not fit).
+  assert.equal(got.requiredAdditional, 1);
+});
