@@ -167,6 +167,7 @@ export function buildZoneIndex(
     const name = lowerFqdn(zone.name);
     if (!index.zones.has(name)) {
       index.zones.set(name, { kind: "forward", name, zone });
+      linkIntoParent(index, { name });
     }
   }
   return index;
@@ -176,9 +177,11 @@ export function buildZoneIndex(
  * Makes a locally served child zone's apex (and the names between it and
  * the parent apex) exist in the nearest local parent zone as empty
  * non-terminals, as NSD's shared name tree does: the parent answers NODATA,
- * not NXDOMAIN, for them (a DS query for the child apex included).
+ * not NXDOMAIN, for them (a DS query for the child apex included). Forward
+ * zones too: an NXDOMAIN for `b.p.test` would tell a resolver (RFC 8020)
+ * that the forwarded `a.b.p.test` does not exist either.
  */
-function linkIntoParent(index: ZoneIndex, child: IndexedZone): void {
+function linkIntoParent(index: ZoneIndex, child: { name: string }): void {
   const suffixes = nameSuffixes(child.name);
   for (let i = 1; i < suffixes.length; i++) {
     const parent = index.zones.get(suffixes[i]!);

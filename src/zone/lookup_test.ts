@@ -822,3 +822,16 @@ Deno.test("lookup: glue of a name server whose label holds an escaped dot is sib
   // Only ns.sub.z.test's glue is required (TC when it does not fit).
   assert.equal(got.requiredAdditional, 1);
 });
+
+Deno.test("lookup: the names between a primary zone and a forward zone inside it are empty non-terminals, not NXDOMAIN (RFC 8020)", () => {
+  const zone = zoneFromText("p.test.", [
+    "p.test. 60 IN SOA ns.p.test. h.p.test. 1 3600 900 1209600 30",
+  ]);
+  const index = buildZoneIndex([zone], [{
+    name: "a.b.p.test.",
+    objectName: "lab",
+    upstreamGroup: "default",
+  }]);
+  assert.equal(lookup(index, "b.p.test.", 1)!.kind, "nodata");
+  assert.equal(lookup(index, "c.p.test.", 1)!.kind, "nxdomain");
+});
