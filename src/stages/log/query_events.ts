@@ -129,7 +129,11 @@ function fillEvent(
   event.stage = res.stage;
   event.dnssecOk = req.query.edns?.dnssecOk ?? false;
   event.authenticData = summary.authenticData;
-  event.answer = summary.text;
+  // A FORMERR answer has nothing to summarise; why the query was refused
+  // is what the log can tell.
+  event.answer = req.malformed === undefined
+    ? summary.text
+    : `malformed: ${req.malformed.message}`;
   event.responseSize = bytes?.length ?? 0;
   event.durationUs = Math.max(0, Math.round(durationMs * 1000));
   event.upstream = res.upstream;

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { encodeResponse, RCODE, TYPE } from "../../dns/wire/mod.ts";
 import type { Response } from "../../pipeline/mod.ts";
 import { requestFor } from "../../pipeline/testing/mod.ts";
+import { buildRequest } from "../../pipeline/request_builder.ts";
 import {
   MAX_SUMMARY,
   summarizeAnswer,
@@ -261,4 +262,27 @@ Deno.test("the event buffer keeps recording past its first capacity, batch after
     assert.equal(events[2999]!.qname, `n${2999 % 7}.example.`);
     assert.equal(events[2999]!.durationUs, 2999 * 1000);
   }
+});
+
+Deno.test("a malformed query's event says why it was refused", () => {
+  // ARCOUNT says 3, but one OPT record follows the question.
+  const hex =
+    "abcd0100000100000000000303777777076b7564757272750474657374000001000100002904d0000000000000";
+  const bytes = Uint8Array.from(hex.match(/../g)!, (h) => parseInt(h, 16));
+  const req = buildRequest(bytes, {
+    client: { address: "192.0.2.7", port: 40000, transport: "udp" },
+    snapshot: undefined,
+    node: { name: "node-a", version: "1.2.3" },
+    received: 0,
+  });
+  assert.ok(req.malformed !== undefined);
+  const buffer = createQueryEventBuffer();
+  const wire = encodeResponse(
+    { id: 0xabcd, opcode: 0, rcode: RCODE.FORMERR },
+    512,
+  );
+  buffer.record(req, { status: "formerr", stage: "ingress" }, wire, 0.01);
+  const [event] = unpackQueryEvents(buffer.drain().events);
+  assert.equal(event!.answer, `malformed: ${req.malformed.message}`);
+  assert.notEqual(req.malformed.message, "");
 });
