@@ -92,7 +92,9 @@ async function insertRate(n: number, gapMs: number, label: string) {
     let produced = 0;
     let b = 0;
     while (produced < n) {
-      if (writer.stats().queued > 40_000) {
+      // Above the writer's batch size (100,000: it writes at once from
+      // there, else on its 1 s tick) and below its queue bound (200,000).
+      if (writer.stats().queued > 150_000) {
         await new Promise((r) => setTimeout(r, 0));
         continue;
       }
