@@ -5,7 +5,10 @@
  */
 import { z } from "zod";
 import { durationSchema, parseDuration } from "./duration.ts";
-import { parseUpstreamServer } from "../upstream/server_address.ts";
+import {
+  parseBootstrapServer,
+  parseUpstreamServer,
+} from "../upstream/server_address.ts";
 import { checkDomainName } from "../dns/name.ts";
 import {
   addressList,
@@ -19,17 +22,22 @@ import {
   text,
 } from "./schema_fields.ts";
 
-/** An upstream server as `parseUpstreamServer` reads it, with its reason when not. */
-const upstreamServerSchema = z.string().min(1).superRefine((text, ctx) => {
-  try {
-    parseUpstreamServer(text);
-  } catch (error) {
-    ctx.addIssue({
-      code: "custom",
-      message: error instanceof Error ? error.message : String(error),
-    });
-  }
-});
+/** A string `parse` accepts, with its reason when it throws. */
+function parsedBy(parse: (text: string) => unknown) {
+  return z.string().min(1).superRefine((text, ctx) => {
+    try {
+      parse(text);
+    } catch (error) {
+      ctx.addIssue({
+        code: "custom",
+        message: error instanceof Error ? error.message : String(error),
+      });
+    }
+  });
+}
+
+/** An upstream server as `parseUpstreamServer` reads it. */
+const upstreamServerSchema = parsedBy(parseUpstreamServer);
 
 const upstreamGroupSchema = z.strictObject({
   servers: z.array(upstreamServerSchema).min(1).meta({
@@ -93,9 +101,11 @@ export const upstreamsSchema = z.strictObject({
         'Named upstream groups; "default" answers everything not routed elsewhere. ' +
         "Strategies: parallel_best, strict, random, rtt_weighted",
     }),
-  bootstrap: stringList(["1.1.1.1:53"], {
-    help: "Plain DNS servers that resolve the names of upstream servers",
-  }),
+  // Checked here: accepted, a bad entry failed every forwarded query.
+  bootstrap: z.array(parsedBy(parseBootstrapServer)).default(["1.1.1.1:53"])
+    .meta({
+      help: "Plain DNS servers that resolve the names of upstream servers",
+    }),
   conditional: z.record(z.string().min(1), z.string().min(1)).default({}).meta({
     kind: "map of domain to group",
     help:

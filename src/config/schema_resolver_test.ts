@@ -121,3 +121,32 @@ Deno.test("upstreamsSchema reports a bad conditional key and a missing group bot
     'conditional corp.example: names no upstream group "nope" (groups: default, corp)',
   ]);
 });
+
+Deno.test("upstreamsSchema refuses a bootstrap entry that is not a plain IP server, naming it", async (t) => {
+  const entries = ["dns.google", "tls://127.0.0.1:853", "1.1.1.1:99999"];
+  for (const entry of entries) {
+    await t.step(entry, () => {
+      const got = upstreamsSchema.safeParse({
+        groups,
+        bootstrap: ["9.9.9.9", entry],
+      });
+      const issues = (got.error?.issues ?? []).map((i) =>
+        `${i.path.join(" ")}: ${i.message}`
+      );
+      assert.equal(issues.length, 1, issues.join("; "));
+      assert.ok(
+        issues[0]!.startsWith("bootstrap 1: Cannot ") &&
+          issues[0]!.includes(`"${entry}"`),
+        issues[0],
+      );
+    });
+  }
+});
+
+Deno.test("upstreamsSchema takes bootstrap entries that are plain IP servers", () => {
+  const got = upstreamsSchema.safeParse({
+    groups,
+    bootstrap: ["1.1.1.1", "1.1.1.1:53", "[2001:db8::1]:5353", "udp://9.9.9.9"],
+  });
+  assert.equal(got.success, true, got.error?.message);
+});

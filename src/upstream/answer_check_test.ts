@@ -10,7 +10,7 @@ import {
 } from "../dns/wire/mod.ts";
 import { checkAnswer, expectationOf } from "./answer_check.ts";
 import { buildQuery } from "./build_query.ts";
-import { answer } from "./testdata/scripted_upstream.ts";
+import { answer, errorWithoutQuestion } from "./testdata/scripted_upstream.ts";
 
 const query = buildQuery({
   name: "www.Example.org.",
@@ -65,6 +65,16 @@ Deno.test("checkAnswer drops what does not answer the query", async (t) => {
       /opcode 4 is not QUERY/,
     ],
     ["garbage", new Uint8Array([0, 77, 0x80]), /malformed/],
+    [
+      "no question in a NOERROR answer",
+      errorWithoutQuestion(info, RCODE.NOERROR),
+      /question differs/,
+    ],
+    [
+      "no question in an NXDOMAIN answer",
+      errorWithoutQuestion(info, RCODE.NXDOMAIN),
+      /question differs/,
+    ],
   ];
   for (const [name, message, why] of cases) {
     await t.step(name, () => {
@@ -94,4 +104,20 @@ Deno.test("checkAnswer reads the Extended DNS Errors, leaving out one without an
   }, 65535);
   const verdict = checkAnswer(expected, message);
   assert.deepEqual(verdict.ok && verdict.extendedErrors, [why]);
+});
+
+Deno.test("checkAnswer takes an error answer without a question as a failure answer", async (t) => {
+  for (
+    const rcode of [RCODE.FORMERR, RCODE.SERVFAIL, RCODE.NOTIMP, RCODE.REFUSED]
+  ) {
+    await t.step(`RCODE ${rcode}`, () => {
+      const verdict = checkAnswer(expected, errorWithoutQuestion(info, rcode));
+      assert.deepEqual(verdict, {
+        ok: true,
+        rcode,
+        truncated: false,
+        extendedErrors: [],
+      });
+    });
+  }
 });

@@ -7,9 +7,9 @@
 import { RCODE } from "../dns/wire/mod.ts";
 import { checkAnswer, expectationOf } from "./answer_check.ts";
 import { buildQuery, randomQueryId } from "./build_query.ts";
-import type { UpstreamEndpoint } from "./endpoint.ts";
+import type { AttemptTarget, UpstreamEndpoint } from "./endpoint.ts";
 import { ConnectionBusyError } from "./pipelined_connection.ts";
-import type { Transport, UpstreamRequest } from "./types.ts";
+import type { UpstreamRequest } from "./types.ts";
 
 /** How one attempt ended. */
 export type AttemptOutcome =
@@ -17,6 +17,11 @@ export type AttemptOutcome =
   | {
     ok: false;
     why: string;
+    /**
+     * The server answered with this failure RCODE (SERVFAIL, REFUSED, …):
+     * it is reachable, the query failed there. Absent when no answer came.
+     */
+    rcode?: number;
     /** The Extended DNS Errors of a failure answer (SERVFAIL, …), if any. */
     extendedErrors?: Uint8Array[];
     /** Not sent: our connection was full (ConnectionBusyError), no fault of the server's. */
@@ -30,32 +35,36 @@ const RCODE_NAMES = new Map<number, string>(
 /**
  * Asks `endpoint` the question of `request` until `signal` aborts. A good
  * answer is NOERROR or NXDOMAIN; SERVFAIL, REFUSED, FORMERR and the rest
- * are failures, so the group may try another server.
+ * are failures, so the group may try another server. `target` learns the
+ * address asked.
  */
 export async function askServer(
   endpoint: UpstreamEndpoint,
   request: UpstreamRequest,
   signal: AbortSignal,
+  target: AttemptTarget = {},
 ): Promise<AttemptOutcome> {
   const started = performance.now();
   try {
     let answer = await exchangeChecked(
-      await endpoint.transport(signal),
+      (query) => endpoint.exchange(query, signal, target),
       request,
-      signal,
     );
     if (answer.truncated && endpoint.server.scheme === "udp") {
       answer = await exchangeChecked(
-        await endpoint.tcpFallback(signal),
+        (query) => endpoint.exchangeOverTcp(query, signal, target),
         request,
-        signal,
       );
     }
     if (answer.rcode !== RCODE.NOERROR && answer.rcode !== RCODE.NXDOMAIN) {
-      const why = `answered ${rcodeName(answer.rcode)}`;
+      const failure = {
+        ok: false as const,
+        why: `answered ${rcodeName(answer.rcode)}`,
+        rcode: answer.rcode,
+      };
       return answer.extendedErrors.length === 0
-        ? { ok: false, why }
-        : { ok: false, why, extendedErrors: answer.extendedErrors };
+        ? failure
+        : { ...failure, extendedErrors: answer.extendedErrors };
     }
     return {
       ok: true,
@@ -71,9 +80,8 @@ export async function askServer(
 }
 
 async function exchangeChecked(
-  transport: Transport,
+  exchange: (query: Uint8Array) => Promise<Uint8Array>,
   request: UpstreamRequest,
-  signal: AbortSignal,
 ): Promise<
   {
     message: Uint8Array;
@@ -83,7 +91,7 @@ async function exchangeChecked(
   }
 > {
   const query = buildQuery(request, randomQueryId());
-  const message = await transport.exchange(query, signal);
+  const message = await exchange(query);
   const check = checkAnswer(expectationOf(query), message);
   if (!check.ok) throw new Error(`answer dropped: ${check.why}`);
   return { message, ...check };

@@ -8,20 +8,18 @@
  * lookup runs in the background, and for as long as the bootstrap servers
  * cannot be reached (asked again every 30 s): an upstream that is up must
  * not fail because the bootstrap servers are down. A server that answers
- * that the host has no address (NXDOMAIN, no records) ends it. A name with
- * several addresses (IPv4 ones, or IPv6 ones when it has no IPv4) is used
- * at its first, and at the next one each time the one in use fails.
+ * that the host has no address (NXDOMAIN, no records) ends it; a truncated
+ * answer is asked again over TCP. A name with several addresses (IPv4
+ * ones, or IPv6 ones when it has no IPv4) is used at its first, and at the
+ * next one each time the one in use fails.
  */
 import { abortable } from "./abortable.ts";
 import { RCODE, TYPE } from "../dns/wire/mod.ts";
 import { readAddressRecords } from "./address_records.ts";
 import { checkAnswer, expectationOf } from "./answer_check.ts";
 import { buildQuery, randomQueryId } from "./build_query.ts";
-import {
-  isIpAddress,
-  parseUpstreamServer,
-  type UpstreamServer,
-} from "./server_address.ts";
+import { parseBootstrapServer, type UpstreamServer } from "./server_address.ts";
+import { createTcpTransport } from "./tcp.ts";
 import type { Transport } from "./types.ts";
 import { createUdpTransport } from "./udp.ts";
 
@@ -70,6 +68,12 @@ export interface BootstrapOptions {
   now?: () => number;
 }
 
+/** One `upstreams.bootstrap` entry and its UDP transport. */
+interface BootstrapServer {
+  server: UpstreamServer & { address: string };
+  transport: Transport;
+}
+
 interface CachedAddresses {
   addresses: string[];
   /** The one lookups give now. */
@@ -83,7 +87,7 @@ interface CachedAddresses {
  * @throws {Error} naming the entry when a server is not a plain IP address
  */
 export function createBootstrap(opts: BootstrapOptions): Bootstrap {
-  const transports = opts.servers.map((text) => {
+  const transports = opts.servers.map((text): BootstrapServer => {
     const server = parseBootstrapServer(text);
     return { server, transport: createUdpTransport(server, server) };
   });
@@ -102,7 +106,7 @@ export function createBootstrap(opts: BootstrapOptions): Bootstrap {
     let denied = false;
     for (const { server, transport } of transports) {
       try {
-        const found = await askOne(transport, host, timeoutMs);
+        const found = await askOne({ server, transport }, host, timeoutMs);
         cache.set(host, {
           addresses: found.addresses,
           index: 0,
@@ -156,25 +160,13 @@ export function createBootstrap(opts: BootstrapOptions): Bootstrap {
   };
 }
 
-function parseBootstrapServer(text: string): UpstreamServer & {
-  address: string;
-} {
-  const server = parseUpstreamServer(text);
-  if (server.scheme !== "udp" || !isIpAddress(server.host)) {
-    throw new Error(
-      `Cannot use bootstrap server "${text}": it must be a plain IP address with an optional port, such as "1.1.1.1:53"`,
-    );
-  }
-  return { ...server, address: server.host };
-}
-
 /**
  * A and AAAA from one server at once. An A answer with addresses wins at
  * once (a server that never answers AAAA must not cost the timeout); the
  * AAAA answer is waited for only when there is none.
  */
 async function askOne(
-  transport: Transport,
+  bootstrapServer: BootstrapServer,
   host: string,
   timeoutMs: number,
 ): Promise<{ addresses: string[]; ttl: number }> {
@@ -183,8 +175,8 @@ async function askOne(
     () => timeout.abort(new Error(`no answer within ${timeoutMs} ms`)),
     timeoutMs,
   );
-  const a = askType(transport, host, TYPE.A, timeout.signal);
-  const aaaa = askType(transport, host, TYPE.AAAA, timeout.signal);
+  const a = askType(bootstrapServer, host, TYPE.A, timeout.signal);
+  const aaaa = askType(bootstrapServer, host, TYPE.AAAA, timeout.signal);
   aaaa.catch(() => {}); // read below, or given up when A answers
   try {
     let aError: unknown;
@@ -210,7 +202,35 @@ async function askOne(
   }
 }
 
+/**
+ * One question to one server; a truncated (TC=1) answer is asked again
+ * over TCP: cut short, it may lack the addresses, and taken as "none" it
+ * would drop an address cached before.
+ */
 async function askType(
+  { server, transport }: BootstrapServer,
+  host: string,
+  type: typeof TYPE.A | typeof TYPE.AAAA,
+  signal: AbortSignal,
+) {
+  let found = await exchangeChecked(transport, host, type, signal);
+  if (found.check.truncated) {
+    const tcp = createTcpTransport({ ...server, scheme: "tcp" }, server);
+    try {
+      found = await exchangeChecked(tcp, host, type, signal);
+    } finally {
+      await tcp.closeAndWait();
+    }
+    if (found.check.truncated) throw new Error("truncated over TCP");
+  }
+  const { answer, check } = found;
+  if (check.rcode === RCODE.NXDOMAIN) throw new NoAddressError("NXDOMAIN");
+  if (check.rcode !== RCODE.NOERROR) throw new Error(`RCODE ${check.rcode}`);
+  return readAddressRecords(answer, type);
+}
+
+/** A fresh query for `host` over `transport`, and its answer checked. */
+async function exchangeChecked(
   transport: Transport,
   host: string,
   type: typeof TYPE.A | typeof TYPE.AAAA,
@@ -226,9 +246,7 @@ async function askType(
   const answer = await transport.exchange(query, signal);
   const check = checkAnswer(expectationOf(query), answer);
   if (!check.ok) throw new Error(`answer dropped: ${check.why}`);
-  if (check.rcode === RCODE.NXDOMAIN) throw new NoAddressError("NXDOMAIN");
-  if (check.rcode !== RCODE.NOERROR) throw new Error(`RCODE ${check.rcode}`);
-  return readAddressRecords(answer, type);
+  return { answer, check };
 }
 
 function messageOf(error: unknown): string {

@@ -4,6 +4,7 @@ import { createBootstrap } from "./bootstrap.ts";
 import {
   answer,
   type ScriptedServer,
+  startTcpUpstream,
   startUdpUpstream,
 } from "./testdata/scripted_upstream.ts";
 
@@ -223,5 +224,27 @@ Deno.test("bootstrap moves to a name's next address when the one in use failed",
     assert.equal(await lookup(), "192.0.2.4", "round again");
   } finally {
     await server.close();
+  }
+});
+
+Deno.test("bootstrap asks again over TCP when the UDP answer is truncated", async () => {
+  const tcp = startTcpUpstream((q) => [{
+    message: q.question!.type === TYPE.A
+      ? answer(q, { a: ["192.0.2.4"] })
+      : answer(q, { aaaa: ["2001:db8::6"] }),
+  }]);
+  const udp = startUdpUpstream((q) => [{ message: answer(q, { tc: true }) }], {
+    port: tcp.port,
+  });
+  try {
+    const bootstrap = createBootstrap({
+      servers: [`127.0.0.1:${udp.port}`],
+      timeoutMs: 1000,
+    });
+    assert.equal(await bootstrap.lookup("dns.test", never()), "192.0.2.4");
+    assert.ok(tcp.seen.length >= 1);
+  } finally {
+    await udp.close();
+    await tcp.close();
   }
 });

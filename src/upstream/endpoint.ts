@@ -1,8 +1,9 @@
 /**
  * One configured upstream server with what the groups need to ask it: its
  * score, its transport (made when first needed, remade when bootstrap
- * resolves its name to a new address) and, for UDP servers, the TCP
- * transport that truncated answers are retried over.
+ * resolves its name to a new address, the old one closed once its queries
+ * in flight have ended) and, for UDP servers, the TCP transport that
+ * truncated answers are retried over.
  */
 import type { Bootstrap } from "./bootstrap.ts";
 import { isIpAddress, type UpstreamServer } from "./server_address.ts";
@@ -28,6 +29,16 @@ export interface EndpointDeps {
 interface Bound {
   address: string;
   transport: Transport;
+  /** Exchanges started on it and not yet ended. */
+  inFlight: number;
+  /** Replaced after an address change: closed once its exchanges end. */
+  retired: boolean;
+  closed: boolean;
+}
+
+/** Where one attempt's query went: the address, once known. */
+export interface AttemptTarget {
+  address?: string;
 }
 
 /** A server, its score and its transports. */
@@ -37,8 +48,10 @@ export class UpstreamEndpoint {
   readonly #deps: EndpointDeps;
   #main: Bound | undefined;
   #tcp: Bound | undefined;
-  /** Transports replaced after an address change, still closing. */
-  readonly #retired = new Set<Promise<void>>();
+  /** Transports replaced after an address change, still answering. */
+  readonly #draining = new Set<Bound>();
+  /** Transports replaced after an address change, closing. */
+  readonly #closing = new Set<Promise<void>>();
 
   constructor(server: UpstreamServer, deps: EndpointDeps) {
     this.server = server;
@@ -46,46 +59,57 @@ export class UpstreamEndpoint {
     this.score = new ServerScore(deps.now);
   }
 
-  /** The transport of the server's own scheme. */
-  async transport(signal: AbortSignal): Promise<Transport> {
+  /**
+   * Sends `query` over the transport of the server's scheme and returns
+   * the raw answer; `target` learns the address it went to.
+   */
+  async exchange(
+    query: Uint8Array,
+    signal: AbortSignal,
+    target: AttemptTarget = {},
+  ): Promise<Uint8Array> {
     const address = await this.#address(signal);
-    if (this.#main?.address !== address) {
-      this.#retire(this.#main);
-      this.#main = {
+    target.address = address;
+    let bound = this.#main;
+    if (bound?.address !== address) {
+      this.#retire(bound);
+      bound = this.#main = this.#bind(
         address,
-        transport: this.#deps.createTransport(
-          this.server,
-          this.#depsFor(address),
-        ),
-      };
+        this.#deps.createTransport(this.server, this.#depsFor(address)),
+      );
     }
-    return this.#main.transport;
+    return await this.#exchangeOn(bound, query, signal);
   }
 
-  /** A TCP transport to the same address and port, for TC=1 answers over UDP. */
-  async tcpFallback(signal: AbortSignal): Promise<Transport> {
+  /** Sends `query` over TCP to the same address and port, for TC=1 answers over UDP. */
+  async exchangeOverTcp(
+    query: Uint8Array,
+    signal: AbortSignal,
+    target: AttemptTarget = {},
+  ): Promise<Uint8Array> {
     const address = await this.#address(signal);
-    if (this.#tcp?.address !== address) {
-      this.#retire(this.#tcp);
-      this.#tcp = {
+    target.address = address;
+    let bound = this.#tcp;
+    if (bound?.address !== address) {
+      this.#retire(bound);
+      bound = this.#tcp = this.#bind(
         address,
-        transport: createTcpTransport({ ...this.server, scheme: "tcp" }, {
-          address,
-        }),
-      };
+        createTcpTransport({ ...this.server, scheme: "tcp" }, { address }),
+      );
     }
-    return this.#tcp.transport;
+    return await this.#exchangeOn(bound, query, signal);
   }
 
   /**
-   * An attempt failed (an error or silence): a server known by a name
-   * moves to the name's next address for later queries (bootstrap.ts).
+   * An attempt at `address` got no answer (an error or silence): a server
+   * known by a name moves to the name's next address for later queries
+   * (bootstrap.ts). Only the address that failed moves on: a late failure
+   * at one already left behind must not skip the one now in use. A failure
+   * answer (SERVFAIL, …) is no reason: that address answers.
    */
-  failed(): void {
-    const { host } = this.server;
-    const address = this.#main?.address;
-    if (address === undefined || isIpAddress(host)) return;
-    this.#deps.bootstrap?.failed(host, address);
+  failed(address: string | undefined): void {
+    if (address === undefined || isIpAddress(this.server.host)) return;
+    this.#deps.bootstrap?.failed(this.server.host, address);
   }
 
   /** Closes every transport and waits for their connections to end. */
@@ -93,7 +117,8 @@ export class UpstreamEndpoint {
     this.#retire(this.#main);
     this.#retire(this.#tcp);
     this.#main = this.#tcp = undefined;
-    await Promise.all([...this.#retired]);
+    for (const bound of this.#draining) this.#closeNow(bound);
+    await Promise.all([...this.#closing]);
   }
 
   #address(signal: AbortSignal): Promise<string> {
@@ -113,12 +138,45 @@ export class UpstreamEndpoint {
     return caCerts === undefined ? { address } : { address, caCerts };
   }
 
+  #bind(address: string, transport: Transport): Bound {
+    return { address, transport, inFlight: 0, retired: false, closed: false };
+  }
+
+  async #exchangeOn(
+    bound: Bound,
+    query: Uint8Array,
+    signal: AbortSignal,
+  ): Promise<Uint8Array> {
+    bound.inFlight++;
+    try {
+      return await bound.transport.exchange(query, signal);
+    } finally {
+      bound.inFlight--;
+      if (bound.retired && bound.inFlight === 0) this.#closeNow(bound);
+    }
+  }
+
+  /**
+   * Sends no more queries to `bound`, and closes it once the ones in flight
+   * have ended: the old address still answers them (the new one was chosen
+   * for another query's failure, or a new bootstrap answer), and closing at
+   * once would fail them all.
+   */
   #retire(bound: Bound | undefined): void {
-    if (bound === undefined) return;
+    if (bound === undefined || bound.retired) return;
+    bound.retired = true;
+    if (bound.inFlight === 0) this.#closeNow(bound);
+    else this.#draining.add(bound);
+  }
+
+  #closeNow(bound: Bound): void {
+    if (bound.closed) return;
+    bound.closed = true;
+    this.#draining.delete(bound);
     const closing = closeTransport(bound.transport).catch(() => undefined)
       .then(() => {
-        this.#retired.delete(closing);
+        this.#closing.delete(closing);
       });
-    this.#retired.add(closing);
+    this.#closing.add(closing);
   }
 }

@@ -6,9 +6,9 @@
  * plan's slots), without abandoning the slow one: the first good answer
  * wins and every other attempt is aborted.
  */
-import { askServer } from "./ask_server.ts";
+import { askServer, type AttemptOutcome } from "./ask_server.ts";
 import { QueryTimeoutError } from "./pipelined_connection.ts";
-import type { UpstreamEndpoint } from "./endpoint.ts";
+import type { AttemptTarget, UpstreamEndpoint } from "./endpoint.ts";
 import { planAttempts, type StrategyName } from "./strategies.ts";
 import type { UpstreamRequest, UpstreamResult } from "./types.ts";
 import type { UpstreamCounters } from "./upstream_counters.ts";
@@ -28,6 +28,8 @@ export interface UpstreamGroupOptions {
 
 interface Attempt {
   endpoint: UpstreamEndpoint;
+  /** The address asked, once known (a server named by host name has several). */
+  target: AttemptTarget;
   control: AbortController;
   started: number;
   /** Launch order within the query: 0, 1, … */
@@ -141,13 +143,19 @@ export class UpstreamGroup {
       const control = new AbortController();
       const attempt: Attempt = {
         endpoint,
+        target: {},
         control,
         started: performance.now(),
         position: attempts.length,
         settled: false,
         done: Promise.resolve(),
       };
-      attempt.done = askServer(endpoint, request, control.signal).then(
+      attempt.done = askServer(
+        endpoint,
+        request,
+        control.signal,
+        attempt.target,
+      ).then(
         (outcome) => {
           attempt.settled = true;
           if (finished) return;
@@ -167,12 +175,7 @@ export class UpstreamGroup {
             return;
           }
           failed.add(index);
-          // A full connection of ours is no sign of a bad server.
-          if (!outcome.busy) {
-            endpoint.score.recordFailure();
-            endpoint.failed();
-            counters?.countError(endpoint.server.raw);
-          }
+          recordFailedOutcome(attempt, outcome, counters);
           failures.push(`${endpoint.server.raw}: ${outcome.why}`);
           if (outcome.extendedErrors) extendedErrors = outcome.extendedErrors;
           const running = attempts.some((a) => !a.settled);
@@ -234,6 +237,28 @@ export class UpstreamGroup {
   }
 }
 
+/**
+ * Scores (and counts) the server of an attempt that failed. A failure
+ * answer (SERVFAIL, REFUSED, …) fails over this query only: the server and
+ * its address answer, so neither is held against it for other names. A
+ * full connection of ours is no sign of a bad server at all.
+ */
+function recordFailedOutcome(
+  attempt: Attempt,
+  outcome: Extract<AttemptOutcome, { ok: false }>,
+  counters: UpstreamCounters | undefined,
+): void {
+  if (outcome.busy) return;
+  const { endpoint } = attempt;
+  if (outcome.rcode === undefined) {
+    endpoint.score.recordFailure();
+    endpoint.failed(attempt.target.address);
+  } else {
+    endpoint.score.recordFailureAnswer();
+  }
+  counters?.countError(endpoint.server.raw);
+}
+
 /** Aborts an attempt still running and scores (and counts) its server by why. */
 function stopAttempt(
   attempt: Attempt,
@@ -248,7 +273,7 @@ function stopAttempt(
   const { score } = attempt.endpoint;
   if (ending === "timeout" || ending === "overtaken") {
     score.recordFailure();
-    attempt.endpoint.failed();
+    attempt.endpoint.failed(attempt.target.address);
     counters?.countTimeout(attempt.endpoint.server.raw);
   }
   if (ending === "answered") {

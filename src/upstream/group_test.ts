@@ -13,6 +13,7 @@ import { createResolver, type ResolverOptions } from "./resolver.ts";
 import type { StrategyName } from "./strategies.ts";
 import {
   answer,
+  errorWithoutQuestion,
   question,
   type ScriptedServer,
   seededRandom,
@@ -137,6 +138,39 @@ Deno.test("group strict stops asking a silent first server first once it was ove
   );
 });
 
+Deno.test("group strict keeps asking its first server first after it SERVFAILs one name", async () => {
+  // An internal resolver first, a public one after: one name the first
+  // cannot resolve must not send every other name to the second.
+  const first = startUdpUpstream((q) => [{
+    message: q.question!.name.startsWith("bad.")
+      ? answer(q, { rcode: RCODE.SERVFAIL })
+      : answer(q, { a: ["192.0.2.1"] }),
+  }]);
+  const second = udpServer({ address: "192.0.2.2" });
+  const resolver = createResolver(
+    upstreamSettings({
+      default: {
+        servers: [urlOf("udp", first), urlOf("udp", second)],
+        strategy: "strict",
+        timeout: "1s",
+      },
+    }),
+    { logger: memoryLogger() },
+  );
+  const ask = (name: string) => resolver.resolve("default", question(name));
+  try {
+    assert.equal(addressOf(await ask("bad.example.")), "192.0.2.2");
+    for (let i = 0; i < 3; i++) {
+      assert.equal(addressOf(await ask(`good${i}.example.`)), "192.0.2.1");
+    }
+    assert.equal(second.seen.length, 1, "asked for bad.example. only");
+  } finally {
+    await resolver.close();
+    await first.close();
+    await second.close();
+  }
+});
+
 Deno.test("group tries the next server at once after SERVFAIL", async () => {
   const servers = [
     udpServer({ rcode: RCODE.SERVFAIL }),
@@ -149,6 +183,25 @@ Deno.test("group tries the next server at once after SERVFAIL", async () => {
       const started = performance.now();
       assert.equal(addressOf(await resolve()), "192.0.2.2");
       // The hedge delay would be 500 ms; a failure must not wait for it.
+      assert.ok(performance.now() - started < 250);
+    },
+  );
+});
+
+Deno.test("group tries the next server at once after an error answer without a question", async () => {
+  const servers = [
+    startUdpUpstream((q) => [{
+      message: errorWithoutQuestion(q, RCODE.REFUSED),
+    }]),
+    udpServer({ address: "192.0.2.2" }),
+  ];
+  await withGroup(
+    servers,
+    { strategy: "strict", timeout: "1s" },
+    async (resolve) => {
+      const started = performance.now();
+      assert.equal(addressOf(await resolve()), "192.0.2.2");
+      // Dropped, it would cost the hedge delay (500 ms).
       assert.ok(performance.now() - started < 250);
     },
   );

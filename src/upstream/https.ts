@@ -20,6 +20,7 @@ import type { UpstreamServer } from "./server_address.ts";
 import { formatHostPort, isIpAddress } from "./server_address.ts";
 import { stripBrackets, tlsVerifyName } from "./tls.ts";
 import { postDnsMessage } from "./https_request.ts";
+import { STALL_MS } from "./pipelined_connection.ts";
 
 /** Close the pooled connection after this long without queries. */
 export const HTTPS_IDLE_TIMEOUT_MS = 10_000;
@@ -69,6 +70,9 @@ class PooledHttpsTransport implements PooledTransport {
       );
     }
     const session = this.#pooledSession();
+    const state = sessionStates.get(session)!;
+    const responsesBefore = state.responses;
+    const sentAt = performance.now();
     this.#inFlight++;
     this.#disarmIdleTimer();
     try {
@@ -76,7 +80,13 @@ class PooledHttpsTransport implements PooledTransport {
         label: this.#server.raw,
         path: this.#server.path ?? "/dns-query",
         connectError: (err) => this.#connectError(session, err),
+        onResponse: () => state.responses++,
       });
+    } catch (error) {
+      if (signal.aborted) {
+        this.#dropIfStalled(session, state, responsesBefore, sentAt);
+      }
+      throw error;
     } finally {
       if (--this.#inFlight === 0 && this.#session !== null) {
         this.#armIdleTimer();
@@ -125,10 +135,16 @@ class PooledHttpsTransport implements PooledTransport {
     const connectTimer = setTimeout(() => {
       session.destroy(new Error("timed out"));
     }, this.#opts.connectTimeoutMs ?? HTTPS_CONNECT_TIMEOUT_MS);
-    const state: SessionState = { connected: false, error: undefined };
+    const state: SessionState = {
+      connected: false,
+      connectedAt: 0,
+      error: undefined,
+      responses: 0,
+    };
     sessionStates.set(session, state);
     session.once("connect", () => {
       state.connected = true;
+      state.connectedAt = performance.now();
       clearTimeout(connectTimer);
     });
     // Without a listener an 'error' event would throw; the streams see it too.
@@ -156,6 +172,29 @@ class PooledHttpsTransport implements PooledTransport {
     if (this.#session !== session) return;
     this.#session = null;
     this.#disarmIdleTimer();
+  }
+
+  /**
+   * The rule of the TCP and DoT connections (STALL_MS in
+   * pipelined_connection.ts): a session that sent no response since a
+   * stream given up was sent, at least STALL_MS after it was sent (or after
+   * the session connected, when it was sent during the handshake), is taken
+   * for dead and destroyed, so the next query opens a new one. A server
+   * that hangs, or a NAT or load balancer that lost the connection, keeps
+   * it open and silent, and the idle timer never runs while queries keep
+   * coming. A session still connecting is left to the connect timeout.
+   */
+  #dropIfStalled(
+    session: http2.ClientHttp2Session,
+    state: SessionState,
+    responsesBefore: number,
+    sentAt: number,
+  ): void {
+    if (!state.connected || state.responses !== responsesBefore) return;
+    const silentMs = performance.now() - Math.max(sentAt, state.connectedAt);
+    if (silentMs < STALL_MS) return;
+    this.#forget(session);
+    session.destroy();
   }
 
   /** The error for a stream that failed before its session connected. */
@@ -197,8 +236,12 @@ class PooledHttpsTransport implements PooledTransport {
 /** What the streams of a session need to know to explain their failure. */
 interface SessionState {
   connected: boolean;
+  /** performance.now() when it connected. */
+  connectedAt: number;
   /** The first session error (a certificate error, a refused connection). */
   error: Error | undefined;
+  /** Responses (headers of any status) heard on it, for telling a dead one. */
+  responses: number;
 }
 
 const sessionStates = new WeakMap<http2.ClientHttp2Session, SessionState>();

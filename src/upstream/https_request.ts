@@ -19,6 +19,8 @@ export interface DohRequestContext {
   path: string;
   /** The connect failure behind a stream error, or null once connected. */
   connectError: (streamError?: unknown) => Error | null;
+  /** The server sent the response headers: the session is alive. */
+  onResponse?: () => void;
 }
 
 /**
@@ -72,6 +74,7 @@ export function postDnsMessage(
   const chunks: Uint8Array[] = [];
   let size = 0;
   stream.on("response", (headers) => {
+    ctx.onResponse?.();
     const status = headers[":status"];
     const type = String(headers["content-type"] ?? "");
     if (status !== 200) {

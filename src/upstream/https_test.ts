@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { createHttpsTransport } from "./https.ts";
+import { STALL_MS } from "./pipelined_connection.ts";
 import type { PooledTransport } from "./tcp.ts";
 import type { UpstreamServer } from "./server_address.ts";
 import {
@@ -18,6 +19,8 @@ const certs = await makeTestCertificates();
 type Handler = (
   query: Uint8Array,
   request: Request,
+  /** The client's port: one per connection. */
+  clientPort: number,
 ) => Response | Promise<Response>;
 
 /** A DoH server on 127.0.0.1 that counts the connections it sees. */
@@ -44,7 +47,11 @@ function startDohServer(
   }, async (request, info) => {
     clientPorts.add(info.remoteAddr.port);
     requests.push(`${request.method} ${new URL(request.url).pathname}`);
-    return await handler(new Uint8Array(await request.arrayBuffer()), request);
+    return await handler(
+      new Uint8Array(await request.arrayBuffer()),
+      request,
+      info.remoteAddr.port,
+    );
   });
   return {
     port: server.addr.port,
@@ -253,4 +260,53 @@ Deno.test("createHttpsTransport gives up on a handshake that never ends", async 
       `^Error: Cannot connect to DoH server "https://localhost:${silent.port}/dns-query" at 127\\.0\\.0\\.1:${silent.port}: timed out$`,
     ),
   );
+});
+
+/** Asks with ID `id` and gives the query up after `afterMs`. */
+async function askAndGiveUp(
+  doh: PooledTransport,
+  id: number,
+  afterMs: number,
+): Promise<void> {
+  const reason = new Error("stopped: timeout");
+  const signal = AbortSignal.timeout(afterMs);
+  const control = new AbortController();
+  signal.addEventListener("abort", () => control.abort(reason));
+  await assert.rejects(
+    doh.exchange(makeQuery(id, "example.org"), control.signal),
+    (error: unknown) => error === reason,
+  );
+}
+
+Deno.test("createHttpsTransport replaces a connection that answered nothing for STALL_MS", async () => {
+  // Answers the first query of each connection, then hangs with the
+  // connection open: a hung server, or a NAT that lost the connection.
+  const hang = Promise.withResolvers<void>();
+  const answeredOn = new Set<number>();
+  const server = startDohServer(async (query, _request, port) => {
+    if (answeredOn.has(port)) await hang.promise;
+    answeredOn.add(port);
+    return dnsAnswer(query);
+  });
+  try {
+    await using doh = transport(dohServer(server.port));
+    assert.equal(
+      addressIn(await doh.exchange(makeQuery(1, "example.org"), never)),
+      "192.0.2.1",
+    );
+    // Given up soon after it was sent (a late hedge): proves nothing.
+    await askAndGiveUp(doh, 2, 50);
+    assert.equal(server.connections, 1);
+    // Given up after STALL_MS of silence: the session is dead.
+    await askAndGiveUp(doh, 3, STALL_MS + 50);
+    const answer = await doh.exchange(
+      makeQuery(4, "example.org"),
+      AbortSignal.timeout(2000),
+    );
+    assert.equal(addressIn(answer), "192.0.2.1");
+    assert.equal(server.connections, 2);
+  } finally {
+    hang.resolve();
+    await server[Symbol.asyncDispose]();
+  }
 });

@@ -215,29 +215,34 @@ export class PipelinedConnection {
 
   /**
    * Hands an answer to the query it answers. An ID nothing waits for is a
-   * late answer to a query given up, and ignored; a message that is no
-   * answer to the query of its ID means the stream is out of step (or not
-   * DNS), and the connection is closed.
+   * late answer to a query given up, and ignored. A message under the ID of
+   * a waiting query that does not answer it (another question, malformed
+   * within its frame) fails that query alone: the framing is still in step,
+   * so the other queries on the connection may well be answered, and
+   * closing the connection would fail them all (and the retry of the
+   * offending query would close the next one too). It is not counted as an
+   * answer: a connection that sends only such messages stays suspect to
+   * the stall rule.
    */
   #deliver(message: Uint8Array): void {
     if (message.length < 2) return;
     const wireId = (message[0]! << 8) | message[1]!;
     const pending = this.#pending.get(wireId);
     if (pending === undefined) return;
+    this.#pending.delete(wireId);
     const check = checkAnswer(pending.expected, message);
     if (!check.ok) {
-      this.#shutdown(
-        new ConnectionClosedError(
+      pending.reject(
+        new Error(
           `${this.#opts.label}: an answer that does not fit (${check.why})`,
         ),
       );
-      return;
+    } else {
+      this.#answers++;
+      message[0] = pending.callerId >>> 8; // message is our own copy
+      message[1] = pending.callerId & 0xff;
+      pending.resolve(message);
     }
-    this.#answers++;
-    this.#pending.delete(wireId);
-    message[0] = pending.callerId >>> 8; // message is our own copy
-    message[1] = pending.callerId & 0xff;
-    pending.resolve(message);
     this.#armIdle();
   }
 

@@ -175,3 +175,23 @@ function checkHostName(name: string, fail: Fail): string {
   if (/^[0-9.]+$/.test(bare)) fail(`"${name}" is not an IPv4 address`);
   return bare.toLowerCase();
 }
+
+/**
+ * Parses an `upstreams.bootstrap` entry: plain DNS to an IP address, with
+ * an optional port ("1.1.1.1:53", "udp://[2001:db8::1]:53"). A host name
+ * would need resolving itself, and the bootstrap never asks the system
+ * resolver (which may be kudurru).
+ *
+ * @throws {Error} naming the entry when it is anything else or no server
+ */
+export function parseBootstrapServer(text: string): UpstreamServer & {
+  address: string;
+} {
+  const server = parseUpstreamServer(text);
+  if (server.scheme !== "udp" || !isIpAddress(server.host)) {
+    throw new Error(
+      `Cannot use bootstrap server "${text}": it must be a plain IP address with an optional port, such as "1.1.1.1:53"`,
+    );
+  }
+  return { ...server, address: server.host };
+}

@@ -14,23 +14,53 @@ const PENALTY_HALF_LIFE_MS = 30_000;
 /** What a certain failure costs in score (ms): worse than any real RTT. */
 const FAILURE_COST_MS = 2_000;
 /**
- * A penalty from which a server counts as failing: one failure (0.5) keeps
- * it there ~15 s, two in a row (0.75) ~33 s, and one success ends it.
+ * A penalty from which a server counts as failing: one timeout or error
+ * (0.5) keeps it there ~15 s, two in a row (0.75) ~33 s, and one answer
+ * ends it.
  */
 const FAILING_PENALTY = 0.35;
 /** The RTT assumed for a server never heard from: low, so it gets tried. */
 export const UNKNOWN_RTT_MS = 50;
 
+/** A share of failures, 0 to 1, that fades with time. */
+class FadingPenalty {
+  #value = 0;
+  #at = 0;
+  readonly #now: () => number;
+
+  constructor(now: () => number) {
+    this.#now = now;
+  }
+
+  get value(): number {
+    const age = this.#now() - this.#at;
+    return this.#value * 0.5 ** (Math.max(age, 0) / PENALTY_HALF_LIFE_MS);
+  }
+
+  record(failed: 0 | 1): void {
+    this.#value = this.value + OUTCOME_WEIGHT * (failed - this.value);
+    this.#at = this.#now();
+  }
+}
+
 /** The scoring state of one upstream server. */
 export class ServerScore {
   #srttMs: number | undefined;
-  #penalty = 0;
-  #penaltyAt = 0;
-  readonly #now: () => number;
+  /** Every failure: what the score costs. */
+  readonly #failures: FadingPenalty;
+  /**
+   * Only silence and errors, not failure answers: what `failing` is read
+   * from. A SERVFAIL or REFUSED may be about one name (a DNSSEC-bogus
+   * zone, an internal domain); taken as a sign of a bad server, it sent
+   * every name to the next server in `strict` for ~15 s, where an internal
+   * name gets the public fallback's NXDOMAIN.
+   */
+  readonly #unreachable: FadingPenalty;
 
   /** @param now the clock for the penalty's decay (ms) */
   constructor(now: () => number = Date.now) {
-    this.#now = now;
+    this.#failures = new FadingPenalty(now);
+    this.#unreachable = new FadingPenalty(now);
   }
 
   /** The smoothed RTT in ms; undefined before the first answer. */
@@ -40,13 +70,15 @@ export class ServerScore {
 
   /** The failure penalty now, 0 (none) to 1 (failing every time). */
   get penalty(): number {
-    const age = this.#now() - this.#penaltyAt;
-    return this.#penalty * 0.5 ** (Math.max(age, 0) / PENALTY_HALF_LIFE_MS);
+    return this.#failures.value;
   }
 
-  /** Whether it failed lately (strict and random ask it last, strategies.ts). */
+  /**
+   * Whether it was silent or unreachable lately (strict and random ask it
+   * last, strategies.ts); failure answers do not count.
+   */
   get failing(): boolean {
-    return this.penalty >= FAILING_PENALTY;
+    return this.#unreachable.value >= FAILING_PENALTY;
   }
 
   /** The expected cost of asking this server (ms); lower is better. */
@@ -57,12 +89,24 @@ export class ServerScore {
   /** A good answer after `rttMs`. */
   recordAnswer(rttMs: number): void {
     this.#sample(rttMs);
-    this.#outcome(0);
+    this.#failures.record(0);
+    this.#unreachable.record(0);
   }
 
-  /** An error, a timeout or a failure RCODE (SERVFAIL, REFUSED, …). */
+  /** An error or a timeout: no answer came. */
   recordFailure(): void {
-    this.#outcome(1);
+    this.#failures.record(1);
+    this.#unreachable.record(1);
+  }
+
+  /**
+   * A failure RCODE (SERVFAIL, REFUSED, …): it costs the score (a server
+   * refusing everything sinks in parallel_best and rtt_weighted), but the
+   * server answered, so it is not failing.
+   */
+  recordFailureAnswer(): void {
+    this.#failures.record(1);
+    this.#unreachable.record(0);
   }
 
   /**
@@ -79,10 +123,5 @@ export class ServerScore {
     this.#srttMs = this.#srttMs === undefined
       ? rttMs
       : this.#srttMs + RTT_SAMPLE_WEIGHT * (rttMs - this.#srttMs);
-  }
-
-  #outcome(failed: 0 | 1): void {
-    this.#penalty = this.penalty + OUTCOME_WEIGHT * (failed - this.penalty);
-    this.#penaltyAt = this.#now();
   }
 }

@@ -56,3 +56,17 @@ Deno.test("ServerScore failing: ~15 s after one failure, ~33 s after two, over a
   score.recordAnswer(20);
   assert.equal(score.failing, false);
 });
+
+Deno.test("ServerScore failure answers cost the score but never make it failing", () => {
+  const score = new ServerScore(() => 0);
+  score.recordAnswer(10);
+  score.recordFailureAnswer();
+  score.recordFailureAnswer();
+  assert.ok(score.score() > 1000, `score ${score.score()}`);
+  assert.equal(score.failing, false);
+  // The server answered: a timeout before is forgiven as by any answer.
+  score.recordFailure();
+  assert.equal(score.failing, true);
+  score.recordFailureAnswer();
+  assert.equal(score.failing, false);
+});

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { parseQuery, TYPE } from "../dns/wire/mod.ts";
+import { parseQuery, RCODE, TYPE } from "../dns/wire/mod.ts";
 import { readAddressRecords } from "./address_records.ts";
 import { buildQuery } from "./build_query.ts";
 import { parseUpstreamServer } from "./server_address.ts";
@@ -7,6 +7,7 @@ import { QueryTimeoutError, STALL_MS } from "./pipelined_connection.ts";
 import { createTcpTransport, type PooledTransport } from "./tcp.ts";
 import {
   answer,
+  errorWithoutQuestion,
   question,
   type Script,
   type ScriptedServer,
@@ -189,22 +190,48 @@ Deno.test("tcp transport replaces a connection that answered nothing for STALL_M
   }
 });
 
-Deno.test("tcp transport closes a connection whose answer does not fit its query", async () => {
-  // 2.example. gets an answer about another name: the stream is out of step.
-  const script: Script = (q) => [{
-    message: answer(q, {
-      a: ["192.0.2.1"],
-      ...(q.question!.name.startsWith("2.") && { name: "other.example." }),
-    }),
-  }];
+Deno.test("tcp transport fails only the query whose answer does not fit, on the same connection", async () => {
+  // 2.example. gets an answer about another name at once; the others come
+  // later on the same connection.
+  const script: Script = (q) =>
+    q.question!.name.startsWith("2.")
+      ? [{ message: answer(q, { a: ["192.0.2.2"], name: "other.example." }) }]
+      : [{ message: answer(q, { a: ["192.0.2.1"] }), delayMs: 50 }];
   await withTcp({ script }, async (transport, server) => {
-    assert.equal(await ask(transport, 1, 1), "192.0.2.1");
-    // Asked again on a fresh connection (a reused one that closes is
-    // retried once), which closes too.
-    await assert.rejects(ask(transport, 2, 2), /does not fit/);
-    assert.equal(server.connections, 2);
-    assert.equal(await ask(transport, 3, 3), "192.0.2.1");
-    assert.equal(server.connections, 3);
+    const [first, second, third] = await Promise.allSettled([
+      ask(transport, 1, 1),
+      ask(transport, 2, 2),
+      ask(transport, 3, 3),
+    ]);
+    assert.deepEqual(first, { status: "fulfilled", value: "192.0.2.1" });
+    assert.equal(second.status, "rejected");
+    assert.match(
+      String((second as PromiseRejectedResult).reason),
+      /does not fit \(question differs/,
+    );
+    assert.deepEqual(third, { status: "fulfilled", value: "192.0.2.1" });
+    assert.equal(server.seen.length, 3, "nothing asked again");
+    assert.equal(await ask(transport, 4, 4), "192.0.2.1");
+    assert.equal(server.connections, 1);
+  });
+});
+
+Deno.test("tcp transport takes an error answer without a question as its query's answer", async () => {
+  const script: Script = (q) =>
+    q.question!.name.startsWith("2.")
+      ? [{ message: errorWithoutQuestion(q, RCODE.REFUSED) }]
+      : [{ message: answer(q, { a: ["192.0.2.1"] }), delayMs: 50 }];
+  await withTcp({ script }, async (transport, server) => {
+    const others = [ask(transport, 1, 1), ask(transport, 3, 3)];
+    const refused = await transport.exchange(
+      buildQuery(question("2.example."), 2),
+      AbortSignal.any([]),
+    );
+    const info = parseQuery(refused);
+    assert.equal(info.id, 2);
+    assert.equal(info.flags & 0xf, RCODE.REFUSED);
+    assert.deepEqual(await Promise.all(others), ["192.0.2.1", "192.0.2.1"]);
+    assert.equal(server.connections, 1);
   });
 });
 

@@ -91,6 +91,23 @@ export function answer(
   }, 65535);
 }
 
+/**
+ * An error answer to `query` with no question section (QDCOUNT=0), as some
+ * servers send FORMERR, REFUSED or SERVFAIL.
+ */
+export function errorWithoutQuestion(
+  query: QueryInfo,
+  rcode: number,
+): Uint8Array {
+  return encodeResponse({
+    id: query.id,
+    opcode: query.opcode,
+    rcode,
+    rd: true,
+    ra: true,
+  }, 65535);
+}
+
 /** A UDP server on loopback port 0 that replies as `script` says. */
 export function startUdpUpstream(
   script: Script,
