@@ -7,11 +7,8 @@ import type { DatabaseSync, StatementSync } from "node:sqlite";
 import type { PackedQueryEvents } from "../pipeline/query_event_pack.ts";
 import { rollback } from "../store/sqlite/sqlite_schema.ts";
 import { COLUMNS } from "./chunk_codec.ts";
-import {
-  type DictionaryCacheSizes,
-  EncodedRows,
-  EventEncoder,
-} from "./encode.ts";
+import { type DictionaryCacheSizes, EventEncoder } from "./encode.ts";
+import { EncodedRows } from "./encoded_rows.ts";
 import { EventChunks } from "./event_chunks.ts";
 import type { EventFilter } from "./event_filter.ts";
 import { readDomainHoursThrough } from "./domain_hours.ts";

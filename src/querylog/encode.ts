@@ -14,7 +14,8 @@ import {
   FLAG_DO,
   type PackedQueryEvents,
 } from "../pipeline/query_event_pack.ts";
-import { C, COLUMNS } from "./chunk_codec.ts";
+import { C } from "./chunk_codec.ts";
+import type { EncodedRows } from "./encoded_rows.ts";
 import { Dictionary, type DictionaryTable } from "./dictionary.ts";
 import type { EventFilter } from "./event_filter.ts";
 import { MAX_FUTURE_MS, minuteOf } from "./settings.ts";
@@ -62,61 +63,6 @@ const LABEL_KINDS = [
   "groups",
 ] as const;
 export type LabelKind = typeof LABEL_KINDS[number];
-
-/** Rows encoded so far (row-major, chunk_codec columns) and their kinds. */
-export class EncodedRows {
-  rows: Float64Array;
-  /** KIND_* bits per row, for the rollups. */
-  kinds: Uint8Array;
-  count = 0;
-
-  constructor(capacity = 1024) {
-    this.rows = new Float64Array(Math.max(1, capacity) * COLUMNS);
-    this.kinds = new Uint8Array(Math.max(1, capacity));
-  }
-
-  /** Drops the row pushed last. */
-  pop(): void {
-    this.count--;
-  }
-
-  /** Room for one more row; returns its offset in `rows`. */
-  push(kinds: number): number {
-    if (this.count === this.kinds.length) {
-      const rows = new Float64Array(this.rows.length * 2);
-      rows.set(this.rows);
-      const k = new Uint8Array(this.kinds.length * 2);
-      k.set(this.kinds);
-      this.rows = rows;
-      this.kinds = k;
-    }
-    this.kinds[this.count] = kinds;
-    return this.count++ * COLUMNS;
-  }
-
-  /** Reorders the rows by time (stable); a no-op when they already are. */
-  sortByTime(): void {
-    const { rows, count } = this;
-    let sorted = true;
-    for (let i = 1; i < count && sorted; i++) {
-      sorted = rows[(i - 1) * COLUMNS + C.time]! <= rows[i * COLUMNS + C.time]!;
-    }
-    if (sorted) return;
-    const order = Array.from({ length: count }, (_, i) => i);
-    order.sort((a, b) =>
-      rows[a * COLUMNS + C.time]! - rows[b * COLUMNS + C.time]! || a - b
-    );
-    const unsortedRows = rows.slice(0, count * COLUMNS);
-    const unsortedKinds = this.kinds.slice(0, count);
-    order.forEach((from, to) => {
-      rows.set(
-        unsortedRows.subarray(from * COLUMNS, (from + 1) * COLUMNS),
-        to * COLUMNS,
-      );
-      this.kinds[to] = unsortedKinds[from]!;
-    });
-  }
-}
 
 /** What encoding a stretch of a batch left out. */
 export interface EncodeCounts {

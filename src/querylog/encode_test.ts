@@ -4,7 +4,8 @@ import { QueryEventPacker } from "../pipeline/query_event_pack.ts";
 import { QueryEventReceiver } from "../pipeline/query_event_receiver.ts";
 import { C, COLUMNS } from "./chunk_codec.ts";
 import { openQueryLogDb } from "./db.ts";
-import { EncodedRows, EventEncoder } from "./encode.ts";
+import { EventEncoder } from "./encode.ts";
+import { EncodedRows } from "./encoded_rows.ts";
 import { createEventFilter } from "./event_filter.ts";
 import { minuteOf } from "./settings.ts";
 import {
