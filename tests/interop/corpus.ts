@@ -157,6 +157,8 @@ export const CORPUS: CorpusQuery[] = [
   q("EDNS with DO", `www.${M}`, "A", { edns: { udpSize: 4096, do: true } }),
   q("large RRset truncates over UDP without EDNS", `big.${M}`, "TXT"),
   q("large RRset fits with EDNS 1232", `big.${M}`, "TXT", EDNS),
+  // NSD and Knot keep the whole RRsets that fit (the CNAME), with TC.
+  q("CNAME to a large RRset truncates after the CNAME", `cbig.${M}`, "TXT"),
   q("large RRset over TCP", `big.${M}`, "TXT", TCP),
   q("EDNS 4096 gets at most 1232 octets", `bigger.${M}`, "TXT", {
     edns: { udpSize: 4096, do: false },

@@ -134,6 +134,7 @@ export const RECORD_SETS: DNSRecordSet[] = [
     rr(`svc-backend.${M}`, "A", ["192.0.2.90"]),
     rr(`private.${M}`, "TYPE65400", ["\\# 4 DEADBEEF"]),
     rr(`big.${M}`, "TXT", BIG_TXT),
+    rr(`cbig.${M}`, "CNAME", [`big.${M}`]),
     rr(`bigger.${M}`, "TXT", BIGGER_TXT),
   ]),
   recordSet("aliases", "kudurru-test", [

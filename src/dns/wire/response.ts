@@ -3,10 +3,12 @@
  * name compression, and the OPT record, within the transport's size limit.
  *
  * Truncation: RRsets are written whole. When an answer or authority RRset
- * does not fit, the response carries TC=1 with all three record sections
- * empty (question and OPT kept), as BIND and Knot send over UDP. An
- * additional RRset that does not fit is left out without TC (RFC 2181 §9),
- * and later, smaller ones may still go in.
+ * does not fit, the response carries TC=1 and ends before it: the whole
+ * RRsets written before it stay (a CNAME before a large RRset), later ones
+ * and the additional section go; question and OPT are kept. NSD and Knot
+ * answer the same over UDP (tests/interop). An additional RRset that does
+ * not fit is left out without TC (RFC 2181 §9), and later, smaller ones
+ * may still go in.
  */
 import { shortLivedCopy } from "./short_lived_bytes.ts";
 import type { RRSet } from "../../zone/types.ts";
@@ -106,18 +108,21 @@ export function encodeResponse(
     ? spec.last
     : undefined;
   w.limit = Math.max(room - (last?.length ?? 0), afterQuestion.pos);
-  let ancount = writeSection(w, spec.answer);
-  let nscount = ancount < 0 ? -1 : writeSection(w, spec.authority);
-  const additional = nscount < 0
-    ? { count: 0, complete: true }
-    : writeAdditional(w, spec.additional, spec.requiredAdditional ?? 0);
+  // Whole RRsets only (RFC 2181 §9): the answer and authority end before
+  // the first RRset that does not fit, TC set; what fit before it stays,
+  // as NSD and Knot send it (a CNAME before a large RRset).
+  const answer = writeSection(w, spec.answer);
+  const authority = answer.complete
+    ? writeSection(w, spec.authority)
+    : CUT_SECTION;
+  const additional = authority.complete
+    ? writeAdditional(w, spec.additional, spec.requiredAdditional ?? 0)
+    : CUT_SECTION;
+  const ancount = answer.count;
+  const nscount = authority.count;
   let arcount = additional.count;
-  const truncated = nscount < 0 || !additional.complete ||
+  const truncated = !authority.complete || !additional.complete ||
     last !== spec.last;
-  if (nscount < 0) {
-    w.rollback(afterQuestion);
-    ancount = nscount = arcount = 0;
-  }
   w.limit = MAX_MESSAGE_OCTETS;
   if (spec.edns !== undefined) {
     writeOpt(w, spec);
@@ -166,21 +171,36 @@ function optOctets(spec: ResponseSpec): number {
 }
 
 /** Writes whole RRsets; returns the record count, or -1 when one did not fit. */
-function writeSection(w: MessageWriter, rrsets: RRSet[] | undefined): number {
-  if (rrsets === undefined) return 0;
+/** What a section wrote, and whether all of it fit. */
+interface SectionWritten {
+  count: number;
+  complete: boolean;
+}
+
+const CUT_SECTION: SectionWritten = Object.freeze({
+  count: 0,
+  complete: false,
+});
+
+/** Writes RRsets until one does not fit, which is undone and ends the section. */
+function writeSection(
+  w: MessageWriter,
+  rrsets: RRSet[] | undefined,
+): SectionWritten {
   let count = 0;
-  for (const rrset of rrsets) {
+  for (const rrset of rrsets ?? []) {
+    const mark = w.mark();
     try {
       count += writeRRSet(w, rrset);
     } catch (error) {
-      if (error === MESSAGE_OVERFLOW) return -1;
-      throw error;
+      if (error !== MESSAGE_OVERFLOW) throw error;
+      w.rollback(mark);
+      return { count, complete: false };
     }
   }
-  return count;
+  return { count, complete: true };
 }
 
-/** Writes the RRsets that fit, undoing each one that does not. */
 /**
  * Writes the RRsets that fit; an RRset that does not is left out (RFC 2181
  * §9: additional data is optional), unless it is one of the first
@@ -190,7 +210,7 @@ function writeAdditional(
   w: MessageWriter,
   rrsets: RRSet[] | undefined,
   required: number,
-): { count: number; complete: boolean } {
+): SectionWritten {
   let count = 0;
   for (const [index, rrset] of (rrsets ?? []).entries()) {
     const mark = w.mark();

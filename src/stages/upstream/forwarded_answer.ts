@@ -89,7 +89,7 @@ export interface ForwardedAnswerOptions {
  *
  * Too big for `req.maxSize`: additional records go first (no TC, RFC 2181
  * §9); when answer and authority still do not fit, TC=1 with all three
- * sections empty (question and OPT kept), like our own encoder.
+ * sections empty (question and OPT kept).
  *
  * @throws {WireFormatError} when the upstream's answer is malformed, does
  *   not answer the client's question, or has an extended RCODE the client
