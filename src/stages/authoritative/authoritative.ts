@@ -17,6 +17,7 @@ import {
 } from "../../pipeline/mod.ts";
 import { buildZoneIndex, lookup, type ZoneIndex } from "../../zone/mod.ts";
 import {
+  DEFAULT_MEMO_BYTES,
   DEFAULT_MEMO_ENTRIES,
   type MemoStats,
   memoVariant,
@@ -28,6 +29,8 @@ import {
 export interface AuthoritativeOptions {
   /** Routes and encoded answers kept per snapshot. @default 100000 */
   memoEntries?: number;
+  /** Estimated bytes they may take per snapshot. @default 32 MiB */
+  memoBytes?: number;
 }
 
 /** The stage, plus its memo's counts for the current snapshot. */
@@ -47,6 +50,7 @@ export function createAuthoritativeStage(
   opts: AuthoritativeOptions = {},
 ): AuthoritativeStage {
   const memoEntries = opts.memoEntries ?? DEFAULT_MEMO_ENTRIES;
+  const memoBytes = opts.memoBytes ?? DEFAULT_MEMO_BYTES;
   let current: SnapshotState | undefined;
 
   /**
@@ -59,7 +63,7 @@ export function createAuthoritativeStage(
     const state: SnapshotState = {
       snapshot,
       index: buildZoneIndex(snapshot.zones, snapshot.forwardZones),
-      memo: new NameMemo(memoEntries),
+      memo: new NameMemo(memoEntries, memoBytes),
     };
     if (current === undefined || snapshot.version >= current.snapshot.version) {
       current = state;
@@ -73,6 +77,7 @@ export function createAuthoritativeStage(
       hits: current?.memo.hits ?? 0,
       misses: current?.memo.misses ?? 0,
       entries: current?.memo.size ?? 0,
+      bytes: current?.memo.bytes ?? 0,
     }),
     serve(req: Request, next: Next) {
       // Before the first snapshot we cannot tell our names from others, and

@@ -129,7 +129,9 @@ Deno.test("authoritative memo keeps answers with and without EDNS apart", async 
     edns: { do: true },
   });
   assert.equal(decodeResponse(req, res)?.opt?.do, true);
-  assert.deepEqual(stage.memoStats(), { hits: 0, misses: 2, entries: 2 });
+  const { bytes, ...counts } = stage.memoStats();
+  assert.deepEqual(counts, { hits: 0, misses: 2, entries: 2 });
+  assert.ok(bytes > 0, `bytes ${bytes}`);
 });
 
 Deno.test("authoritative memo is bounded", async () => {
@@ -145,6 +147,17 @@ Deno.test("authoritative memo is bounded", async () => {
     await serve(stage, q);
   }
   assert.equal(stage.memoStats().entries, 2);
+});
+
+Deno.test("authoritative memo is bounded in bytes too", async () => {
+  // One name with one answer is more than half of 1,000 estimated bytes:
+  // each generation holds one.
+  const stage = createAuthoritativeStage({ memoBytes: 1000 });
+  const names = ["www.example.org. A", "ns1.example.org. A", "example.org. NS"];
+  for (const q of names) await serve(stage, q);
+  const { entries, bytes } = stage.memoStats();
+  assert.equal(entries, 2);
+  assert.ok(bytes > 1000 && bytes < 2 * 1000, `bytes ${bytes}`);
 });
 
 Deno.test("authoritative answers a query from an older snapshot without evicting the newer memo", async () => {

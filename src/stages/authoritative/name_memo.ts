@@ -18,6 +18,25 @@ import type { Request } from "../../pipeline/mod.ts";
 export const DEFAULT_MEMO_ENTRIES = 100_000;
 
 /**
+ * @default estimated bytes of memory kept per snapshot. Without it, a flood
+ * of random names under a zone (the "random subdomain" attack) filled the
+ * 100,000 entries with answers of up to 64 KiB each, and even small
+ * NXDOMAIN answers cost ~1.1 KB of a worker's memory apiece.
+ */
+export const DEFAULT_MEMO_BYTES = 32 * 1024 * 1024;
+
+/**
+ * What a name and each of its answers cost besides their own characters
+ * and octets: the Map entry, the facts object and its arrays, and each
+ * answer's Uint8Array and ArrayBuffer with its allocation. Measured with
+ * Deno.memoryUsage() over 100,000 names (~450 bytes of heap per name with
+ * one answer, ~1.1 KB of resident memory once the heap's slack is counted);
+ * estimates only, rounded up.
+ */
+const NAME_OVERHEAD = 512;
+const ANSWER_OVERHEAD = 384;
+
+/**
  * Answers kept per name. A name is asked for with a handful of types, with
  * and without EDNS and DO, over UDP and TCP; past this many, its oldest
  * answer goes, so one client cannot fill the memo with variants of a name.
@@ -43,6 +62,8 @@ export interface MemoStats {
   misses: number;
   /** Routes and answers kept. */
   entries: number;
+  /** Their estimated bytes of memory. */
+  bytes: number;
 }
 
 /** What is known about one name. */
@@ -91,10 +112,11 @@ export function memoVariant(req: Request): number | undefined {
  * list: a name found in the recent generation costs one Map lookup (a
  * strict LRU deletes and re-inserts on every hit, and the Map's tombstones
  * force rehashes). Names kept and names found in the older generation go
- * into the recent one; once it holds `limit / 2` routes and answers it
- * becomes the older one and the previous older one is dropped. So a name
- * not asked for during a whole generation goes, and about `limit` routes
- * and answers are kept (a generation may overfill by one name's answers).
+ * into the recent one; once it holds `limit / 2` routes and answers, or
+ * `byteLimit / 2` estimated bytes, it becomes the older one and the
+ * previous older one is dropped. So a name not asked for during a whole
+ * generation goes, and about `limit` routes and answers and `byteLimit`
+ * bytes are kept (a generation may overfill by one name's answers).
  *
  * Which zone covers a name depends on the name alone, except for DS at a
  * zone apex (RFC 4035 §3.1.4.1), so callers neither read nor keep routes for
@@ -103,20 +125,32 @@ export function memoVariant(req: Request): number | undefined {
 export class NameMemo {
   #recent = new Map<string, NameFacts>();
   #older = new Map<string, NameFacts>();
-  /** Routes and answers in each generation. */
+  /** Routes and answers in each generation, and their estimated bytes. */
   #recentEntries = 0;
   #olderEntries = 0;
+  #recentBytes = 0;
+  #olderBytes = 0;
   readonly #generation: number;
+  readonly #generationBytes: number;
   hits = 0;
   misses = 0;
 
-  constructor(limit: number = DEFAULT_MEMO_ENTRIES) {
+  constructor(
+    limit: number = DEFAULT_MEMO_ENTRIES,
+    byteLimit: number = DEFAULT_MEMO_BYTES,
+  ) {
     this.#generation = Math.max(1, Math.floor(limit / 2));
+    this.#generationBytes = Math.max(1, Math.floor(byteLimit / 2));
   }
 
   /** Routes and answers kept. */
   get size(): number {
     return this.#recentEntries + this.#olderEntries;
+  }
+
+  /** Estimated bytes of memory the kept routes and answers take. */
+  get bytes(): number {
+    return this.#recentBytes + this.#olderBytes;
   }
 
   /** The facts about `name` (lowercase), undefined when there are none. */
@@ -126,9 +160,10 @@ export class NameMemo {
     const old = this.#older.get(name);
     if (old === undefined) return undefined;
     this.#older.delete(name);
-    const entries = entriesOf(old);
+    const entries = entriesOf(old), bytes = bytesOf(name, old);
     this.#olderEntries -= entries;
-    this.#admit(name, old, entries);
+    this.#olderBytes -= bytes;
+    this.#admit(name, old, entries, bytes);
     return old;
   }
 
@@ -162,7 +197,7 @@ export class NameMemo {
       this.#add(name, { route, variants: [], answers: [] });
     } else if (facts.route === undefined) {
       facts.route = route;
-      this.#grew(name, facts);
+      this.#grew(name, facts, 1, 0);
     }
   }
 
@@ -188,58 +223,85 @@ export class NameMemo {
     }
     const index = variantIndex(facts.variants, variant);
     if (index !== -1) {
+      const replaced = facts.answers[index]!;
       facts.answers[index] = wire;
+      this.#grew(name, facts, 0, wire.length - replaced.length);
       return;
     }
-    const full = facts.variants.length >= MAX_ANSWERS_PER_NAME;
-    if (full) {
+    let entries = 1, bytes = wire.length + ANSWER_OVERHEAD;
+    if (facts.variants.length >= MAX_ANSWERS_PER_NAME) {
       facts.variants.shift();
-      facts.answers.shift();
+      const dropped = facts.answers.shift()!;
+      entries = 0;
+      bytes -= dropped.length + ANSWER_OVERHEAD;
     }
     facts.variants.push(variant);
     facts.answers.push(wire);
-    if (!full) this.#grew(name, facts);
+    this.#grew(name, facts, entries, bytes);
   }
 
   #add(name: string, facts: NameFacts): void {
     // A name absent from lookup() is in neither generation.
-    this.#admit(name, facts, entriesOf(facts));
+    this.#admit(name, facts, entriesOf(facts), bytesOf(name, facts));
   }
 
   /**
-   * Counts the entry just added to `facts` (which lookup() put in
-   * `#recent`, unless a rotation has moved it since).
+   * Counts what was just added to `facts` (which lookup() put in `#recent`,
+   * unless a rotation has moved it since).
    */
-  #grew(name: string, facts: NameFacts): void {
+  #grew(name: string, facts: NameFacts, entries: number, bytes: number): void {
     if (this.#recent.get(name) === facts) {
       // Names already kept grow too: rotate once they overfill it.
-      if (++this.#recentEntries > this.#generation) this.#rotate();
+      this.#recentEntries += entries;
+      this.#recentBytes += bytes;
+      if (this.#overfull()) this.#rotate();
       return;
     }
     // A rotation since lookup() moved it to the older generation.
     if (this.#older.get(name) === facts) {
       this.#older.delete(name);
-      this.#olderEntries -= entriesOf(facts) - 1;
+      this.#olderEntries -= entriesOf(facts) - entries;
+      this.#olderBytes -= bytesOf(name, facts) - bytes;
     }
-    this.#admit(name, facts, entriesOf(facts));
+    this.#admit(name, facts, entriesOf(facts), bytesOf(name, facts));
   }
 
-  #admit(name: string, facts: NameFacts, entries: number): void {
-    if (this.#recentEntries >= this.#generation) this.#rotate();
+  #admit(name: string, facts: NameFacts, entries: number, bytes: number) {
+    if (this.#full()) this.#rotate();
     this.#recent.set(name, facts);
     this.#recentEntries += entries;
+    this.#recentBytes += bytes;
+  }
+
+  #full(): boolean {
+    return this.#recentEntries >= this.#generation ||
+      this.#recentBytes >= this.#generationBytes;
+  }
+
+  #overfull(): boolean {
+    return this.#recentEntries > this.#generation ||
+      this.#recentBytes > this.#generationBytes;
   }
 
   #rotate(): void {
     this.#older = this.#recent;
     this.#olderEntries = this.#recentEntries;
+    this.#olderBytes = this.#recentBytes;
     this.#recent = new Map();
     this.#recentEntries = 0;
+    this.#recentBytes = 0;
   }
 }
 
 function entriesOf(facts: NameFacts): number {
   return facts.answers.length + (facts.route === undefined ? 0 : 1);
+}
+
+/** The estimated memory a name's facts take (see NAME_OVERHEAD). */
+function bytesOf(name: string, facts: NameFacts): number {
+  let bytes = NAME_OVERHEAD + name.length;
+  for (const answer of facts.answers) bytes += answer.length + ANSWER_OVERHEAD;
+  return bytes;
 }
 
 /**

@@ -176,6 +176,16 @@ Deno.test("name memo counts a name moved by a rotation between lookup and keep",
     "d.example. A",
   ];
   for (const q of kept) assert.ok(answerFor(memo, q), q);
+  // Its bytes are those of the same answers kept without any rotation.
+  const unrotated = new NameMemo();
+  for (const name of ["a", "c", "d"]) keepA(unrotated, name);
+  unrotated.keepAnswer(
+    "a.example.",
+    unrotated.lookup("a.example."),
+    aaaa,
+    wireFor("a.example. AAAA"),
+  );
+  assert.equal(memo.bytes, unrotated.bytes);
 });
 
 Deno.test("memo variants leave out answers with per-client options and fit in 2^53", () => {
@@ -201,4 +211,48 @@ Deno.test("memo variants leave out answers with per-client options and fit in 2^
     transport: "tcp",
   });
   assert.ok(Number.isSafeInteger(memoVariant(largest)));
+});
+
+Deno.test("name memo keeps about its byte limit of large answers", () => {
+  const memo = new NameMemo(100_000, 200_000);
+  const big = (): Uint8Array => new Uint8Array(10_000);
+  for (let i = 0; i < 100; i++) {
+    const name = `n${i}.example.`;
+    memo.keepAnswer(name, memo.lookup(name), A, big());
+  }
+  // Two generations of at most 100,000 estimated bytes, each overfilled by
+  // at most one name.
+  assert.ok(memo.bytes <= 200_000 + 2 * 11_000, `bytes ${memo.bytes}`);
+  assert.ok(memo.bytes > 100_000, `bytes ${memo.bytes}`);
+  assert.ok(memo.size < 25, `size ${memo.size}`);
+  assert.ok(memo.lookup("n99.example."));
+  assert.equal(memo.lookup("n0.example."), undefined);
+});
+
+Deno.test("name memo counts bytes through replaced and dropped answers", () => {
+  const memo = new NameMemo(100_000, 1_000_000);
+  const name = "x.example.";
+  // Variants told apart by the client's EDNS size.
+  const keep = (variant: number, octets: number) =>
+    memo.keepAnswer(
+      name,
+      memo.lookup(name),
+      memoVariant(
+        requestFor(`${name} A`, { edns: { udpSize: 1000 + variant } }),
+      )!,
+      new Uint8Array(octets),
+    );
+  keep(1, 100);
+  const one = memo.bytes;
+  keep(2, 100);
+  const perAnswer = memo.bytes - one;
+  assert.ok(perAnswer > 100, `per answer ${perAnswer}`);
+  // The same variant again replaces its answer: only the size difference.
+  keep(1, 300);
+  assert.equal(memo.bytes, one + perAnswer + 200);
+  // Past MAX_ANSWERS_PER_NAME the oldest answer (variant 1, now 300 octets)
+  // goes, and its bytes with it.
+  for (let v = 3; v <= MAX_ANSWERS_PER_NAME + 1; v++) keep(v, 100);
+  assert.equal(memo.size, MAX_ANSWERS_PER_NAME);
+  assert.equal(memo.bytes, one + (MAX_ANSWERS_PER_NAME - 1) * perAnswer);
 });
