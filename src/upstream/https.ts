@@ -19,7 +19,7 @@ import type { PooledTransport } from "./tcp.ts";
 import type { UpstreamServer } from "./server_address.ts";
 import { formatHostPort, isIpAddress } from "./server_address.ts";
 import { stripBrackets, tlsVerifyName } from "./tls.ts";
-import { postDnsMessage } from "./https_request.ts";
+import { postDnsMessage, StreamRefusedError } from "./https_request.ts";
 import { STALL_MS } from "./pipelined_connection.ts";
 
 /** Close the pooled connection after this long without queries. */
@@ -69,24 +69,34 @@ class PooledHttpsTransport implements PooledTransport {
         `Cannot query DoH server "${this.#server.raw}": the transport is closed`,
       );
     }
-    const session = this.#pooledSession();
-    const state = sessionStates.get(session)!;
-    const responsesBefore = state.responses;
-    const sentAt = performance.now();
     this.#inFlight++;
     this.#disarmIdleTimer();
     try {
-      return await postDnsMessage(session, query, signal, {
-        label: this.#server.raw,
-        path: this.#server.path ?? "/dns-query",
-        connectError: (err) => this.#connectError(session, err),
-        onResponse: () => state.responses++,
-      });
-    } catch (error) {
-      if (signal.aborted) {
-        this.#dropIfStalled(session, state, responsesBefore, sentAt);
+      for (let attempt = 0;; attempt++) {
+        const session = this.#pooledSession();
+        const state = sessionStates.get(session)!;
+        const responsesBefore = state.responses;
+        const sentAt = performance.now();
+        let answered = false;
+        try {
+          return await postDnsMessage(session, query, signal, {
+            label: this.#server.raw,
+            path: this.#server.path ?? "/dns-query",
+            connectError: (err) => this.#connectError(session, err),
+            onResponse: () => {
+              answered = true;
+              state.responses++;
+            },
+          });
+        } catch (error) {
+          if (signal.aborted) {
+            this.#dropIfStalled(session, state, responsesBefore, sentAt);
+          }
+          const again = attempt === 0 && !answered && !signal.aborted &&
+            !this.#closed && this.#unprocessed(session, state, error);
+          if (!again) throw error;
+        }
       }
-      throw error;
     } finally {
       if (--this.#inFlight === 0 && this.#session !== null) {
         this.#armIdleTimer();
@@ -195,6 +205,25 @@ class PooledHttpsTransport implements PooledTransport {
     if (silentMs < STALL_MS) return;
     this.#forget(session);
     session.destroy();
+  }
+
+  /**
+   * Whether a query that got no response headers was left unanswered by a
+   * session that went away, so it may be asked once more on a new one (as
+   * the TCP and DoT pools do): the server refused its stream (after a
+   * GOAWAY, or over its stream limit), or the session was closed or told to
+   * go away while the query waited (a server restarting, or closing
+   * connections after so many requests like nginx). A session that never
+   * connected is not retried: a new one would fail the same way.
+   */
+  #unprocessed(
+    session: http2.ClientHttp2Session,
+    state: SessionState,
+    error: unknown,
+  ): boolean {
+    if (!state.connected) return false;
+    if (error instanceof StreamRefusedError) return true;
+    return this.#session !== session || session.closed || session.destroyed;
   }
 
   /** The error for a stream that failed before its session connected. */

@@ -24,8 +24,16 @@ export interface DohRequestContext {
 }
 
 /**
+ * The server refused the stream (RST_STREAM or GOAWAY with REFUSED_STREAM):
+ * it did not process the query (RFC 9113 §8.7), so asking again on another
+ * connection is safe.
+ */
+export class StreamRefusedError extends Error {}
+
+/**
  * POSTs `query` on `session` and resolves with the answer body.
  *
+ * @throws {StreamRefusedError} when the server refused the stream
  * @throws {Error} naming the server on a connect failure, a non-200 status,
  *   a wrong content type, an oversized or empty body, or a reset stream
  * @throws the signal's reason when it aborts first
@@ -37,12 +45,14 @@ export function postDnsMessage(
   ctx: DohRequestContext,
 ): Promise<Uint8Array> {
   const { promise, resolve, reject } = Promise.withResolvers<Uint8Array>();
-  const fail = (why: string, cause?: unknown) =>
-    new Error(
+  const fail = (why: string, cause?: unknown) => {
+    const refused = stream?.rstCode === http2.constants.NGHTTP2_REFUSED_STREAM;
+    return new (refused ? StreamRefusedError : Error)(
       `DoH server "${ctx.label}" gave no answer: ${why}`,
       cause === undefined ? undefined : { cause },
     );
-  let stream: http2.ClientHttp2Stream;
+  };
+  let stream: http2.ClientHttp2Stream | undefined;
   try {
     stream = session.request({
       ":method": "POST",
