@@ -7,6 +7,7 @@
 import type { QueryHandler } from "../pipeline/handler.ts";
 import type { StageCounters } from "../pipeline/stage_counters.ts";
 import type { Snapshot } from "../pipeline/snapshot.ts";
+import { SnapshotReceiver } from "./snapshot_post.ts";
 import type { PostedQueryEvents } from "../pipeline/query_event_pack.ts";
 import type { SerializedEntry } from "../stages/cache/cache_dump.ts";
 import {
@@ -88,6 +89,7 @@ export function runListenerWorker(createHandler: HandlerFactory): void {
   let countersTimer: ReturnType<typeof setInterval> | undefined;
   let eventsTimer: ReturnType<typeof setInterval> | undefined;
   let earlySnapshot: Snapshot | null = null;
+  const snapshots = new SnapshotReceiver();
   let earlyCache: SerializedEntry[] | null = null;
 
   let lastCache = emptyCacheStats();
@@ -249,11 +251,13 @@ export function runListenerWorker(createHandler: HandlerFactory): void {
     switch (msg.type) {
       case "start":
         return start(msg);
-      case "snapshot":
+      case "snapshot": {
+        const snapshot = snapshots.receive(msg.snapshot);
         // One assignment inside the handler; queries in flight keep theirs.
-        if (handler) handler.setSnapshot(msg.snapshot);
-        else earlySnapshot = msg.snapshot;
+        if (handler) handler.setSnapshot(snapshot);
+        else earlySnapshot = snapshot;
         return;
+      }
       case "cache":
         if (handler) handler.importCache?.(msg.entries);
         else earlyCache = msg.entries;

@@ -13,6 +13,7 @@ import type { Snapshot } from "../pipeline/snapshot.ts";
 import type { Logger } from "../log/logger.ts";
 import { describeBindError, ListenerError } from "./listener_error.ts";
 import { formatListenAddress } from "./listen_address.ts";
+import { SnapshotSender } from "./snapshot_post.ts";
 import type { SerializedEntry } from "../stages/cache/cache_dump.ts";
 import type {
   CounterDeltas,
@@ -115,6 +116,7 @@ export function startListenerWorker(
   const eventReceiver = new QueryEventReceiver();
   /** A restart of the worker's string table was asked for and not seen yet. */
   let tableRestartAsked = false;
+  const snapshots = new SnapshotSender();
 
   const terminate = (cache: SerializedEntry[] = []) => {
     if (terminated) return;
@@ -130,7 +132,13 @@ export function startListenerWorker(
       return bound!;
     },
     post(snapshot) {
-      if (!terminated) worker.postMessage({ type: "snapshot", snapshot });
+      if (terminated) return;
+      worker.postMessage(
+        {
+          type: "snapshot",
+          snapshot: snapshots.post(snapshot),
+        } satisfies WorkerRequest,
+      );
     },
     postCache(entries) {
       if (!terminated) {
@@ -269,11 +277,7 @@ export function startListenerWorker(
       ),
     );
   };
-  if (opts.snapshot !== undefined) {
-    worker.postMessage(
-      { type: "snapshot", snapshot: opts.snapshot } satisfies WorkerRequest,
-    );
-  }
+  if (opts.snapshot !== undefined) handle.post(opts.snapshot);
   worker.postMessage(opts.start);
   return ready.promise;
 }

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { memoryLogger } from "../log/logger.ts";
 import type { Snapshot } from "../pipeline/snapshot.ts";
+import { snapshotOf, zoneFromText } from "../pipeline/testing/fixtures.ts";
 import { type DnsListenersOptions, startDnsListeners } from "./listeners.ts";
 import { ListenerError } from "./listener_error.ts";
 import type { CounterDeltas } from "./worker_messages.ts";
@@ -262,4 +263,49 @@ Deno.test("startDnsListeners restarts a listener that keeps dying after a pause,
   const stopping = performance.now();
   await l.stop();
   assert.ok(performance.now() - stopping < 900, "the pause ends at the stop");
+});
+
+Deno.test("startDnsListeners workers answer from zones a later snapshot kept, and from changed ones", async () => {
+  const l = await startDnsListeners({
+    listeners: [{ address: "127.0.0.1:0", protocols: ["udp", "tcp"] }],
+    nodeName: "node-under-test",
+    version: "0.0.0-test",
+    logger: memoryLogger(),
+  });
+  await using _stop = { [Symbol.asyncDispose]: () => l.stop() };
+  const zone = (name: string, address: string) =>
+    zoneFromText(name, [
+      `${name} 60 IN SOA ns1.${name} h.${name} 1 3600 900 1209600 30`,
+      `www.${name} 60 IN A ${address}`,
+    ]);
+  const ask = async (name: string) =>
+    decodeAnswer(
+      await udpExchange("127.0.0.1", portOf(l, "udp"), buildQuery(1, name)),
+    ).records;
+  /** The answer once the workers have the snapshot (posting is async). */
+  const settled = async (name: string, expected: string[]) => {
+    let records: string[] = [];
+    for (let i = 0; i < 100; i++) {
+      records = await ask(name);
+      if (JSON.stringify(records) === JSON.stringify(expected)) break;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    return records;
+  };
+  const a = zone("a.test.", "192.0.2.1");
+  l.setSnapshot(snapshotOf([a], [], 1));
+  assert.deepEqual(await settled("www.a.test", ["A 192.0.2.1"]), [
+    "A 192.0.2.1",
+  ]);
+  // a goes as its name only; b is new.
+  l.setSnapshot(snapshotOf([a, zone("b.test.", "192.0.2.2")], [], 2));
+  assert.deepEqual(await settled("www.b.test", ["A 192.0.2.2"]), [
+    "A 192.0.2.2",
+  ]);
+  assert.deepEqual(await ask("www.a.test"), ["A 192.0.2.1"]);
+  // a changed.
+  l.setSnapshot(snapshotOf([zone("a.test.", "192.0.2.3")], [], 3));
+  assert.deepEqual(await settled("www.a.test", ["A 192.0.2.3"]), [
+    "A 192.0.2.3",
+  ]);
 });

@@ -4,7 +4,7 @@
  * the typed arrays of an `events` batch, which are transferred.
  */
 import type { Transport } from "../pipeline/handler.ts";
-import type { Snapshot } from "../pipeline/snapshot.ts";
+import type { PostedSnapshot } from "./snapshot_post.ts";
 import type { CounterBatch, DetailBatch } from "../pipeline/stage_counters.ts";
 import type { SerializedEntry } from "../stages/cache/cache_dump.ts";
 import type { PostedQueryEvents } from "../pipeline/query_event_pack.ts";
@@ -51,7 +51,7 @@ export type WorkerRequest =
     /** Record a QueryEvent per answer and post them (`querylog.enabled`). @default true */
     queryLog?: boolean;
   }
-  | { type: "snapshot"; snapshot: Snapshot }
+  | { type: "snapshot"; snapshot: PostedSnapshot }
   /** Entries of a cache dump to take (sent right after start). */
   | { type: "cache"; entries: SerializedEntry[] }
   /** Entries another worker stored from cut answers (its `cache-share`). */

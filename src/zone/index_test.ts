@@ -65,3 +65,43 @@ Deno.test("buildZoneIndex indexes 20000 names in well under a second", () => {
   assert.equal(zone?.kind === "primary" && zone.nodes.size, 20000 + 100 + 1);
   assert.ok(elapsed < 500, `indexing took ${elapsed.toFixed(1)} ms`);
 });
+
+Deno.test("buildZoneIndex indexes a zone's content once, whatever else changes", () => {
+  const first = buildZoneIndex([ZONE], []);
+  const other = zoneFromText("example.net.", [
+    "example.net. 60 IN SOA ns1.example.net. h.example.net. 1 3600 900 1209600 30",
+  ]);
+  const second = buildZoneIndex([ZONE, other], []);
+  assert.equal(
+    second.zones.get("example.org."),
+    first.zones.get("example.org."),
+  );
+  // A content with the same records but another object is indexed anew.
+  const copy = structuredClone(ZONE);
+  assert.notEqual(
+    buildZoneIndex([copy], []).zones.get("example.org."),
+    first.zones.get("example.org."),
+  );
+});
+
+Deno.test("buildZoneIndex links child zones into a parent without changing the parent's own index", () => {
+  const child = zoneFromText("x.y.example.org.", [
+    "x.y.example.org. 60 IN SOA ns1.example.org. h.example.org. 1 3600 900 1209600 30",
+  ]);
+  const withChild = buildZoneIndex([ZONE, child], [
+    { name: "f.example.org.", objectName: "f", upstreamGroup: "g" },
+  ]);
+  const linked = withChild.zones.get("example.org.");
+  assert.ok(linked?.kind === "primary");
+  // The names down to the child apex exist in the parent (RFC 8020).
+  assert.ok(linked.nodes.has("y.example.org."));
+  assert.ok(linked.nodes.has("x.y.example.org."));
+  assert.ok(linked.nodes.has("f.example.org."));
+  // The next snapshot without the children: NXDOMAIN for them again.
+  const without = buildZoneIndex([ZONE], []);
+  const parent = without.zones.get("example.org.");
+  assert.ok(parent?.kind === "primary");
+  assert.equal(parent.nodes.has("y.example.org."), false);
+  assert.equal(parent.nodes.has("f.example.org."), false);
+  assert.equal(parent.nodes.size, indexZone(ZONE).nodes.size);
+});
