@@ -12,6 +12,7 @@ function entry(name: string, type = 1, scope = ""): CacheEntry {
     wire: new Uint8Array(12),
     offsets: new Uint16Array(),
     ttls: new Uint32Array(),
+    additional: { start: 12, ttlsBefore: 0 },
     storedAt: 0,
     expiresAt: 300_000,
     ttl: 300,
@@ -19,6 +20,7 @@ function entry(name: string, type = 1, scope = ""): CacheEntry {
     hits: 0,
     windowStart: 0,
     prefetching: false,
+    shared: false,
   };
 }
 

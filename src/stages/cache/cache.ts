@@ -20,7 +20,11 @@ import {
 import { cacheKey, cacheVariant, isCacheableQuery } from "./cache_key.ts";
 import { type CachePolicy, cachePolicyOf } from "./cache_policy.ts";
 import { type CacheStats, emptyCacheStats } from "./cache_stats.ts";
-import { writeCachedAnswer, writeStaleAnswer } from "./entry_answer.ts";
+import {
+  isTruncated,
+  writeCachedAnswer,
+  writeStaleAnswer,
+} from "./entry_answer.ts";
 import { type Outcome, waiterResponse } from "./waiter_response.ts";
 
 export interface CacheStageOptions {
@@ -58,9 +62,14 @@ export interface CacheStage extends Stage {
    */
   importShared(entries: readonly unknown[], now?: number): number;
   /**
-   * Calls `listener` with every entry stored from an answer cut for its
-   * client (TC=1, or additional records left out): the client's retry comes
-   * over TCP, which another listener worker with its own cache serves.
+   * Calls `listener` with the entries the other listener workers should
+   * have: each entry stored from an answer cut for its client (TC=1, or
+   * additional records left out), and each entry answered with TC=1 from
+   * the cache (fresh, stale or to a coalesced asker), before that answer
+   * goes out: the client's retry comes over TCP, which another worker with
+   * its own cache serves. An entry goes once, and once more after each
+   * failed refresh (with when it failed, so the other worker answers it
+   * stale at once too).
    */
   onCutAnswerStored(listener: (entry: SerializedEntry) => void): void;
 }
@@ -115,13 +124,28 @@ export function createCacheStage(opts: CacheStageOptions = {}): CacheStage {
       cache.limit = policy.maxEntries;
       cache.set(entry);
       stats.inserts++;
-      if (res.wholeWire !== undefined) {
-        shareCut?.(
-          serializeEntry(entry, policy.serveStale ? policy.staleTtlMs : 0),
-        );
-      }
+      if (res.wholeWire !== undefined) share(entry, policy);
     }
     return { res, entry };
+  }
+
+  /**
+   * Hands `entry` to the other listener workers, once: a client it was cut
+   * for retries over TCP, which another worker serves.
+   */
+  function share(entry: CacheEntry, policy: CachePolicy): void {
+    if (entry.shared || shareCut === undefined) return;
+    entry.shared = true;
+    shareCut(serializeEntry(entry, policy.serveStale ? policy.staleTtlMs : 0));
+  }
+
+  /** Shares `entry` when `wire`, made from it, tells the client to retry over TCP. */
+  function shareIfTruncated(
+    entry: CacheEntry,
+    wire: Uint8Array,
+    policy: CachePolicy,
+  ): void {
+    if (isTruncated(wire)) share(entry, policy);
   }
 
   /** Runs `next` once for `key`; concurrent askers share the promise. */
@@ -154,6 +178,7 @@ export function createCacheStage(opts: CacheStageOptions = {}): CacheStage {
     const wire = writeStaleAnswer(entry, req, policy.staleAnswerTtl);
     if (wire === undefined) return undefined;
     stats.staleHits++;
+    shareIfTruncated(entry, wire, policy);
     return {
       wire,
       wireSource: entry,
@@ -183,7 +208,12 @@ export function createCacheStage(opts: CacheStageOptions = {}): CacheStage {
     // goes to it as the upstream stage made it: made from the whole entry
     // it could only be an empty TC=1 one.
     const asMade = o.entry === undefined || o.res.wholeWire !== undefined;
-    return leader && asMade ? o.res : waiterResponse(o, req);
+    if (leader && asMade) return o.res;
+    const res = waiterResponse(o, req);
+    if (o.entry !== undefined && res.wire !== undefined) {
+      shareIfTruncated(o.entry, res.wire, policy);
+    }
+    return res;
   }
 
   /**
@@ -204,8 +234,11 @@ export function createCacheStage(opts: CacheStageOptions = {}): CacheStage {
    * leaves `stale` in place).
    */
   function noteRefreshFailure(o: Outcome, stale: CacheEntry): void {
-    if (isFailure(o.res)) stale.refreshFailedAt = now();
-    else delete stale.refreshFailedAt;
+    if (isFailure(o.res)) {
+      stale.refreshFailedAt = now();
+      // The other workers should learn of it with the next TC=1 answer.
+      stale.shared = false;
+    } else delete stale.refreshFailedAt;
   }
 
   /** Waits for the upstream at most maxWait when a stale answer is at hand. */
@@ -350,6 +383,7 @@ export function createCacheStage(opts: CacheStageOptions = {}): CacheStage {
         const wire = writeCachedAnswer(entry, req, age);
         if (wire !== undefined) {
           stats.hits++;
+          shareIfTruncated(entry, wire, policy);
           prefetch(entry, req, next, policy, at);
           return { wire, wireSource: entry, status: "cached", stage: "cache" };
         }

@@ -7,7 +7,7 @@
  */
 import { isClientSubnet } from "../../dns/wire/mod.ts";
 import type { AnswerCache } from "./answer_cache.ts";
-import type { CacheEntry } from "./cache_entry.ts";
+import { additionalSectionOf, type CacheEntry } from "./cache_entry.ts";
 import { parseCacheKey } from "./cache_key.ts";
 
 /** Most entries one worker dumps (the most recently used are kept). */
@@ -34,6 +34,13 @@ export interface SerializedEntry {
   negative: boolean;
   /** The upstream's ECS option for the subnet asked with, if any. */
   clientSubnet?: Uint8Array;
+  /**
+   * When a refresh of the expired entry last failed, if it did: the worker
+   * that takes a shared entry answers it stale at once too (RFC 8767 §4's
+   * failure recheck timer), rather than ask the failing upstream again.
+   * Not kept in local.db.
+   */
+  refreshFailedAt?: number;
 }
 
 /**
@@ -71,14 +78,17 @@ export function serializeEntry(
     ttl: entry.ttl,
     negative: entry.negative,
     ...(entry.clientSubnet && { clientSubnet: entry.clientSubnet.slice() }),
+    ...(entry.refreshFailedAt !== undefined &&
+      { refreshFailedAt: entry.refreshFailedAt }),
   };
 }
 
 /**
  * Puts `entries` into `cache`, in order (the last ones count as the most
  * recently used). Skips entries past their stale limit at `now`, stored in
- * the future, malformed, or older than an entry already held for the key.
- * Returns how many were taken.
+ * the future, malformed, or older than an entry already held for the key;
+ * the same entry again (stored at the same time) only brings its failed
+ * refresh along. Returns how many were taken.
  */
 export function importEntries(
   cache: AnswerCache,
@@ -90,7 +100,10 @@ export function importEntries(
     const entry = toEntry(raw, now);
     if (entry === undefined) continue;
     const held = cache.get(entry.name, entry.variant, entry.scope);
-    if (held !== undefined && held.storedAt >= entry.storedAt) continue;
+    if (held !== undefined && held.storedAt >= entry.storedAt) {
+      if (held.storedAt === entry.storedAt) noteFailedRefresh(held, entry);
+      continue;
+    }
     cache.set(entry);
     taken++;
   }
@@ -114,6 +127,15 @@ export function mergeEntries(
     }
   }
   return [...byKey.values()];
+}
+
+/** The later of two failed refreshes of one entry, held by two workers. */
+function noteFailedRefresh(held: CacheEntry, shared: CacheEntry): void {
+  const failed = shared.refreshFailedAt;
+  if (failed === undefined) return;
+  if (held.refreshFailedAt === undefined || held.refreshFailedAt < failed) {
+    held.refreshFailedAt = failed;
+  }
 }
 
 /** A cache entry from untrusted plain data, or undefined when it does not hold together. */
@@ -141,6 +163,10 @@ function toEntry(raw: unknown, now: number): CacheEntry | undefined {
   }
   if (expiresAt <= storedAt || staleUntil < expiresAt) return undefined;
   if (storedAt > now || now >= staleUntil) return undefined;
+  const failed = e.refreshFailedAt;
+  if (failed !== undefined && !isWhole(failed)) return undefined;
+  const additional = additionalSectionOf(wire, e.offsets);
+  if (additional === undefined) return undefined;
   const subnet = e.clientSubnet;
   if (
     subnet !== undefined &&
@@ -156,14 +182,18 @@ function toEntry(raw: unknown, now: number): CacheEntry | undefined {
     wire: wire.slice(),
     offsets: Uint16Array.from(e.offsets),
     ttls: Uint32Array.from(e.ttls),
+    additional,
     storedAt,
     expiresAt,
     ttl,
     negative: e.negative,
     ...(subnet !== undefined && { clientSubnet: subnet.slice() }),
+    ...(failed !== undefined && { refreshFailedAt: failed }),
     hits: 0,
     windowStart: now,
     prefetching: false,
+    // Dumps and shares reach every listener worker: nothing to hand on.
+    shared: true,
   };
 }
 

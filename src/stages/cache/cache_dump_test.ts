@@ -114,6 +114,8 @@ Deno.test("cache import skips malformed entries", async (t) => {
     ["expiry before storage", { ...good, expiresAt: good.storedAt }],
     ["stored in the future", { ...good, storedAt: good.storedAt + 1e9 }],
     ["negative not a boolean", { ...good, negative: "no" }],
+    ["failed refresh not a time", { ...good, refreshFailedAt: -1 }],
+    ["more answers than TTLs", { ...good, offsets: [], ttls: [] }],
     ["client subnet of family 3", {
       ...good,
       clientSubnet: new Uint8Array([0, 3, 24, 0, 198, 51, 100]),

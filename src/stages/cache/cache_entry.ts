@@ -7,6 +7,7 @@ import {
   HEADER_OCTETS,
   RCODE,
   readTtlOffsets,
+  skipName,
   TYPE,
   WireFormatError,
 } from "../../dns/wire/mod.ts";
@@ -23,10 +24,25 @@ export interface StoredAnswer {
   /** The TTL each record was stored with, in seconds. */
   readonly ttls: Uint32Array;
   /**
+   * Where the additional section starts in `wire` (`wire.length` when it
+   * has no records), and how many of `offsets` come before it: a hit too
+   * big for its client leaves the additional section out before it sets
+   * TC (RFC 2181 §9), as the upstream stage does with a first answer.
+   */
+  readonly additional: AdditionalSection;
+  /**
    * The EDNS Client Subnet the answer was asked with, with the SCOPE the
    * upstream answered (RFC 7871); hits echo it to clients that sent an option.
    */
   readonly clientSubnet?: Uint8Array;
+}
+
+/** Where a stored message's additional section starts. */
+export interface AdditionalSection {
+  /** Offset of its first record: the message cut here is whole without it. */
+  readonly start: number;
+  /** TTL fields before `start` (the answer and authority records). */
+  readonly ttlsBefore: number;
 }
 
 /** A cached answer. */
@@ -55,6 +71,12 @@ export interface CacheEntry extends StoredAnswer {
    * ms): for a while after, it is answered stale at once (RFC 8767 §4).
    */
   refreshFailedAt?: number;
+  /**
+   * The other listener workers were handed this entry (`onCutAnswerStored`):
+   * a client that got it truncated retries over TCP, another worker. Cleared
+   * when a refresh fails, so the failure goes with the next hand-over.
+   */
+  shared: boolean;
 }
 
 /** What a message is, once read. */
@@ -88,7 +110,15 @@ export function readAnswer(
   if (!answersQuestion(message, req)) return undefined;
   let end = found.end;
   let arcount = (message[10]! << 8) | message[11]!;
+  const additional = additionalSectionOf(
+    message,
+    found.offsets,
+    req.query.questionEnd,
+  );
+  if (additional === undefined) return undefined;
   if (found.optStart !== undefined) {
+    // An OPT record outside the additional section is no EDNS we can cut.
+    if (found.optStart < additional.start) return undefined;
     if (found.offsets.some((at) => at > found.optStart!)) return undefined;
     end = found.optStart;
     arcount--;
@@ -101,6 +131,7 @@ export function readAnswer(
       wire,
       offsets: Uint16Array.from(found.offsets),
       ttls: Uint32Array.from(found.ttls),
+      additional,
     },
     rcode: found.rcode,
     hasData: hasData(found.answerTypes, req.query.question?.type),
@@ -175,7 +206,46 @@ export function buildEntry(
     hits: 0,
     windowStart: now,
     prefetching: false,
+    shared: false,
   };
+}
+
+/**
+ * Where the additional section of `message` starts: just after the last
+ * answer or authority record, whose TTL field is the (ANCOUNT + NSCOUNT)th
+ * of `offsets` (RDLENGTH follows the TTL), or at the end of the question
+ * (`questionEnd`; found when undefined) without such records. Undefined when
+ * the offsets and counts do not agree (a malformed message or dump).
+ */
+export function additionalSectionOf(
+  message: Uint8Array,
+  offsets: ArrayLike<number>,
+  questionEnd?: number,
+): AdditionalSection | undefined {
+  if (message.length < HEADER_OCTETS) return undefined;
+  const before = u16(message, 6) + u16(message, 8);
+  if (before > offsets.length) return undefined;
+  if (before === 0) {
+    let start = questionEnd;
+    if (start === undefined) {
+      try {
+        start = skipName(message, HEADER_OCTETS) + 4;
+      } catch (error) {
+        if (error instanceof WireFormatError) return undefined;
+        throw error;
+      }
+    }
+    return start > message.length ? undefined : { start, ttlsBefore: 0 };
+  }
+  const ttlAt = offsets[before - 1]!;
+  if (ttlAt + 6 > message.length) return undefined;
+  const start = ttlAt + 6 + u16(message, ttlAt + 4);
+  if (start > message.length) return undefined;
+  return { start, ttlsBefore: before };
+}
+
+function u16(message: Uint8Array, at: number): number {
+  return (message[at]! << 8) | message[at + 1]!;
 }
 
 /**

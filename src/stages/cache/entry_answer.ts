@@ -59,14 +59,25 @@ function writeAnswer(
   const optOctets = query.edns === undefined
     ? 0
     : optLength(req, stale, subnet);
-  // Too big for the client's limit: header, question and OPT with TC=1,
-  // as the encoder truncates; the client retries over TCP and hits again.
-  const truncated = wire.length + optOctets > req.maxSize;
-  const body = truncated ? query.questionEnd : wire.length;
-  if (body > wire.length) return undefined;
+  const room = req.maxSize - optOctets;
+  let body = wire.length;
+  let ttlCount = stored.offsets.length;
+  let truncated = false;
+  if (body > room) {
+    // Too big for the client's limit. The additional section goes first,
+    // without TC (RFC 2181 §9; compression pointers only point back, so
+    // the tail can go). If answer and authority still do not fit: header,
+    // question and OPT with TC=1, and the client retries over TCP. The
+    // upstream stage cuts a first answer the same way.
+    const { additional } = stored;
+    truncated = additional.start > room;
+    body = truncated ? query.questionEnd : additional.start;
+    ttlCount = truncated ? 0 : additional.ttlsBefore;
+    if (body > wire.length) return undefined;
+  }
   // Made out for this query only: never kept.
   const out = shortLivedBytes(body + optOctets);
-  out.set(truncated ? wire.subarray(0, body) : wire);
+  out.set(body === wire.length ? wire : wire.subarray(0, body));
   if (!patchQuestionCase(out, req.bytes, query.questionEnd - 4)) {
     return undefined;
   }
@@ -77,17 +88,14 @@ function writeAnswer(
   const adAllowed = query.ad || query.edns?.dnssecOk === true;
   out[2] = (out[2]! & 0xfa) | (truncated ? 0x02 : 0) | (query.rd ? 0x01 : 0);
   out[3] = (out[3]! & (adAllowed ? 0xef : 0xcf)) | (query.cd ? 0x10 : 0);
-  let arcount = 0;
-  if (truncated) {
-    out[6] =
-      out[7] =
-      out[8] =
-      out[9] =
-        0;
-  } else {
-    arcount = (out[10]! << 8) | out[11]!;
-    if (stale) patchTtls(out, stored.offsets, ttl);
-    else decrementTtls(out, stored.offsets, stored.ttls, ttl);
+  if (truncated) out.fill(0, 6, 10);
+  let arcount = body === wire.length ? (out[10]! << 8) | out[11]! : 0;
+  if (ttlCount > 0) {
+    const offsets = ttlCount === stored.offsets.length
+      ? stored.offsets
+      : stored.offsets.subarray(0, ttlCount);
+    if (stale) patchTtls(out, offsets, ttl);
+    else decrementTtls(out, offsets, stored.ttls, ttl);
   }
   if (optOctets > 0) {
     writeOpt(out, body, req, stale, subnet);
@@ -96,6 +104,11 @@ function writeAnswer(
   out[10] = arcount >>> 8;
   out[11] = arcount;
   return out;
+}
+
+/** True when `answer` (made by writeCachedAnswer or writeStaleAnswer) was cut to TC=1. */
+export function isTruncated(answer: Uint8Array): boolean {
+  return (answer[2]! & 0x02) !== 0;
 }
 
 function optLength(
