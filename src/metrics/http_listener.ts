@@ -51,13 +51,75 @@ export function rejectUnlessGetOrHead(request: Request): Response | undefined {
   });
 }
 
-/** Starts the listener; throws HttpListenerError when it cannot bind. */
+/** First and longest pause before a listener that failed is started again. */
+const RESTART_FIRST_MS = 100;
+const RESTART_MAX_MS = 10_000;
+
+/**
+ * Starts the listener; throws HttpListenerError when it cannot bind. When
+ * its accept loop fails later (out of file descriptors: Deno.serve then
+ * ends, and its rejection would end the process), it is logged and started
+ * again on the same address, with growing pauses while that fails.
+ */
 export function listenHttp(opts: HttpListenerOptions): HttpListener {
-  let server: Deno.HttpServer<Deno.NetAddr>;
+  let server = serveOn(opts, opts.port);
+  const addr = server.addr;
+  let stopped = false;
+  let pause = RESTART_FIRST_MS;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+
+  const watch = (running: Deno.HttpServer<Deno.NetAddr>) => {
+    running.finished.catch((error) => {
+      if (stopped) return;
+      opts.logger.error(
+        `The ${opts.name} listener on ${
+          formatListenAddress(opts)
+        } stopped; starting it again`,
+        { error },
+      );
+      restartLater();
+    });
+  };
+  const restartLater = () => {
+    timer = setTimeout(() => {
+      timer = undefined;
+      if (stopped) return;
+      try {
+        server = serveOn(opts, addr.port);
+        watch(server);
+        pause = RESTART_FIRST_MS;
+        opts.logger.info(`The ${opts.name} listener is back`, {
+          address: formatListenAddress({ ...opts, port: addr.port }),
+        });
+      } catch (error) {
+        opts.logger.warn(`Cannot start the ${opts.name} listener yet`, {
+          error,
+          retryMs: pause,
+        });
+        pause = Math.min(pause * 2, RESTART_MAX_MS);
+        restartLater();
+      }
+    }, pause);
+  };
+  watch(server);
+  return {
+    addr,
+    stop: async () => {
+      stopped = true;
+      if (timer !== undefined) clearTimeout(timer);
+      await server.shutdown().catch(() => {});
+    },
+  };
+}
+
+function serveOn(
+  opts: HttpListenerOptions,
+  port: number,
+): Deno.HttpServer<Deno.NetAddr> {
   try {
-    server = Deno.serve({
+    return Deno.serve({
       hostname: opts.hostname,
-      port: opts.port,
+      port,
       onListen: () => {}, // no console banner; the caller logs
       onError(error) {
         opts.logger.error(`${opts.name} request failed`, { error });
@@ -72,10 +134,6 @@ export function listenHttp(opts: HttpListenerOptions): HttpListener {
       { cause: err },
     );
   }
-  return {
-    addr: server.addr,
-    stop: () => server.shutdown(),
-  };
 }
 
 /** The message for a failed bind of the `name` listener. */
