@@ -104,8 +104,13 @@ export const DURATION_BUCKETS_US: readonly number[] = [
   5_000_000,
 ];
 
-/** Distinct list names one batch keeps; further names count as "other". */
-export const MAX_LISTS_PER_BATCH = 200;
+/**
+ * Distinct list names one batch keeps; further names count as "other". The
+ * same as the metric's own cap (MAX_LIST_LABELS in src/metrics): a smaller
+ * one put the blocks of some of 300 lists under "other", a different few
+ * each second, while the metric had room for them all.
+ */
+export const MAX_LISTS_PER_BATCH = 500;
 /** The list label that stands for names beyond the cap. */
 export const OTHER_LIST = "other";
 

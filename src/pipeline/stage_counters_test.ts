@@ -6,6 +6,7 @@ import {
   OTHER_LIST,
   qtypeLabel,
 } from "./stage_counters.ts";
+import { MAX_LIST_LABELS } from "../metrics/query_metrics.ts";
 
 Deno.test("stage counters count queries, rcodes and statuses", () => {
   const counters = createStageCounters();
@@ -191,4 +192,24 @@ Deno.test("stage counters count rate-limited queries as drops or TC=1 answers", 
   assert.deepEqual(detail.rateLimited, { dropped: 2, truncated: 1 });
   assert.deepEqual(detail.drops, { rate_limited: 2 });
   assert.deepEqual(detail.answers, { rate_limited: { NOERROR: 1 } });
+});
+
+Deno.test("a batch keeps as many list names as the blocked-by-list metric", () => {
+  assert.ok(
+    MAX_LISTS_PER_BATCH >= MAX_LIST_LABELS,
+    `${MAX_LISTS_PER_BATCH} < ${MAX_LIST_LABELS}`,
+  );
+  // 300 lists blocking in one second: every one keeps its own count.
+  const counters = createStageCounters();
+  for (let i = 0; i < 300; i++) {
+    counters.countResponse({
+      message: { id: 1, opcode: 0, rcode: 3 },
+      status: "blocked_list",
+      stage: "blocking",
+      list: `list-${i}`,
+    });
+  }
+  const counts = counters.drainDetail().blockedByList;
+  assert.equal(Object.keys(counts).length, 300);
+  assert.equal(counts[OTHER_LIST], undefined);
 });
