@@ -276,6 +276,27 @@ function hashRRSets(rrsets: RRSet[]): string {
 }
 
 /**
+ * `content` served with `serial` in its SOA: the same object when it
+ * already has it, else a copy that shares every other RRset. The serial is
+ * the controller's to stamp after a change, so a build need not be redone
+ * for it (a zone of 100,000 records takes ~1.5 s to build).
+ */
+export function withSerial(content: ZoneContent, serial: number): ZoneContent {
+  if (content.serial === serial) return content;
+  const rrsets = content.rrsets.map((rrset) =>
+    rrset.type === TYPE.SOA && rrset.name === content.name
+      ? {
+        ...rrset,
+        rdata: rrset.rdata.map((rdata) =>
+          rdata.type === "SOA" ? { ...rdata, serial } : rdata
+        ),
+      }
+      : rrset
+  );
+  return { ...content, serial, rrsets };
+}
+
+/**
  * Builds a primary zone's content. Record sets are those whose
  * spec.zoneRef.name is the zone object's name (and that spec.recordSetSelector
  * admits); disabled or expired endpoints are left out silently.

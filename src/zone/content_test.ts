@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import type { DNSZone, DNSZoneSpec } from "../api/v1alpha1/dnszone.ts";
 import type { DNSRecordSet, Endpoint } from "../api/v1alpha1/dnsrecordset.ts";
-import { buildZoneContent, forwardZoneOf } from "./content.ts";
+import { buildZoneContent, forwardZoneOf, withSerial } from "./content.ts";
 import { sectionText } from "./testdata/zone_text.ts";
 
 const NOW = new Date("2030-01-01T00:00:00Z");
@@ -355,4 +355,30 @@ Deno.test("buildZoneContent keeps TXT and CAA records that differ only in case, 
   assert.equal(data("caa.").length, 2, "CAA values are case-sensitive");
   assert.equal(data("mx.").length, 1, "names are not (RFC 4343)");
   assert.deepEqual(build.problems, []);
+});
+
+Deno.test("withSerial stamps the SOA serial and shares every other RRset", () => {
+  const built = buildZoneContent(
+    zone({}, 7),
+    [recordSet("web", [ep("www.example.org", "A", ["192.0.2.1"])])],
+    NOW,
+  ).content;
+  assert.equal(withSerial(built, 7), built);
+  const stamped = withSerial(built, 2030010101);
+  assert.equal(stamped.serial, 2030010101);
+  // Built afresh with that serial, the zone is the same.
+  assert.deepEqual(
+    stamped,
+    buildZoneContent(
+      zone({}, 2030010101),
+      [recordSet("web", [ep("www.example.org", "A", ["192.0.2.1"])])],
+      NOW,
+    ).content,
+  );
+  const shared = stamped.rrsets.filter((r, i) => r === built.rrsets[i]);
+  assert.equal(shared.length, built.rrsets.length - 1);
+  // The built content is left as it was.
+  assert.equal(built.serial, 7);
+  const soa = built.rrsets.find((r) => r.type === 6)!.rdata[0]!;
+  assert.equal(soa.type === "SOA" && soa.serial, 7);
 });

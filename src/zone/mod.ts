@@ -8,6 +8,7 @@ export {
   forwardZoneOf,
   type RecordSetProblem,
   type RecordSetProblemReason,
+  withSerial,
   type ZoneBuild,
 } from "./content.ts";
 export {
