@@ -8,12 +8,17 @@ import { join } from "node:path";
 import type { Config } from "../config/schema.ts";
 import type { HealthCheck } from "../health/health.ts";
 import type { Logger } from "../log/logger.ts";
+import type { Registry } from "../metrics/registry.ts";
+import { createBlockListMetrics } from "../metrics/query_metrics.ts";
 import type { Store } from "../store/store.ts";
 import {
   type ListFetcherOptions,
   startListFetcher,
 } from "../controller/list_fetcher.ts";
-import { BlockingAssembler } from "../snapshot/blocking_assembler.ts";
+import {
+  BlockingAssembler,
+  type BlockingAssemblerOptions,
+} from "../snapshot/blocking_assembler.ts";
 import { watchBlockingState } from "../blocking/blocking_state.ts";
 import { parseDuration } from "../config/duration.ts";
 
@@ -74,18 +79,24 @@ export function listsDirOf(config: Config): string {
 
 /**
  * Starts fetching, compiling and watching. Follows `blocking.initStrategy`:
- * `fast` compiles what the lists directory already holds and serves at
- * once; `blocking` waits for the first download of every list first;
- * `failOnError` also refuses to start when one of them failed.
- * `onChange` is called whenever the blocking part of the snapshot changes.
+ * `fast` compiles the small lists (up to 256 KiB, such as the starter
+ * list) at once, returns, and compiles the larger copies on disk in the
+ * background, each joining the snapshot when it is ready; `blocking` waits for the first download of every list, then
+ * for every compile; `failOnError` also refuses to start when a download
+ * failed. `onChange` is called whenever the blocking part of the snapshot
+ * changes.
  */
 export async function startBlocking(opts: {
   store: Store;
   config: Config;
   logger: Logger;
   onChange: () => void;
+  /** Where kudurru_blocklist_* metrics go; none: not exposed. */
+  registry?: Registry;
   /** Overrides for the fetcher's timing (tests). */
   fetcher?: Pick<ListFetcherOptions, "retryDelaysMs" | "timeoutMs">;
+  /** Overrides for the assembler's timing (tests). */
+  assembler?: Pick<BlockingAssemblerOptions, "debounceMs" | "compileRetryMs">;
 }): Promise<BlockingWiring> {
   const { store, config } = opts;
   const logger = opts.logger.with({ component: "blocking" });
@@ -135,14 +146,20 @@ export async function startBlocking(opts: {
       }
     }
 
+    const metrics = createBlockListMetrics(opts.registry);
     const assembler = new BlockingAssembler({
+      ...opts.assembler,
       store,
       listsDir,
       settings: config.blocking,
       upstreamGroups: Object.keys(config.upstreams.groups),
       logger,
       onChange: opts.onChange,
+      // fast: large lists on disk must not hold up the first answers.
+      firstSnapshotWaits: strategy === "fast" ? "small" : "all",
+      metrics,
     });
+    metrics.readPendingFrom(() => assembler.pendingCompiles());
     assembler.start();
     stops.push(() => assembler.stop());
     await assembler.synced;

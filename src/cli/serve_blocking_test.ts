@@ -1,10 +1,22 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { API_VERSION, type KObject } from "../api/v1alpha1/meta.ts";
 import { loadConfig } from "../config/load.ts";
+import type { Config } from "../config/schema.ts";
+import { listFilePath } from "../controller/list_files.ts";
 import { memoryLogger } from "../log/logger.ts";
+import { newRegistry } from "../metrics/registry.ts";
 import { createMemoryStore } from "../store/memory/memory_store.ts";
-import { listsReadiness, startBlocking } from "./serve_blocking.ts";
+import type { Store } from "../store/store.ts";
+import { finishWithin, waitFor } from "../snapshot/testdata/zone_objects.ts";
+import { WorkerControl } from "../snapshot/testdata/worker_control.ts";
+import {
+  type BlockingWiring,
+  listsDirOf,
+  listsReadiness,
+  startBlocking,
+} from "./serve_blocking.ts";
 
 /** A TCP port on loopback that nobody listens on (just closed). */
 function closedPort(): number {
@@ -141,5 +153,100 @@ Deno.test("blocking.allowDegraded false keeps readiness failing while a list has
     silent.close();
     for (const conn of held) conn.close();
     await accepting.catch(() => {});
+  }
+});
+
+/** 3.3 MB, 122,680 rules: a large list (over SMALL_LIST_BYTES). */
+const REAL_LIST = fileURLToPath(
+  new URL("../../../shared/data/blocklists/adblock_light.txt", import.meta.url),
+);
+
+/**
+ * The unreachable list of `setup` with a copy on disk from an earlier run
+ * (a real list), as after a restart.
+ */
+async function withCopyOnDisk(env: { store: Store; config: Config }) {
+  const list = (await env.store.list("BlockList")).items[0]!;
+  const url = (list.spec as { sources: { url: string }[] }).sources[0]!.url;
+  const dir = listsDirOf(env.config);
+  await Deno.mkdir(dir, { recursive: true });
+  await Deno.symlink(REAL_LIST, listFilePath(dir, url));
+}
+
+const compiled = (wiring: BlockingWiring): [string, number][] =>
+  (wiring.assembler.current()?.lists ?? []).map((l) => [l.key, l.ruleCount]);
+
+Deno.test("blocking.initStrategy fast serves before a large list on disk is compiled; it joins when ready", async () => {
+  using control = new WorkerControl();
+  await using env = await setup("fast");
+  await withCopyOnDisk(env);
+  await env.store.apply(
+    {
+      apiVersion: API_VERSION,
+      kind: "BlockList",
+      metadata: { name: "small", namespace: "home" },
+      spec: { sources: [{ inline: "ads.example\n" }] },
+    } as KObject,
+    { manager: "api" },
+  );
+  control.hold("home/remote"); // its compile runs until released
+  const registry = newRegistry();
+  const logger = memoryLogger();
+  const wiring = await finishWithin(
+    "startBlocking",
+    startBlocking({
+      store: env.store,
+      config: env.config,
+      logger,
+      onChange: () => {},
+      fetcher: quick,
+      registry,
+    }),
+  );
+  try {
+    assert.deepEqual(compiled(wiring), [["home/small", 1]]);
+    assert.ok(wiring.assembler.loadingLists().includes("home/remote"));
+    assert.match(
+      logger.lines.join("\n"),
+      /Serving before these block lists are compiled.*home\/remote/,
+    );
+    assert.match(
+      await registry.metrics(),
+      /^kudurru_blocklist_compiles_pending 1$/m,
+    );
+    control.release("home/remote");
+    await waitFor(
+      "the large list",
+      () =>
+        compiled(wiring).some(([key, n]) =>
+          key === "home/remote" && n > 100_000
+        ),
+      60_000,
+    );
+    assert.match(
+      await registry.metrics(),
+      /^kudurru_blocklist_compiles_pending 0$/m,
+    );
+  } finally {
+    await wiring.stop();
+  }
+});
+
+Deno.test("blocking.initStrategy blocking waits for the large list on disk before it returns", async () => {
+  await using env = await setup("blocking");
+  await withCopyOnDisk(env);
+  const wiring = await startBlocking({
+    store: env.store,
+    config: env.config,
+    logger: memoryLogger(),
+    onChange: () => {},
+    fetcher: quick,
+  });
+  try {
+    const lists = compiled(wiring);
+    assert.deepEqual(lists.map(([key]) => key), ["home/remote"]);
+    assert.ok(lists[0]![1] > 100_000, `${lists[0]![1]} rules`);
+  } finally {
+    await wiring.stop();
   }
 });

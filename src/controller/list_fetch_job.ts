@@ -3,12 +3,17 @@
  * exponential backoff, the "is this a list" check, counting, the atomic
  * rename into `<listsDir>/<sha256(url)>` and the sidecar. On any failure the
  * previous body stays where it is (stale-on-unreachable) and the outcome
- * carries the error for the source's status.
+ * carries the error for the source's status. Large bodies are decoded and
+ * counted in a compile worker, not on the main thread (64 MiB: a second).
  */
-import { decodeListBody } from "../blocking/parse/mod.ts";
 import type { ListFormat } from "../blocking/types.ts";
 import type { Logger } from "../log/logger.ts";
-import { countRules } from "./list_fetch_counts.ts";
+import { runInWorker } from "../snapshot/compile_workers.ts";
+import {
+  type CountJob,
+  type CountResult,
+  runCountJob,
+} from "../snapshot/list_compile_job.ts";
 import {
   DownloadError,
   downloadList,
@@ -155,10 +160,7 @@ async function accept(
 ): Promise<ListFileMeta> {
   let counts: ListFileMeta["counts"];
   try {
-    counts = countAll(
-      decodeListBody(await Deno.readFile(result.tempPath)),
-      job.formats,
-    );
+    counts = await countFile(result.tempPath, job.formats, job.signal);
     const had = previous === undefined ? 0 : ruleTotal(previous.counts);
     if (ruleTotal(counts) === 0 && had > 0) {
       throw new Error(
@@ -198,15 +200,29 @@ function ruleTotal(counts: ListFileMeta["counts"]): number {
   return Math.max(0, ...Object.values(counts).map((c) => c?.ruleCount ?? 0));
 }
 
-function countAll(
-  text: string,
+/**
+ * Bodies up to this size are counted on the main thread (a few
+ * milliseconds; starting a worker takes longer), larger ones in a worker.
+ */
+const COUNT_IN_WORKER_BYTES = 256 * 1024;
+
+/**
+ * The counts of the body at `path` read as each of `formats`; a large body
+ * is decoded and counted in a compile worker. Throws when the body is not a
+ * list (HTML, binary), cannot be read, or the worker fails.
+ */
+async function countFile(
+  path: string,
   formats: readonly ListFormat[],
-): ListFileMeta["counts"] {
-  const counts: ListFileMeta["counts"] = {};
-  for (const format of new Set(formats)) {
-    counts[format] = countRules(text, format);
-  }
-  return counts;
+  signal: AbortSignal,
+): Promise<ListFileMeta["counts"]> {
+  const job: CountJob = { id: 1, count: { path, formats: [...formats] } };
+  const { size } = await Deno.stat(path);
+  const result = size <= COUNT_IN_WORKER_BYTES
+    ? runCountJob(job)
+    : await runInWorker<CountResult>(job, signal);
+  if ("error" in result) throw new Error(result.error);
+  return result.counts;
 }
 
 /** Adds counts for formats the sidecar lacks (reading the body on disk) and saves it. */
@@ -216,10 +232,13 @@ async function recount(
 ): Promise<ListFileMeta> {
   const missing = job.formats.filter((f) => meta.counts[f] === undefined);
   if (missing.length > 0) {
-    const bytes = await Deno.readFile(listFilePath(job.listsDir, job.url));
     meta.counts = {
       ...meta.counts,
-      ...countAll(decodeListBody(bytes), missing),
+      ...await countFile(
+        listFilePath(job.listsDir, job.url),
+        missing,
+        job.signal,
+      ),
     };
   }
   await writeListMeta(job.listsDir, meta);

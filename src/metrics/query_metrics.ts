@@ -2,7 +2,9 @@
  * The query-path metrics (kudurru_dns_*, kudurru_blocked_total,
  * kudurru_ratelimit_*): the workers' counter batches added into prom-client
  * metrics on the main thread. Every label is checked against a closed set
- * or capped here too, so a bug in a worker cannot grow a label set.
+ * or capped here too, so a bug in a worker cannot grow a label set. Also
+ * the block-list compile metrics (kudurru_blocklist_*), which the blocking
+ * assembler feeds.
  */
 import client from "prom-client";
 import type { CounterDeltas } from "../listeners/worker_messages.ts";
@@ -13,7 +15,7 @@ import {
   RCODE_LABEL_NAMES,
 } from "../pipeline/stage_counters.ts";
 import { STATUSES } from "../pipeline/status.ts";
-import { BulkHistogram } from "./bulk_metrics.ts";
+import { BulkHistogram, CallbackGauge } from "./bulk_metrics.ts";
 import { CappedLabel, closedLabel, isCount } from "./bounded_labels.ts";
 import type { Registry } from "./registry.ts";
 
@@ -214,6 +216,42 @@ export function createQueryMetrics(registry: Registry) {
           rateLimited.inc({ action: "truncate" }, limited.truncated);
         }
       }
+    },
+  };
+}
+
+/** What the blocking assembler reports about compiling block lists. */
+export interface BlockListMetrics {
+  /** A block-list compile failed (its worker crashed); it is retried. */
+  compileFailed(): void;
+  /** Where kudurru_blocklist_compiles_pending reads its value at scrape time. */
+  readPendingFrom(read: () => number): void;
+}
+
+/**
+ * The block-list compile metrics on `registry`; without one they are kept
+ * but not exposed.
+ */
+export function createBlockListMetrics(registry?: Registry): BlockListMetrics {
+  const registers = registry ? [registry] : [];
+  const failures = new client.Counter({
+    name: "kudurru_blocklist_compile_failures_total",
+    help:
+      "Block-list compiles that failed (the compile worker crashed); each is tried again in a fresh worker, 1 s doubling to 5 min later, while the list keeps its last rules.",
+    registers,
+  });
+  let pending: () => number | undefined = () => undefined;
+  new CallbackGauge({
+    name: "kudurru_blocklist_compiles_pending",
+    help:
+      "BlockLists whose newest spec or body is not compiled yet on this node (queued, compiling, or waiting to be tried again); they serve their last compile meanwhile, or nothing before their first.",
+    read: () => pending(),
+    registers,
+  });
+  return {
+    compileFailed: () => failures.inc(),
+    readPendingFrom(read) {
+      pending = read;
     },
   };
 }

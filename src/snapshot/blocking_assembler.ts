@@ -37,6 +37,18 @@ export interface BlockingAssemblerOptions {
   /** Changes within this window are built once. @default 100 */
   debounceMs?: number;
   backoff?: Backoff;
+  /**
+   * Which list compiles the first snapshot waits for: "all" (a compile that
+   * failed is not waited for), or "small" (for `blocking.initStrategy:
+   * fast`): lists up to SMALL_LIST_BYTES are compiled by that build itself,
+   * on the main thread, and larger ones join the snapshot as each is ready.
+   * @default "all"
+   */
+  firstSnapshotWaits?: "all" | "small";
+  /** Counts compile failures (kudurru_blocklist_compile_failures_total). */
+  metrics?: { compileFailed(): void };
+  /** The wait before compiling a list again after a failure (tests). */
+  compileRetryMs?: { first: number; max: number };
 }
 
 /** "namespace/name" of a namespaced object. */
@@ -47,8 +59,12 @@ export function objectKey(
 }
 
 export class BlockingAssembler {
-  /** Resolves once all three kinds are listed and the first build is done. */
+  /**
+   * Resolves once all three kinds are listed and the first snapshot is
+   * published (see `firstSnapshotWaits`), or the assembler stopped.
+   */
   readonly synced: Promise<void>;
+  #resolveSynced!: () => void;
   #opts: BlockingAssemblerOptions;
   #log: Logger;
   #lists: KindMirror<BlockList>;
@@ -59,19 +75,26 @@ export class BlockingAssembler {
   #disabledUntil: number | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #stopped = false;
-  /** Warnings already logged, so a dangling reference is logged once. */
+  /**
+   * The warnings of the last build, each logged when it first appeared: a
+   * dangling reference that resolves and dangles again is logged again.
+   */
   #warned = new Set<string>();
-  /** The build in progress (compiles run in a worker). */
-  #building: Promise<void> | undefined;
-  /** A change arrived during the build in progress: build once more. */
-  #again = false;
   /** The first build has begun; changes from now on schedule builds. */
   #listed = false;
 
   constructor(opts: BlockingAssemblerOptions) {
     this.#opts = opts;
     this.#log = opts.logger.with({ component: "blocking" });
-    this.#cache = new ListCompileCache(this.#log);
+    this.#cache = new ListCompileCache(this.#log, {
+      // Before the first snapshot every moment is SERVFAIL: no debounce.
+      onSettled: () =>
+        this.#current === undefined && this.#listed
+          ? queueMicrotask(() => this.#rebuild())
+          : this.#schedule(),
+      ...(opts.metrics && { metrics: opts.metrics }),
+      ...(opts.compileRetryMs && { retryMs: opts.compileRetryMs }),
+    });
     const common = {
       store: opts.store,
       logger: this.#log,
@@ -84,14 +107,15 @@ export class BlockingAssembler {
       kind: "ClientGroup",
     });
     this.#policies = new KindMirror<Policy>({ ...common, kind: "Policy" });
-    this.synced = Promise.all([
+    this.synced = new Promise((resolve) => this.#resolveSynced = resolve);
+    Promise.all([
       this.#lists.synced,
       this.#groups.synced,
       this.#policies.synced,
     ]).then(() => {
       if (this.#stopped) return;
       this.#listed = true;
-      return this.#rebuild();
+      this.#rebuild();
     });
   }
 
@@ -109,8 +133,8 @@ export class BlockingAssembler {
       this.#lists.stop(),
       this.#groups.stop(),
       this.#policies.stop(),
-      this.#building,
     ]);
+    this.#resolveSynced();
   }
 
   /** The last build; undefined until synced. */
@@ -131,22 +155,36 @@ export class BlockingAssembler {
         failed.push(`${objectKey(object)}: ${ready.message ?? ready.reason}`);
       }
     }
+    for (const { key, error, failures } of this.#cache.failures()) {
+      failed.push(
+        `${key}: compiling failed (${failures}x, retrying): ${error}`,
+      );
+    }
     return failed.sort();
   }
 
   /**
-   * BlockLists the list fetcher has not reported on yet ("namespace/name":
-   * no Ready condition, or Ready Unknown): their rules are not in force.
+   * BlockLists whose rules are not in force yet ("namespace/name"): the
+   * list fetcher has not reported on them (no Ready condition, or Ready
+   * Unknown), or their first compile on this node is still running.
    */
   loadingLists(): string[] {
-    const loading: string[] = [];
+    const loading = new Set(this.#cache.loading());
     for (const { object } of this.#lists.values()) {
       const ready = object.status?.conditions?.find((c) => c.type === "Ready");
       if (ready === undefined || ready.status === "Unknown") {
-        loading.push(objectKey(object));
+        loading.add(objectKey(object));
       }
     }
-    return loading.sort();
+    return [...loading].sort();
+  }
+
+  /**
+   * BlockLists whose newest input is not compiled yet on this node
+   * (queued, compiling, or waiting to be tried again after a failure).
+   */
+  pendingCompiles(): number {
+    return this.#cache.pendingCount();
   }
 
   /** The temporary disable (`kudurru blocking disable`), epoch ms or none. */
@@ -168,39 +206,50 @@ export class BlockingAssembler {
     }, this.#opts.debounceMs ?? 100);
   }
 
-  /** Builds now, or once more right after the build in progress. */
-  #rebuild(): Promise<void> {
-    if (this.#building !== undefined) {
-      this.#again = true;
-      return this.#building;
-    }
-    this.#building = (async () => {
-      do {
-        this.#again = false;
-        await this.#build();
-      } while (this.#again && !this.#stopped);
-    })().catch((err) => {
+  /** Builds now; a failure is logged and the last build stays. */
+  #rebuild(): void {
+    try {
+      this.#build();
+    } catch (err) {
       this.#log.error("Building the blocking data failed", { error: err });
-    }).finally(() => this.#building = undefined);
-    return this.#building;
+    }
   }
 
-  async #build(): Promise<void> {
+  #build(): void {
     if (this.#stopped) return;
     const settings = this.#opts.settings;
+    const mirrored = [...this.#lists.values()];
+    // Deleted lists first: their compiles end and free their slots.
+    this.#cache.retain(new Set(mirrored.map((m) => objectKey(m.object))));
+    const first = this.#current === undefined;
+    const waitAll = (this.#opts.firstSnapshotWaits ?? "all") === "all";
+    // fast: the first build compiles the small lists itself (milliseconds,
+    // less than starting a worker) and goes without the others.
+    const smallNow = first && !waitAll;
     const lists = [];
     const modes = new Map<string, "block" | "allow">();
-    const live = new Set<string>();
-    for (const { object, contentVersion } of this.#lists.values()) {
+    /** Lists the first snapshot waits for, and lists it goes without. */
+    const awaited: string[] = [];
+    const loading: string[] = [];
+    for (const { object, contentVersion } of mirrored) {
       const key = objectKey(object);
-      live.add(key);
-      const compiled = await this.#cache.compile(
+      const state = this.#cache.request(
         key,
         object,
         contentVersion,
         (source) => this.#bodyOf(source),
+        { smallNow },
       );
-      if (compiled === undefined) continue; // stopping
+      const compiling = state.pending && state.error === undefined;
+      if (compiling && waitAll) awaited.push(key);
+      // The policies refer by the mode of the rules in force: a list whose
+      // mode changed keeps its old side until its new compile is ready.
+      modes.set(key, state.data?.mode ?? object.spec?.mode ?? "block");
+      const compiled = state.data;
+      if (compiled === undefined) {
+        if (compiling) loading.push(key);
+        continue;
+      }
       const response = object.spec?.response;
       lists.push(
         response
@@ -213,10 +262,9 @@ export class BlockingAssembler {
           }
           : compiled,
       );
-      modes.set(key, object.spec?.mode ?? "block");
     }
-    if (this.#stopped) return;
-    this.#cache.retain(live);
+    // The first snapshot waits; the end of each compile builds again.
+    if (first && awaited.length > 0) return;
     const groups: ClientGroupData[] = [...this.#groups.values()].map((m) => ({
       key: objectKey(m.object),
       clients: m.object.spec?.clients ?? [],
@@ -226,9 +274,14 @@ export class BlockingAssembler {
       listModes: modes,
       ...(upstreamGroups && { upstreamGroups }),
     };
+    const warnings = new Set<string>();
     const policies: PolicyData[] = [...this.#policies.values()].map((m) =>
-      resolvePolicy(m.object, targets, (message) => this.#warnOnce(message))
+      resolvePolicy(m.object, targets, (message) => warnings.add(message))
     );
+    for (const message of warnings) {
+      if (!this.#warned.has(message)) this.#log.warn(message);
+    }
+    this.#warned = warnings;
     const byKey = <T extends { key: string }>(a: T, b: T) =>
       a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
     this.#publish({
@@ -240,6 +293,14 @@ export class BlockingAssembler {
       groups: groups.sort(byKey),
       policies: policies.sort(byKey),
     });
+    if (!first) return;
+    if (loading.length > 0) {
+      this.#log.info(
+        "Serving before these block lists are compiled; each one blocks once it is ready",
+        { lists: loading.sort().join(", ") },
+      );
+    }
+    this.#resolveSynced();
   }
 
   #publish(next: BlockingSnapshot): void {
@@ -269,13 +330,8 @@ export class BlockingAssembler {
       label: source.url,
       version: `${info.mtime?.getTime() ?? 0}:${info.size}`,
       path,
+      size: info.size,
     };
-  }
-
-  #warnOnce(message: string): void {
-    if (this.#warned.has(message)) return;
-    this.#warned.add(message);
-    this.#log.warn(message);
   }
 }
 

@@ -2,7 +2,13 @@ import assert from "node:assert/strict";
 import type { BlockList, ListSource } from "../api/v1alpha1/blocklist.ts";
 import { memoryLogger } from "../log/logger.ts";
 import { openCompiledList } from "../blocking/matcher/mod.ts";
-import { type BodyReader, ListCompileCache } from "./list_compile_cache.ts";
+import {
+  type BodyReader,
+  ListCompileCache,
+  SMALL_LIST_BYTES,
+} from "./list_compile_cache.ts";
+import { finishWithin } from "./testdata/zone_objects.ts";
+import { WorkerControl } from "./testdata/worker_control.ts";
 
 function list(mode: "block" | "allow" = "block"): BlockList {
   return {
@@ -195,4 +201,63 @@ Deno.test("ListCompileCache applies an edit at once when the source still missin
   moved.spec!.sources[0]!.url = "https://mirror.example/ads.txt";
   const allow = await env.compile(moved, "v3", {});
   assert.equal(allow.mode, "allow", "a change of mode never waits");
+});
+
+/** A list of one inline source. */
+function inlineList(name: string, text: string): BlockList {
+  return {
+    apiVersion: "kudurru.io/v1alpha1",
+    kind: "BlockList",
+    metadata: { name, namespace: "home" },
+    spec: {
+      mode: "block",
+      sources: [{ inline: text, format: "auto", enabled: true }],
+    },
+  } as BlockList;
+}
+
+const inline: BodyReader = (source) => ({
+  label: "inline",
+  version: "inline",
+  text: source.inline ?? "",
+});
+
+Deno.test("ListCompileCache compiles a small list while large ones fill every slot", async () => {
+  using control = new WorkerControl();
+  await using env = await setup();
+  /** Over SMALL_LIST_BYTES. */
+  const large = (tag: string) =>
+    Array.from({ length: 60_000 }, (_, i) => `name${i}.${tag}.example`)
+      .join("\n");
+  for (const n of [1, 2, 3]) {
+    const key = `home/big${n}`;
+    control.hold(key);
+    const state = env.cache.request(
+      key,
+      inlineList(`big${n}`, large(`big${n}`)),
+      "v1",
+      inline,
+    );
+    assert.ok(state.pending && state.data === undefined);
+    assert.ok(state.size > SMALL_LIST_BYTES);
+  }
+  assert.deepEqual(control.jobs, ["home/big1", "home/big2"], "two at once");
+  const small = await finishWithin(
+    "the small list",
+    env.cache.compile(
+      "home/small",
+      inlineList("small", "ads.example"),
+      "v1",
+      inline,
+    ),
+  );
+  assert.ok(small && blocks(small, "ads.example."));
+  assert.deepEqual(env.cache.loading(), [
+    "home/big1",
+    "home/big2",
+    "home/big3",
+  ]);
+  control.release("home/big1");
+  await finishWithin("the third large list", control.posted("home/big3", 1));
+  assert.equal(env.cache.pendingCount(), 2);
 });

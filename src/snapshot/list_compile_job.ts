@@ -3,7 +3,9 @@
  * inline text, or a downloaded body from the lists directory), digest the
  * rules first when an earlier compile exists (unchanged rules: nothing to
  * build), else compile them into SharedArrayBuffers. Plain data in and out,
- * so it crosses to and from a Worker by structured clone.
+ * so it crosses to and from a Worker by structured clone. Also the list
+ * fetcher's counting of a downloaded body (`runCountJob`), which runs in
+ * the same worker so a large body is never decoded on the main thread.
  */
 import { decodeListBody, parseList } from "../blocking/parse/mod.ts";
 import {
@@ -16,6 +18,8 @@ import type {
   RuleInput,
   RuleSink,
 } from "../blocking/types.ts";
+import { countRules } from "../controller/list_fetch_counts.ts";
+import type { SourceCounts } from "../controller/list_fetch_meta.ts";
 
 /** A source to read: inline text, or a file the list fetcher wrote. */
 export interface JobSource {
@@ -131,5 +135,33 @@ function feed(sources: JobSource[], sink: RuleSink, warnings: string[]) {
       const why = err instanceof Error ? err.message : String(err);
       warnings.push(`Cannot use block list source ${source.label}: ${why}`);
     }
+  }
+}
+
+/** Count the rules of a body on disk, read as each of `formats`. */
+export interface CountJob {
+  id: number;
+  count: { path: string; formats: ListFormat[] };
+}
+
+export type CountResult =
+  | { id: number; counts: Partial<Record<ListFormat, SourceCounts>> }
+  /** The body cannot be read, or is not a list (HTML, binary). */
+  | { id: number; error: string };
+
+/** Runs `job`; never throws. */
+export function runCountJob(job: CountJob): CountResult {
+  try {
+    const text = decodeListBody(Deno.readFileSync(job.count.path));
+    const counts: Partial<Record<ListFormat, SourceCounts>> = {};
+    for (const format of new Set(job.count.formats)) {
+      counts[format] = countRules(text, format);
+    }
+    return { id: job.id, counts };
+  } catch (err) {
+    return {
+      id: job.id,
+      error: err instanceof Error ? err.message : String(err),
+    };
   }
 }
