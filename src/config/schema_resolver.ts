@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { durationSchema, parseDuration } from "./duration.ts";
+import { parseSize } from "./size.ts";
 import {
   parseBootstrapServer,
   parseUpstreamServer,
@@ -151,6 +152,13 @@ export const cacheSchema = z.strictObject({
   maxEntries: integer(200_000, 0, 100_000_000, {
     help: "Most answers kept; 0 disables the cache",
   }),
+  maxBytes: size("64MiB", {
+    help:
+      "Most memory the cached answers of one listener worker take (wire size plus ~1.2 KiB " +
+      "of bookkeeping each; at least 1MiB): each UDP and TCP listener socket has its own cache, " +
+      "so 64MiB (~50,000 typical answers, or 1,000 of 64 KiB) keeps even 4 workers under " +
+      "256 MiB on a small home-lab box; whichever of maxEntries and maxBytes is reached first applies",
+  }),
   minTTL: duration("5s", { help: "Shortest TTL an answer is cached for" }),
   maxTTL: duration("24h", { help: "Longest TTL an answer is cached for" }),
   negativeTTL: duration("5m", {
@@ -181,6 +189,9 @@ export const cacheSchema = z.strictObject({
     return min === undefined || max === undefined || min <= max;
   },
   { message: "must not be longer than maxTTL", path: ["minTTL"] },
+).refine(
+  (c) => (parseSize(c.maxBytes) ?? 0) >= 2 ** 20,
+  { message: "must be at least 1MiB", path: ["maxBytes"] },
 ).prefault({}).meta({ help: "The answer cache" });
 
 export const blockingSchema = z.strictObject({
@@ -199,8 +210,10 @@ export const blockingSchema = z.strictObject({
   blockTTL: duration("10m", { help: "TTL of blocked answers" }),
   initStrategy: oneOf(["fast", "blocking", "failOnError"], "fast", {
     help:
-      "At start: fast answers at once from the disk copy, blocking waits for lists, " +
-      "failOnError stops when a list cannot load",
+      "At start: fast compiles lists up to 256 KiB (such as the starter list) at once, answers, " +
+      "and compiles larger ones in the background, each blocking from when it is ready; " +
+      "blocking waits for every list's first download (at most 2 min) and compile; " +
+      "failOnError also refuses to start when a download fails or takes over 2 min",
   }),
   refreshInterval: duration("24h", {
     help: "How often block lists are downloaded again",

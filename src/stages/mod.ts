@@ -147,7 +147,14 @@ export function createStandardQueryHandler(
     ...(opts.version !== undefined && { version: opts.version }),
   });
   built.handler = handler;
+  const setSnapshot = handler.setSnapshot;
   return Object.assign(handler, {
+    // The cache's bounds apply from the snapshot on, before any query: to
+    // entries from a dump or another worker too.
+    setSnapshot(snapshot: Parameters<typeof setSnapshot>[0]) {
+      setSnapshot(snapshot);
+      cache.applySettings(snapshot.settings?.cache);
+    },
     exportCache: () => cache.exportEntries(),
     importCache: (entries: readonly unknown[]) => cache.importEntries(entries),
     importSharedCache: (entries: readonly unknown[]) =>

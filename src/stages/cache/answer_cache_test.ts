@@ -1,15 +1,25 @@
 import assert from "node:assert/strict";
-import { AnswerCache, MAX_ENTRIES_PER_NAME } from "./answer_cache.ts";
+import {
+  AnswerCache,
+  ENTRY_OVERHEAD_BYTES,
+  entryBytes,
+  MAX_ENTRIES_PER_NAME,
+} from "./answer_cache.ts";
 import type { CacheEntry } from "./cache_entry.ts";
 import { parseCacheKey } from "./cache_key.ts";
 
-function entry(name: string, type = 1, scope = ""): CacheEntry {
+function entry(
+  name: string,
+  type = 1,
+  scope = "",
+  octets = 12,
+): CacheEntry {
   const key = `${name} ${type} 1 --${scope === "" ? "" : " " + scope}`;
   return {
     key,
     name,
     ...parseCacheKey(key, name)!,
-    wire: new Uint8Array(12),
+    wire: new Uint8Array(octets),
     offsets: new Uint16Array(),
     ttls: new Uint32Array(),
     additional: { start: 12, ttlsBefore: 0 },
@@ -97,4 +107,73 @@ Deno.test("answer cache lists every entry, least recently used names first", () 
   for (const name of ["a.", "b.", "c."]) cache.set(entry(name));
   find(cache, entry("a.")); // a and b were older: a is recent again
   assert.deepEqual([...cache.entries()].map((e) => e.name), ["b.", "c.", "a."]);
+});
+
+/** The bytes of every entry held, added up from scratch. */
+function heldBytes(cache: AnswerCache): number {
+  let bytes = 0;
+  for (const e of cache.entries()) bytes += entryBytes(e);
+  return bytes;
+}
+
+Deno.test("answer cache keeps at most maxBytes, however few entries that is", () => {
+  const octets = 60_000; // a 60 KB answer
+  const cost = entryBytes(entry("n0.example.", 1, "", octets));
+  assert.ok(cost > octets + ENTRY_OVERHEAD_BYTES);
+  const maxBytes = 20 * cost;
+  const cache = new AnswerCache(200_000, maxBytes);
+  for (let i = 0; i < 100; i++) {
+    cache.set(entry(`n${i}.example.`, 1, "", octets));
+    assert.ok(cache.bytes <= maxBytes, `${cache.bytes} bytes after ${i + 1}`);
+  }
+  assert.ok(cache.size <= 20 && cache.size >= 10, `${cache.size} entries`);
+  assert.equal(cache.bytes, heldBytes(cache));
+  assert.ok(cache.evictions >= 80);
+  assert.ok(find(cache, entry("n99.example.")), "the last one stored is kept");
+});
+
+Deno.test("answer cache counts bytes through replacements, moves, deletes and flushes", () => {
+  const cache = new AnswerCache(8, 1e9); // generations of 4 entries
+  const check = (what: string) =>
+    assert.equal(cache.bytes, heldBytes(cache), what);
+  for (let i = 0; i < 6; i++) cache.set(entry(`n${i}.`, 1, "", 100 * i + 12));
+  check("stored");
+  cache.set(entry("n1.", 1, "", 5_000));
+  check("replaced (older generation)");
+  cache.set(entry("n5.", 1, "", 7));
+  check("replaced (recent generation)");
+  find(cache, entry("n2."));
+  check("moved to the recent generation by a hit");
+  const types = Array.from({ length: MAX_ENTRIES_PER_NAME + 1 }, (_, i) => i);
+  for (const type of types) cache.set(entry("many.", type + 1, "", type));
+  check("a name's oldest dropped");
+  cache.delete([...cache.entries()][0]!);
+  check("deleted (older generation)");
+  cache.delete([...cache.entries()].at(-1)!);
+  check("deleted (recent generation)");
+  cache.flush("n2.");
+  check("one name flushed");
+  cache.flush();
+  assert.equal(cache.bytes, 0);
+});
+
+Deno.test("answer cache drops the least recently used at once when its bounds are lowered", () => {
+  const cache = new AnswerCache(40, 1e9); // generations of 20
+  for (let i = 10; i < 60; i++) cache.set(entry(`n${i}.`));
+  find(cache, [...cache.entries()][0]!); // the older generation's first
+  const before = [...cache.entries()].map((e) => e.name);
+  cache.setLimits(10, 1e9);
+  assert.equal(cache.size, 10);
+  assert.deepEqual(
+    [...cache.entries()].map((e) => e.name),
+    before.slice(-10),
+    "the ten most recently used",
+  );
+  assert.ok(find(cache, entry("n59.")), "the one stored last is kept");
+  const cost = entryBytes(entry("n00.")); // every name here is as long
+  cache.setLimits(10, 3 * cost);
+  assert.equal(cache.size, 3);
+  assert.equal(cache.bytes, heldBytes(cache));
+  cache.setLimits(0, 3 * cost);
+  assert.equal(cache.size, 0, "maxEntries 0: nothing kept");
 });

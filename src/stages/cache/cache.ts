@@ -9,16 +9,23 @@ import {
   type Response,
   type Stage,
 } from "../../pipeline/mod.ts";
+import type { CacheSettings } from "../../pipeline/settings.ts";
+import { parseSize } from "../../config/size.ts";
 import { AnswerCache } from "./answer_cache.ts";
 import { buildEntry, type CacheEntry } from "./cache_entry.ts";
 import {
   exportEntries,
   importEntries,
+  MAX_DUMP_BYTES,
   type SerializedEntry,
   serializeEntry,
 } from "./cache_dump.ts";
 import { cacheKey, cacheVariant, isCacheableQuery } from "./cache_key.ts";
-import { type CachePolicy, cachePolicyOf } from "./cache_policy.ts";
+import {
+  type CachePolicy,
+  cachePolicyOf,
+  DEFAULT_MAX_BYTES,
+} from "./cache_policy.ts";
 import { type CacheStats, emptyCacheStats } from "./cache_stats.ts";
 import {
   isTruncated,
@@ -41,6 +48,14 @@ export interface CacheStageOptions {
 
 /** The stage, plus the operations `kudurru cache flush` and tests use. */
 export interface CacheStage extends Stage {
+  /**
+   * Takes the snapshot's `cache` settings as soon as it arrives (the
+   * handler's setSnapshot), before any query: their bounds then apply to
+   * entries imported from a dump or another worker too, and a lower bound
+   * drops the least recently used entries at once. Queries apply the
+   * settings they carry as well.
+   */
+  applySettings(settings: CacheSettings | undefined): void;
   /** Drops every entry, or every entry for `name` (all types). Returns how many went. */
   flush(name?: string): number;
   /** Counts since the stage was made, and the current number of entries. */
@@ -57,7 +72,7 @@ export interface CacheStage extends Stage {
   importEntries(entries: readonly unknown[], now?: number): number;
   /**
    * Takes entries another worker shares (onCutAnswerStored), within the
-   * size bound of the settings last seen (the default before any): unlike
+   * size bounds of the settings last seen (the defaults before any): unlike
    * a dump, they never make room for themselves.
    */
   importShared(entries: readonly unknown[], now?: number): number;
@@ -69,13 +84,36 @@ export interface CacheStage extends Stage {
    * goes out: the client's retry comes over TCP, which another worker with
    * its own cache serves. An entry goes once, and once more after each
    * failed refresh (with when it failed, so the other worker answers it
-   * stale at once too).
+   * stale at once too). Entries of more than MAX_SHARED_OCTETS are not
+   * handed on (see README.md).
    */
   onCutAnswerStored(listener: (entry: SerializedEntry) => void): void;
 }
 
 /** The size bound assumed before any settings were seen (the default `cache.maxEntries`). */
 const DEFAULT_MAX_ENTRIES = 200_000;
+
+/** The byte bound assumed before any settings were seen (the default `cache.maxBytes`). */
+const DEFAULT_MAX_BYTE_COUNT = parseSize(DEFAULT_MAX_BYTES)!;
+
+/**
+ * Largest entry (wire octets) handed to the other listener workers: each
+ * taker keeps its own copy, and answers this big are rare (the retry over
+ * TCP of one then misses in the TCP worker, which asks upstream itself;
+ * see README.md).
+ */
+export const MAX_SHARED_OCTETS = 16 * 1024;
+
+/**
+ * Most askers that wait on one question in flight, besides the first:
+ * each keeps its query (a UDP receive buffer) until the upstream answers or
+ * times out. Past this, an asker is answered stale when it can be, else
+ * turned away (turnAway()), and a stub resolver waits seconds to ask
+ * again: so the bound is high (a popular name after a flush gathers many
+ * askers in one upstream round trip). Over UDP the listener's own bound of
+ * awaited answers (udpMaxInFlight) is lower still.
+ */
+export const MAX_WAITERS = 1000;
 
 /** The serve-stale window assumed before any settings were seen (the default `serveStale.ttl`). */
 const DEFAULT_STALE_MS = 72 * 3600 * 1000;
@@ -92,11 +130,14 @@ const STALE_RECHECK_MS = 30_000;
 /** Creates the cache stage; it passes everything on until the snapshot carries cache settings. */
 export function createCacheStage(opts: CacheStageOptions = {}): CacheStage {
   const now = opts.now ?? Date.now;
-  const cache = new AnswerCache(0);
-  const inflight = new Map<string, Promise<Outcome>>();
+  const cache = new AnswerCache(DEFAULT_MAX_ENTRIES, DEFAULT_MAX_BYTE_COUNT);
+  const inflight = new Map<string, InFlight>();
   const background = new Set<Promise<unknown>>();
   const stats = emptyCacheStats();
-  /** The policy of the last query served; its stale window bounds a dump. */
+  /**
+   * The policy of the settings last seen (a snapshot or a query); its
+   * bounds are the cache's, its stale window bounds a dump.
+   */
   let lastPolicy: CachePolicy | undefined;
   let shareCut: ((entry: SerializedEntry) => void) | undefined;
   const flushes = new FlushLog();
@@ -121,7 +162,6 @@ export function createCacheStage(opts: CacheStageOptions = {}): CacheStage {
       )
       : undefined;
     if (entry !== undefined) {
-      cache.limit = policy.maxEntries;
       cache.set(entry);
       stats.inserts++;
       if (res.wholeWire !== undefined) share(entry, policy);
@@ -135,6 +175,7 @@ export function createCacheStage(opts: CacheStageOptions = {}): CacheStage {
    */
   function share(entry: CacheEntry, policy: CachePolicy): void {
     if (entry.shared || shareCut === undefined) return;
+    if (entry.wire.length > MAX_SHARED_OCTETS) return;
     entry.shared = true;
     shareCut(serializeEntry(entry, policy.serveStale ? policy.staleTtlMs : 0));
   }
@@ -163,7 +204,7 @@ export function createCacheStage(opts: CacheStageOptions = {}): CacheStage {
     const shared = result
       .then((res) => settle(key, scope, req, res, policy))
       .finally(() => inflight.delete(key));
-    inflight.set(key, shared);
+    inflight.set(key, { outcome: shared, waiters: 0 });
     const tracked = shared.then(noop, noop);
     background.add(tracked);
     tracked.finally(() => background.delete(tracked));
@@ -280,12 +321,24 @@ export function createCacheStage(opts: CacheStageOptions = {}): CacheStage {
       const res = staleResponse(stale, req, policy);
       if (res !== undefined) return res;
     }
-    stats.misses++;
     const key = cacheKey(req, scope);
     const pending = inflight.get(key);
+    if (pending !== undefined) {
+      // An overloaded listener's query must not wait (it would keep its
+      // receive buffer), and one question gathers at most MAX_WAITERS.
+      if (req.client.overloaded || pending.waiters >= MAX_WAITERS) {
+        const res = stale === undefined
+          ? undefined
+          : staleResponse(stale, req, policy);
+        return res ?? turnAway();
+      }
+      pending.waiters++;
+      stats.coalesced++;
+    }
+    stats.misses++;
     const leader = pending === undefined;
-    if (!leader) stats.coalesced++;
-    const outcome = pending ?? fetch(key, scope, req, next, policy);
+    const outcome = pending?.outcome ??
+      fetch(key, scope, req, next, policy);
     if (!(outcome instanceof Promise)) {
       if (stale !== undefined) noteRefreshFailure(outcome, stale);
       return finish(outcome, req, leader, stale, policy);
@@ -328,8 +381,17 @@ export function createCacheStage(opts: CacheStageOptions = {}): CacheStage {
     );
   }
 
+  /** Makes `policy` the cache's: its bounds apply at once. */
+  function applyPolicy(policy: CachePolicy): void {
+    lastPolicy = policy;
+    cache.setLimits(policy.maxEntries, policy.maxBytes);
+  }
+
   return {
     name: "cache",
+    applySettings(settings) {
+      if (settings !== undefined) applyPolicy(cachePolicyOf(settings));
+    },
     flush(name) {
       flushes.note(name, now());
       return cache.flush(name);
@@ -349,15 +411,20 @@ export function createCacheStage(opts: CacheStageOptions = {}): CacheStage {
       return exportEntries(cache, at, staleMs);
     },
     importEntries(entries, at = now()) {
-      // Before the first query the limit is unknown: make room for the dump;
-      // the next insert brings the limit back to the settings'.
-      cache.limit = Math.max(cache.limit, 2 * (cache.size + entries.length));
+      if (lastPolicy === undefined) {
+        // Before the first snapshot the bounds are unknown: make room for
+        // the dump (at most MAX_DUMP_BYTES of entries kept, the most
+        // recently used); applySettings() or the first query brings the
+        // bounds to the settings' and drops what they do not allow.
+        cache.setLimits(
+          Math.max(cache.limit, 2 * (cache.size + entries.length)),
+          Math.max(cache.maxBytes, 2 * MAX_DUMP_BYTES),
+        );
+      } else if (lastPolicy.maxEntries === 0) return 0;
       return importEntries(cache, entries, at);
     },
     importShared(entries, at = now()) {
-      const limit = lastPolicy?.maxEntries ?? DEFAULT_MAX_ENTRIES;
-      if (limit === 0) return 0;
-      cache.limit = limit;
+      if (cache.limit === 0) return 0;
       // A share posted before a flush may arrive after it: not taken.
       const fresh = entries.filter((e) => !flushes.covers(e));
       return importEntries(cache, fresh, at);
@@ -372,7 +439,7 @@ export function createCacheStage(opts: CacheStageOptions = {}): CacheStage {
       const settings = req.snapshot?.settings?.cache;
       if (settings === undefined || !isCacheableQuery(req)) return next(req);
       const policy = cachePolicyOf(settings);
-      lastPolicy = policy;
+      if (policy !== lastPolicy) applyPolicy(policy);
       if (policy.maxEntries === 0) return next(req);
       const scope = opts.scope === undefined ? "" : opts.scope(req);
       if (scope === false) return next(req);
@@ -404,6 +471,22 @@ function isServableStale(
 ): boolean {
   return policy.serveStale && at >= entry.expiresAt &&
     at < entry.expiresAt + policy.staleTtlMs;
+}
+
+/** A question in flight, and how many askers wait on it besides the first. */
+interface InFlight {
+  outcome: Promise<Outcome>;
+  waiters: number;
+}
+
+/**
+ * The answer to an asker that may not wait and has no stale answer: the
+ * overloaded path's (the upstream stage's for an overloaded listener, over
+ * UDP and TCP alike): nothing sent, status `overloaded`, not logged. The
+ * client asks again, by when the answer may be cached.
+ */
+function turnAway(): Response {
+  return { drop: true, status: "overloaded", stage: "cache", unlogged: true };
 }
 
 /** Only upstream answers enter the cache (local, authoritative, blocked: never). */

@@ -6,12 +6,22 @@
  * count against its TTLs after the import.
  */
 import { isClientSubnet } from "../../dns/wire/mod.ts";
-import type { AnswerCache } from "./answer_cache.ts";
+import { type AnswerCache, entryBytes } from "./answer_cache.ts";
 import { additionalSectionOf, type CacheEntry } from "./cache_entry.ts";
 import { parseCacheKey } from "./cache_key.ts";
 
 /** Most entries one worker dumps (the most recently used are kept). */
 export const MAX_DUMPED_ENTRIES = 50_000;
+
+/**
+ * Most bytes (answer_cache.ts entryBytes(): what the entries cost once
+ * restored) one worker dumps, and the merged dump of all workers keeps:
+ * the most recently used entries are kept. Every worker is handed the whole
+ * merged dump after a restart, so this also bounds what one worker takes
+ * from it (less when its `cache.maxBytes` is lower), and what local.db and
+ * the main thread hold.
+ */
+export const MAX_DUMP_BYTES = 64 * 2 ** 20;
 
 /** One cache entry as plain data (structured-clone and SQLite friendly). */
 export interface SerializedEntry {
@@ -44,21 +54,36 @@ export interface SerializedEntry {
 }
 
 /**
- * The entries still usable at `now` (fresh, or within `staleMs` past
- * expiry), least recently used first, at most `limit` of them.
+ * The most recently used of the entries still usable at `now` (fresh, or
+ * within `staleMs` past expiry), at most `limit` of them and `budget`
+ * bytes (entryBytes()), least recently used first. Only those are copied:
+ * a first pass counts what is usable, and the second skips the least
+ * recently used that do not fit.
  */
 export function exportEntries(
   cache: AnswerCache,
   now: number,
   staleMs: number,
   limit: number = MAX_DUMPED_ENTRIES,
+  budget: number = MAX_DUMP_BYTES,
 ): SerializedEntry[] {
+  let count = 0, bytes = 0;
+  for (const entry of cache.entries()) {
+    if (now >= entry.expiresAt + staleMs) continue;
+    count++;
+    bytes += entryBytes(entry);
+  }
   const out: SerializedEntry[] = [];
   for (const entry of cache.entries()) {
     if (now >= entry.expiresAt + staleMs) continue;
+    if (count > limit || bytes > budget) {
+      count--;
+      bytes -= entryBytes(entry);
+      continue;
+    }
     out.push(serializeEntry(entry, staleMs));
   }
-  return out.length > limit ? out.slice(out.length - limit) : out;
+  return out;
 }
 
 /** One entry as plain data (copies: safe to post or keep). */
@@ -111,22 +136,33 @@ export function importEntries(
 }
 
 /**
- * Merges the dumps of several workers: for a key in more than one, the
- * entry stored last wins.
+ * Merges the dumps of several workers (each least recently used first):
+ * for a key in more than one, the entry stored last wins. At most `budget`
+ * bytes (entryBytes()) are kept: the dumps are read from their most
+ * recently used ends in turn, until the next entry does not fit. The
+ * result is least recently used first too.
  */
 export function mergeEntries(
   dumps: readonly (readonly SerializedEntry[])[],
+  budget: number = MAX_DUMP_BYTES,
 ): SerializedEntry[] {
   const byKey = new Map<string, SerializedEntry>();
-  for (const dump of dumps) {
-    for (const entry of dump) {
+  let bytes = 0;
+  const longest = Math.max(0, ...dumps.map((dump) => dump.length));
+  for (let back = 1; back <= longest; back++) {
+    for (const dump of dumps) {
+      const entry = dump[dump.length - back];
+      if (entry === undefined) continue;
       const held = byKey.get(entry.key);
-      if (held === undefined || entry.storedAt > held.storedAt) {
-        byKey.set(entry.key, entry);
-      }
+      if (held !== undefined && entry.storedAt <= held.storedAt) continue;
+      const more = entryBytes(entry) -
+        (held === undefined ? 0 : entryBytes(held));
+      if (bytes + more > budget) return [...byKey.values()].reverse();
+      bytes += more;
+      byKey.set(entry.key, entry);
     }
   }
-  return [...byKey.values()];
+  return [...byKey.values()].reverse();
 }
 
 /** The later of two failed refreshes of one entry, held by two workers. */

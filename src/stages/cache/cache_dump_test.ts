@@ -1,7 +1,14 @@
 import assert from "node:assert/strict";
 import { decodeAnswer } from "../../pipeline/testing/mod.ts";
 import { createCacheStage } from "./cache.ts";
-import { mergeEntries, type SerializedEntry } from "./cache_dump.ts";
+import { AnswerCache, entryBytes } from "./answer_cache.ts";
+import {
+  exportEntries,
+  importEntries,
+  MAX_DUMP_BYTES,
+  mergeEntries,
+  type SerializedEntry,
+} from "./cache_dump.ts";
 import {
   ask,
   cacheSettings,
@@ -163,4 +170,77 @@ Deno.test("mergeEntries keeps the entry stored last for a key", () => {
     merged.map((e) => [e.key, e.storedAt]),
     [["a", 3], ["b", 5]],
   );
+});
+
+/** A plain entry for `key`, stored at `storedAt`, with `wire`. */
+function plain(
+  key: string,
+  storedAt: number,
+  wire = new Uint8Array(12),
+): SerializedEntry {
+  return {
+    key,
+    name: "a.",
+    wire,
+    offsets: [],
+    ttls: [],
+    storedAt,
+    expiresAt: storedAt + 1000,
+    staleUntil: storedAt + 1000,
+    ttl: 1,
+    negative: false,
+  };
+}
+
+Deno.test("cache dump keeps the most recently used entries that fit its byte budget, oldest first", async () => {
+  const { clock, stage } = setup();
+  const upstream = new ScriptedUpstream((req) =>
+    forwarded(req, {
+      answer: Array.from(
+        { length: 8 },
+        (_, i) => `${req.qname} 300 IN TXT "${i}${"x".repeat(200)}"`,
+      ),
+    })
+  );
+  for (let i = 10; i < 30; i++) {
+    await stage.serve(ask(`n${i}.example.org. TXT`, SNAPSHOT), upstream.next);
+  }
+  const all = stage.exportEntries();
+  assert.equal(all.length, 20);
+  const cache = new AnswerCache(1000);
+  assert.equal(importEntries(cache, all, clock.ms), 20);
+  const budget = all.slice(-5).reduce((sum, e) => sum + entryBytes(e), 0);
+  const dumped = exportEntries(cache, clock.ms, 0, 50_000, budget);
+  assert.deepEqual(
+    dumped.map((e) => e.name),
+    all.slice(-5).map((e) => e.name),
+  );
+  const fewer = exportEntries(cache, clock.ms, 0, 3, budget);
+  assert.deepEqual(fewer.map((e) => e.name), all.slice(-3).map((e) => e.name));
+});
+
+Deno.test("mergeEntries keeps at most its byte budget, the most recently used of each dump in turn", () => {
+  const [a1, a2, a3] = [plain("a1", 1), plain("a2", 2), plain("a3", 3)];
+  const [b1, b2, b3] = [plain("b1", 1), plain("b2", 2), plain("b3", 3)];
+  const budget = entryBytes(a1) * 3;
+  const merged = mergeEntries([[a1, a2, a3], [b1, b2, b3]], budget);
+  assert.deepEqual(merged.map((e) => e.key), ["a2", "b3", "a3"]);
+  // A newer copy of a key counts once.
+  const again = mergeEntries([[a1, a2], [plain("a2", 5), a3]], budget);
+  assert.deepEqual(
+    again.map((e) => [e.key, e.storedAt]),
+    [["a1", 1], ["a3", 3], ["a2", 5]],
+  );
+});
+
+Deno.test("mergeEntries keeps MAX_DUMP_BYTES by default", () => {
+  const wire = new Uint8Array(60_000); // one buffer: only its length counts
+  const big = (i: number) => plain(`k${i}`, i, wire);
+  const count = Math.ceil(MAX_DUMP_BYTES / entryBytes(big(0))) + 50;
+  const dump = Array.from({ length: count }, (_, i) => big(i));
+  const merged = mergeEntries([dump]);
+  const bytes = merged.reduce((sum, e) => sum + entryBytes(e), 0);
+  assert.ok(bytes <= MAX_DUMP_BYTES);
+  assert.ok(merged.length >= count - 52, `${merged.length} of ${count}`);
+  assert.equal(merged.at(-1)!.key, `k${count - 1}`, "the most recent kept");
 });

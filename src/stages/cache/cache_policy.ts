@@ -3,11 +3,14 @@
  * milliseconds for waits), parsed once per settings object.
  */
 import { parseDuration } from "../../config/duration.ts";
+import { parseSize } from "../../config/size.ts";
 import type { CacheSettings } from "../../pipeline/settings.ts";
 
 /** `CacheSettings` with its durations parsed. */
 export interface CachePolicy {
   maxEntries: number;
+  /** Most bytes of entries kept (answer_cache.ts entryBytes()). */
+  maxBytes: number;
   /** Seconds. */
   minTtl: number;
   /** Seconds. */
@@ -47,6 +50,7 @@ export function cachePolicyOf(settings: CacheSettings): CachePolicy {
 function parseCachePolicy(s: CacheSettings): CachePolicy {
   return {
     maxEntries: s.maxEntries,
+    maxBytes: bytes("maxBytes", s.maxBytes ?? DEFAULT_MAX_BYTES),
     minTtl: seconds("minTTL", s.minTTL),
     maxTtl: seconds("maxTTL", s.maxTTL),
     negativeTtl: seconds("negativeTTL", s.negativeTTL),
@@ -57,6 +61,19 @@ function parseCachePolicy(s: CacheSettings): CachePolicy {
     staleAnswerTtl: seconds("serveStale.answerTTL", s.serveStale.answerTTL),
     maxWaitMs: millis("serveStale.maxWait", s.serveStale.maxWait),
   };
+}
+
+/** The default of `cache.maxBytes` (settings made before it existed have none). */
+export const DEFAULT_MAX_BYTES = "64MiB";
+
+function bytes(key: string, text: string): number {
+  const value = parseSize(text);
+  if (value === undefined) {
+    throw new Error(
+      `Cannot read cache setting "${key}": "${text}" is not a size`,
+    );
+  }
+  return value;
 }
 
 function millis(key: string, text: string): number {

@@ -39,7 +39,12 @@ runListenerWorker(() => {
     logger: createLogger(),
     stages: [cache, upstream],
   });
+  const setSnapshot = handler.setSnapshot;
   return Object.assign(handler, {
+    setSnapshot(snapshot: Parameters<typeof setSnapshot>[0]) {
+      setSnapshot(snapshot);
+      cache.applySettings(snapshot.settings?.cache);
+    },
     importSharedCache: (entries: readonly unknown[]) =>
       cache.importShared(entries),
     flushCache: (name?: string) => cache.flush(name),
