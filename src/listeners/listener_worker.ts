@@ -73,7 +73,10 @@ interface WorkerScope {
   postMessage(message: WorkerReply, transfer?: Transferable[]): void;
 }
 
-type Server = { stop(): Promise<void>; readonly addr: Deno.NetAddr };
+type Server = {
+  stop(answerWithinMs?: number): Promise<void>;
+  readonly addr: Deno.NetAddr;
+};
 
 /** Installs the message handler of a listener worker. */
 export function runListenerWorker(createHandler: HandlerFactory): void {
@@ -93,6 +96,13 @@ export function runListenerWorker(createHandler: HandlerFactory): void {
   let earlyCache: SerializedEntry[] | null = null;
 
   let lastCache = emptyCacheStats();
+  /**
+   * The first cache delta carries the size even when it is 0: a worker
+   * started in place of one that died reports its empty cache, which
+   * replaces the dead one's size in kudurru_cache_entries.
+   */
+  let cacheSizePosted = false;
+  let stopping = false;
 
   function postCounters() {
     const deltas: CounterDeltas = { socket: { ...counters } };
@@ -157,7 +167,9 @@ export function runListenerWorker(createHandler: HandlerFactory): void {
     }
     const delta = cacheStatsDelta(now, lastCache);
     const { entries, ...counts } = delta;
-    const changed = entries !== lastCache.entries || !isQuiet(counts);
+    const changed = !cacheSizePosted || entries !== lastCache.entries ||
+      !isQuiet(counts);
+    cacheSizePosted = true;
     lastCache = now;
     return changed ? delta : undefined;
   }
@@ -200,6 +212,9 @@ export function runListenerWorker(createHandler: HandlerFactory): void {
           ...common,
           idleTimeoutMs: msg.tcp.idleTimeoutMs,
           maxConnections: msg.tcp.maxConnections,
+          ...(msg.tcp.maxInFlight !== undefined
+            ? { maxInFlight: msg.tcp.maxInFlight }
+            : {}),
           reusePort: msg.reusePort ?? false,
         })
         : msg.ffiSocket !== undefined
@@ -220,17 +235,42 @@ export function runListenerWorker(createHandler: HandlerFactory): void {
     post({ type: "ready", port: server.addr.port });
   }
 
-  async function stop() {
+  async function stop(answerWithinMs: number | undefined) {
+    if (stopping) return;
+    stopping = true;
     clearInterval(countersTimer);
     clearInterval(eventsTimer);
-    await server?.stop();
+    // The dump goes first: a query waiting on a slow upstream must not
+    // cost it (the main thread terminates a worker that is slow to stop).
+    const early = dumpCache();
+    const insertsAtDump = cacheInserts();
+    post(
+      early === undefined
+        ? { type: "cache-dump" }
+        : { type: "cache-dump", cache: early },
+    );
+    await server?.stop(answerWithinMs);
     server = null;
     postCounters();
     postEvents();
-    const cache = dumpCache();
+    // Dumped again only when the queries answered meanwhile stored entries.
+    const inserts = cacheInserts();
+    const cache = early !== undefined &&
+        (inserts === undefined || inserts !== insertsAtDump)
+      ? dumpCache()
+      : undefined;
     post(
       cache === undefined ? { type: "stopped" } : { type: "stopped", cache },
     );
+  }
+
+  /** The cache's insert count, when it reports one. */
+  function cacheInserts(): number | undefined {
+    try {
+      return handler?.cacheStats?.().inserts;
+    } catch {
+      return undefined;
+    }
   }
 
   /** The cache dump for the `stopped` reply; a failure costs the dump, not the stop. */
@@ -277,7 +317,7 @@ export function runListenerWorker(createHandler: HandlerFactory): void {
         restartEventStrings();
         return;
       case "stop":
-        stop();
+        stop(msg.answerWithinMs);
         return;
     }
   };

@@ -35,6 +35,12 @@ export interface BoundAddress {
   /** Host without brackets. */
   hostname: string;
   port: number;
+  /**
+   * Which of the sockets that share this address and transport
+   * (`listeners.sockets` above 1), from 0; absent when there is one. A
+   * worker started in place of one that died has the same.
+   */
+  socket?: number;
 }
 
 /** A started listener Worker. */
@@ -52,7 +58,8 @@ export interface ListenerWorker {
   flushCache(name?: string): Promise<number>;
   /**
    * Graceful stop, then terminate; never rejects. Resolves to the worker's
-   * cache dump (empty when it has none or did not stop in time).
+   * cache dump: the one taken as the stop began when the worker did not
+   * stop in time, empty when it has no cache or never posted one.
    */
   stop(): Promise<SerializedEntry[]>;
 }
@@ -62,6 +69,8 @@ export interface ListenerWorkerOptions {
   start: Extract<WorkerRequest, { type: "start" }>;
   /** The address as configured, for error messages. */
   configured: string;
+  /** `BoundAddress.socket`. */
+  socket?: number;
   logger: Logger;
   stopTimeoutMs: number;
   onCounters?: (deltas: CounterDeltas, from: BoundAddress) => void;
@@ -117,14 +126,17 @@ export function startListenerWorker(
   /** A restart of the worker's string table was asked for and not seen yet. */
   let tableRestartAsked = false;
   const snapshots = new SnapshotSender();
+  /** The dump the worker posted as its stop began (`cache-dump`). */
+  let earlyDump: SerializedEntry[] | undefined;
+  let earlyDumpPosted = false;
 
-  const terminate = (cache: SerializedEntry[] = []) => {
+  const terminate = (cache?: SerializedEntry[]) => {
     if (terminated) return;
     terminated = true;
     worker.terminate();
     for (const resolve of flushes.values()) resolve(0);
     flushes.clear();
-    stopped.resolve(cache);
+    stopped.resolve(cache ?? earlyDump ?? []);
   };
 
   const handle: ListenerWorker = {
@@ -167,21 +179,32 @@ export function startListenerWorker(
     },
     async stop() {
       if (terminated) return [];
-      worker.postMessage({ type: "stop" } satisfies WorkerRequest);
+      worker.postMessage(
+        {
+          type: "stop",
+          answerWithinMs: answerWithinMs(opts.stopTimeoutMs),
+        } satisfies WorkerRequest,
+      );
       let timer: ReturnType<typeof setTimeout> | undefined;
-      const timeout = new Promise<SerializedEntry[]>((resolve) => {
+      const timeout = new Promise<undefined>((resolve) => {
         timer = setTimeout(() => {
           opts.logger.warn("listener did not stop in time; terminating it", {
             address: opts.configured,
             transport,
           });
-          resolve([]);
+          if (!earlyDumpPosted) {
+            opts.logger.warn(
+              "listener cache dump lost: the worker never posted it; its cache starts empty next time",
+              { address: opts.configured, transport },
+            );
+          }
+          resolve(undefined);
         }, opts.stopTimeoutMs);
       });
       const cache = await Promise.race([stopped.promise, timeout]);
       clearTimeout(timer);
       terminate();
-      return cache;
+      return cache ?? earlyDump ?? [];
     },
   };
 
@@ -211,6 +234,7 @@ export function startListenerWorker(
           transport,
           hostname: opts.start.listener.address,
           port: msg.port,
+          ...(opts.socket !== undefined && { socket: opts.socket }),
         };
         ready.resolve(handle);
         return;
@@ -249,6 +273,10 @@ export function startListenerWorker(
         flushes.get(msg.id)?.(msg.removed);
         flushes.delete(msg.id);
         return;
+      case "cache-dump":
+        earlyDumpPosted = true;
+        if (Array.isArray(msg.cache)) earlyDump = msg.cache;
+        return;
       case "stopped":
         terminate(msg.cache);
         return;
@@ -280,4 +308,19 @@ export function startListenerWorker(
   if (opts.snapshot !== undefined) handle.post(opts.snapshot);
   worker.postMessage(opts.start);
   return ready.promise;
+}
+
+/** Time a worker keeps for posting its counters and `stopped` after its deadline. */
+const STOP_MARGIN_MS = 1_000;
+
+/**
+ * How long a stopping worker waits for the answers in flight before it
+ * sends SERVFAIL for the rest: what is left of `stopTimeoutMs` after a
+ * margin (a fifth of it, at most STOP_MARGIN_MS) for its last messages.
+ */
+export function answerWithinMs(stopTimeoutMs: number): number {
+  return Math.max(
+    0,
+    stopTimeoutMs - Math.min(STOP_MARGIN_MS, stopTimeoutMs / 5),
+  );
 }

@@ -26,7 +26,8 @@ import {
   openUdpSocket,
 } from "./libc_udp.ts";
 import { TCP_IDLE_TIMEOUT_MS, TCP_MAX_CONNECTIONS } from "./tcp.ts";
-import type { CounterDeltas } from "./worker_messages.ts";
+import { type CounterDeltas, emptySocketCounters } from "./worker_messages.ts";
+import { emptyCacheStats } from "../stages/cache/cache_stats.ts";
 import {
   mergeEntries,
   type SerializedEntry,
@@ -58,7 +59,17 @@ export interface DnsListenersOptions {
   tcpIdleTimeoutMs?: number;
   /** @default 1000 */
   tcpMaxConnections?: number;
-  /** Called about once a second per worker with what it counted. */
+  /**
+   * Most TCP queries waited on at once per worker, over all its
+   * connections; beyond, they are handled `overloaded`. @default 1000
+   */
+  tcpMaxInFlight?: number;
+  /**
+   * Called about once a second per worker with what it counted. For a
+   * worker that died it is called once more with an empty cache (its
+   * entries are gone); the worker started in its place has the same `from`
+   * (`socket` included) and reports its own.
+   */
   onCounters?: (deltas: CounterDeltas, from: BoundAddress) => void;
   /**
    * Called about every 250 ms per worker with its query events, packed
@@ -181,7 +192,7 @@ async function startAddress(
         address: hostname,
         port: boundPort,
         transport,
-      });
+      }, count > 1 ? i : undefined);
       set.workers.push(worker);
       boundPort = worker.bound.port;
     }
@@ -248,6 +259,7 @@ async function startWorker(
   opts: DnsListenersOptions,
   configured: string,
   listener: ListenerSpec,
+  socket: number | undefined,
   reuse?: LibcUdpSocket,
 ): Promise<ListenerWorker> {
   // The worker's own handle, for its callbacks (set once it has started).
@@ -259,6 +271,7 @@ async function startWorker(
   const worker = await startListenerWorker({
     workerUrl: String(opts.workerUrl ?? WORKER_ENTRY_URL),
     configured,
+    ...(socket !== undefined && { socket }),
     logger: opts.logger,
     stopTimeoutMs: opts.stopTimeoutMs ?? 10_000,
     ...(opts.onCounters ? { onCounters: opts.onCounters } : {}),
@@ -272,11 +285,17 @@ async function startWorker(
     },
     onFailure: (message) => {
       if (own.worker === undefined) return;
+      // Its cache died with it: kudurru_cache_entries must not keep
+      // counting it while the listener restarts (or keeps failing).
+      opts.onCounters?.(
+        { socket: emptySocketCounters(), cache: emptyCacheStats() },
+        own.worker.bound,
+      );
       replaceFailed(
         set,
         own.worker,
         message,
-        (again) => startWorker(set, opts, configured, again, ffiSocket),
+        (again) => startWorker(set, opts, configured, again, socket, ffiSocket),
         opts.logger,
       );
     },
@@ -289,6 +308,8 @@ async function startWorker(
       tcp: {
         idleTimeoutMs: opts.tcpIdleTimeoutMs ?? TCP_IDLE_TIMEOUT_MS,
         maxConnections: opts.tcpMaxConnections ?? TCP_MAX_CONNECTIONS,
+        ...(opts.tcpMaxInFlight !== undefined &&
+          { maxInFlight: opts.tcpMaxInFlight }),
       },
       ...(opts.udpMaxInFlight !== undefined
         ? { udpMaxInFlight: opts.udpMaxInFlight }

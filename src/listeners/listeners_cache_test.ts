@@ -6,7 +6,10 @@ import {
   cacheSettings,
   snapshotWithCache,
 } from "../stages/cache/testdata/answers.ts";
-import { startDnsListeners } from "./listeners.ts";
+import { type DnsListenersOptions, startDnsListeners } from "./listeners.ts";
+import { createDnsMetrics } from "../metrics/dns_metrics.ts";
+import { newRegistry } from "../metrics/registry.ts";
+import { sample } from "../metrics/testdata/prom_text.ts";
 import {
   buildQuery,
   frames,
@@ -22,13 +25,17 @@ const CACHE_WORKER = new URL(
 );
 const SNAPSHOT = snapshotWithCache(cacheSettings());
 
-async function start(protocols: ("udp" | "tcp")[] = ["udp"]) {
+async function start(
+  protocols: ("udp" | "tcp")[] = ["udp"],
+  extra: Partial<DnsListenersOptions> = {},
+) {
   const listeners = await startDnsListeners({
     listeners: [{ address: "127.0.0.1:0", protocols }],
     nodeName: "test",
     version: "0.0.0-test",
     logger: memoryLogger(),
     workerUrl: CACHE_WORKER,
+    ...extra,
   });
   listeners.setSnapshot(SNAPSHOT);
   return listeners;
@@ -139,6 +146,91 @@ Deno.test("startDnsListeners hands an answer cut for a UDP client to the TCP lis
       whole.data,
       "whole answers stay with their worker",
     );
+  } finally {
+    await listeners.stop();
+  }
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+Deno.test("startDnsListeners keeps the cache dump of a worker still waiting on an upstream when the stop times out, and answers that query SERVFAIL", async () => {
+  const logger = memoryLogger();
+  // The worker is given 1 s to stop; the upstream answers after 60 s.
+  const listeners = await start(["udp"], { stopTimeoutMs: 1000, logger });
+  const [addr] = listeners.addresses();
+  assert.ok(addr);
+  const client = Deno.listenDatagram({
+    transport: "udp",
+    hostname: "127.0.0.1",
+    port: 0,
+  });
+  const to = {
+    transport: "udp" as const,
+    hostname: "127.0.0.1",
+    port: addr.port,
+  };
+  let dump;
+  try {
+    await askTxt(listeners, "www.example.org");
+    await client.send(buildQuery(8, "slow.example.org", "TXT"), to);
+    await client.send(buildQuery(9, "www.example.org", "TXT"), to);
+    // Datagrams are handed over in order: with 9 answered (from the
+    // cache), 8 is waiting on the upstream.
+    const [cached] = await within(client.receive(), 2000);
+    assert.equal(dnsPacket.decode(Buffer.from(cached)).id, 9);
+    dump = await listeners.stopWithCacheDump();
+    const [late] = await within(client.receive(), 2000);
+    const answer = dnsPacket.decode(Buffer.from(late));
+    assert.equal(answer.id, 8);
+    assert.equal(answer.rcode, "SERVFAIL");
+  } finally {
+    client.close();
+    await listeners.stop();
+  }
+  assert.deepEqual(dump.map((e) => e.name), ["www.example.org."]);
+  assert.ok(
+    !logger.lines.some((line) => /cache dump lost/.test(line)),
+    logger.lines.join("\n"),
+  );
+});
+
+Deno.test("startDnsListeners: a worker that died stops counting in kudurru_cache_entries, and the one started in its place counts from 0", async () => {
+  const registry = newRegistry();
+  const metrics = createDnsMetrics(registry);
+  const listeners = await start(["udp"], {
+    countersIntervalMs: 20,
+    onCounters: (deltas, from) => metrics.record(deltas, from),
+  });
+  const entries = async () =>
+    sample(await registry.metrics(), "kudurru_cache_entries");
+  const waitForEntries = async (want: number) => {
+    for (let i = 0; i < 300 && await entries() !== want; i++) await sleep(10);
+    assert.equal(await entries(), want);
+  };
+  try {
+    for (const name of ["a.example.org", "b.example.org", "c.example.org"]) {
+      await askTxt(listeners, name);
+    }
+    await waitForEntries(3);
+    const [addr] = listeners.addresses();
+    await udpExchange(
+      "127.0.0.1",
+      addr!.port,
+      buildQuery(1, "crash.example.org", "TXT"),
+      500,
+    ).catch(() => {});
+    for (let i = 0; i < 500 && listeners.down().length === 0; i++) {
+      await sleep(10);
+    }
+    for (let i = 0; i < 1000 && listeners.down().length > 0; i++) {
+      await sleep(10);
+    }
+    assert.deepEqual(listeners.down(), []);
+    // The new worker takes messages: its cache is empty, and so is the gauge.
+    assert.equal(await listeners.flushCache("barrier.invalid."), 0);
+    await waitForEntries(0);
+    await askTxt(listeners, "d.example.org");
+    await waitForEntries(1);
   } finally {
     await listeners.stop();
   }

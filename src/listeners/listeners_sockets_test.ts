@@ -72,6 +72,8 @@ Deno.test("listeners.sockets 2 with ffiSockets: two UDP and two TCP workers shar
     bound.map((b) => `${b.transport} ${b.port}`),
     [`udp ${port}`, `udp ${port}`, `tcp ${port}`, `tcp ${port}`],
   );
+  // Told apart (their counters and cache sizes are theirs).
+  assert.deepEqual(bound.map((b) => b.socket), [0, 1, 0, 1]);
   // A socket nobody reads would lose about half of these.
   assert.deepEqual(await unansweredFromManyPorts(port, 40), []);
   for (let id = 0; id < 6; id++) {

@@ -23,5 +23,9 @@ export type {
   WorkerReply,
   WorkerRequest,
 } from "./worker_messages.ts";
-export { TCP_IDLE_TIMEOUT_MS, TCP_MAX_CONNECTIONS } from "./tcp.ts";
+export {
+  TCP_IDLE_TIMEOUT_MS,
+  TCP_MAX_CONNECTIONS,
+  TCP_MAX_IN_FLIGHT,
+} from "./tcp.ts";
 export { UDP_MAX_IN_FLIGHT } from "./udp.ts";

@@ -9,12 +9,23 @@
 import type { QueryHandler } from "../pipeline/handler.ts";
 import type { Logger } from "../log/logger.ts";
 import type { SocketCounters } from "./worker_messages.ts";
-import { serveTcpConnection, type TcpSession } from "./tcp_connection.ts";
+import {
+  serveTcpConnection,
+  type TcpSession,
+  type TcpWaitBudget,
+} from "./tcp_connection.ts";
 
 /** RFC 7766 §6.2.3 suggests seconds, not minutes, for an idle server. */
 export const TCP_IDLE_TIMEOUT_MS = 10_000;
 /** Connections served at once by one listener. */
 export const TCP_MAX_CONNECTIONS = 1000;
+/**
+ * Most TCP queries one listener waits on at once, over all its connections
+ * (their answers pending, mostly on upstreams); at the bound, queries go to
+ * the handler marked `overloaded`, which answers what needs no wait and
+ * drops the rest, as for UDP (UDP_MAX_IN_FLIGHT).
+ */
+export const TCP_MAX_IN_FLIGHT = 1000;
 
 export interface TcpServerOptions {
   hostname: string;
@@ -28,6 +39,8 @@ export interface TcpServerOptions {
   idleTimeoutMs?: number;
   /** @default 1000 */
   maxConnections?: number;
+  /** Queries waited on at once over all connections. @default 1000 */
+  maxInFlight?: number;
   /** Share the port with other sockets that set it (SO_REUSEPORT, Linux). @default false */
   reusePort?: boolean;
 }
@@ -37,11 +50,14 @@ export interface TcpServer {
   readonly addr: Deno.NetAddr;
   /** Open connections right now. */
   connections(): number;
+  /** Bytes held for answers not yet written, over all connections. */
+  unsentBytes(): number;
   /**
    * Stops accepting, stops reading on every connection, sends the answers
-   * in flight, closes everything.
+   * in flight, closes everything. Answers not ready within `answerWithinMs`
+   * (or TCP_CLOSE_GRACE_MS, whichever is shorter) are sent as SERVFAIL.
    */
-  stop(): Promise<void>;
+  stop(answerWithinMs?: number): Promise<void>;
 }
 
 /** Binds (throws the `Deno.errors.*` error when it cannot) and serves. */
@@ -54,11 +70,16 @@ export function serveTcp(opts: TcpServerOptions): TcpServer {
   });
   const { counters, logger } = opts;
   const maxConnections = opts.maxConnections ?? TCP_MAX_CONNECTIONS;
+  const budget: TcpWaitBudget = {
+    waiting: 0,
+    max: opts.maxInFlight ?? TCP_MAX_IN_FLIGHT,
+  };
   const sessionOptions = {
     handler: opts.handler,
     counters,
     logger,
     idleTimeoutMs: opts.idleTimeoutMs ?? TCP_IDLE_TIMEOUT_MS,
+    budget,
   };
   const sessions = new Set<TcpSession>();
   let stopping = false;
@@ -106,14 +127,19 @@ export function serveTcp(opts: TcpServerOptions): TcpServer {
   return {
     addr: listener.addr as Deno.NetAddr,
     connections: () => sessions.size,
-    async stop() {
+    unsentBytes() {
+      let total = 0;
+      for (const session of sessions) total += session.unsentBytes();
+      return total;
+    },
+    async stop(answerWithinMs) {
       if (!stopping) {
         stopping = true;
         listener.close(); // rejects the pending accept
       }
       await accepting;
       const open = [...sessions];
-      for (const session of open) session.shutdown();
+      for (const session of open) session.shutdown(answerWithinMs);
       await Promise.all(open.map((s) => s.done));
     },
   };

@@ -3,30 +3,69 @@
  * queries answered concurrently and sent as they complete (out of order is
  * allowed, §6.2.1.1), an idle timeout, and a clean close that still sends
  * the answers in flight.
+ *
+ * Flow control: the connection stops reading (the client's writes then
+ * back up in the kernel) while it has TCP_MAX_PIPELINE queries unanswered
+ * or unsent, or while the answers it holds unsent take TCP_MAX_UNSENT_BYTES
+ * or more. Answers that must wait for the socket are copied once, framed,
+ * into chunks that are written whole (several small answers a write); the
+ * handler's own array is not kept.
  */
-import type { QueryHandler } from "../pipeline/handler.ts";
+import type { ClientInfo, QueryHandler } from "../pipeline/handler.ts";
 import type { Logger } from "../log/logger.ts";
 import type { SocketCounters } from "./worker_messages.ts";
-import { frameMessage, FrameReader } from "../dns/wire/tcp_framing.ts";
+import {
+  frameMessage,
+  FrameReader,
+  MAX_TCP_MESSAGE,
+} from "../dns/wire/tcp_framing.ts";
+import { stopAnswer } from "./stop_answer.ts";
 
 /**
  * Most queries of one connection in flight at once, counted until their
  * answer is written; queries beyond it wait, unparsed, in the frame
  * reader, and the connection stops reading until one completes
- * (back-pressure, not a limit on queries). A client that sends and never
- * reads so holds at most this many answers in memory, plus one read.
+ * (back-pressure, not a limit on queries).
  */
 export const TCP_MAX_PIPELINE = 128;
+
+/**
+ * Bytes of answers one connection holds unsent before it stops reading: a
+ * client that sends and never reads holds about this much (plus the
+ * answers to the queries it already had in flight), not TCP_MAX_PIPELINE
+ * answers of up to 64 KiB each (8 MiB).
+ */
+export const TCP_MAX_UNSENT_BYTES = 256 * 1024;
+
+/** Answers that wait are framed into chunks of at least this size. */
+const CHUNK_BYTES = 16 * 1024;
 
 const NO_BYTES = new Uint8Array(0);
 
 /**
  * Longest wait, once a connection is closing (idle, shut down, reset), for
- * the answers in flight to be written; then it is closed regardless. A
- * client that never reads must not hold a connection (and a place under the
- * connection cap) for ever.
+ * the answers in flight to be written; then the queries still unanswered
+ * get SERVFAIL and it is closed. A client that never reads must not hold a
+ * connection (and a place under the connection cap) for ever.
  */
 export const TCP_CLOSE_GRACE_MS = 5_000;
+
+/**
+ * After the grace, how long the SERVFAILs may take to be written to a
+ * client that was keeping up; one whose writes were already stuck is closed
+ * at once.
+ */
+const LAST_WRITE_MS = 1_000;
+
+/**
+ * The worker's queries waiting on the handler over all its connections
+ * (shared by them, like UDP's `udpMaxInFlight`): at `max`, queries are
+ * handed over marked `overloaded`.
+ */
+export interface TcpWaitBudget {
+  waiting: number;
+  readonly max: number;
+}
 
 export interface TcpConnectionOptions {
   handler: QueryHandler;
@@ -34,20 +73,34 @@ export interface TcpConnectionOptions {
   logger: Logger;
   /** Close when no query arrived for this long. */
   idleTimeoutMs: number;
+  /** Shared by the connections of one listener. */
+  budget: TcpWaitBudget;
 }
 
 /** A served connection. */
 export interface TcpSession {
   /** Resolves once the connection is closed and its loops have ended. */
   readonly done: Promise<void>;
-  /** Stops reading; closes once the answers in flight are sent. */
-  shutdown(): void;
+  /**
+   * Stops reading; closes once the answers in flight are sent, or after
+   * `graceMs` (at most the usual grace) with SERVFAIL for those not ready.
+   */
+  shutdown(graceMs?: number): void;
   /**
    * When the connection's last query arrived (`Date.now()`, or when it
    * opened), while it is open with no answer in flight; undefined while it
    * is busy or closing.
    */
   idleSince(): number | undefined;
+  /** Bytes held for answers not yet written (chunks, the write under way). */
+  unsentBytes(): number;
+}
+
+/** A query whose answer the handler has not given yet. */
+interface Waiting {
+  query: Uint8Array;
+  /** Answered already (SERVFAIL at the end of the grace): ignore the late one. */
+  answered: boolean;
 }
 
 /** Serves queries on an accepted connection until it closes. */
@@ -55,16 +108,29 @@ export function serveTcpConnection(
   conn: Deno.Conn,
   opts: TcpConnectionOptions,
 ): TcpSession {
-  const { handler, counters, logger } = opts;
+  const { handler, counters, logger, budget } = opts;
   const remote = conn.remoteAddr as Deno.NetAddr;
   const frames = new FrameReader();
-  let inFlight = 0;
+  /** Queries the handler is still answering. */
+  const waiting = new Set<Waiting>();
+  /** Answers queued or being written. */
+  let unsent = 0;
+  /** Bytes those take (chunk capacity, the buffer being written). */
+  let heldBytes = 0;
+  /** Filled chunks waiting for the socket, in order. */
+  const chunks: { bytes: Uint8Array; answers: number }[] = [];
+  /** The chunk being filled. */
+  let tail: Uint8Array | null = null;
+  let tailUsed = 0;
+  let tailAnswers = 0;
+  let writing = false;
   let closing = false;
   let closed = false;
-  let writes: Promise<void> = Promise.resolve();
   let wakeReader: (() => void) | null = null;
   let idleTimer: ReturnType<typeof setTimeout> | undefined;
   let graceTimer: ReturnType<typeof setTimeout> | undefined;
+  let graceEndsAt = Infinity;
+  let lastWriteTimer: ReturnType<typeof setTimeout> | undefined;
   /** Date.now() when the last query arrived (or the connection opened). */
   let lastQueryAt = Date.now();
   const finished = Promise.withResolvers<void>();
@@ -87,28 +153,61 @@ export function serveTcpConnection(
     beginClose();
   }
 
-  function beginClose() {
-    if (closing) return;
+  function beginClose(graceMs?: number) {
+    const grace = Math.min(
+      TCP_CLOSE_GRACE_MS,
+      opts.idleTimeoutMs,
+      graceMs ?? Infinity,
+    );
+    if (closing) {
+      // A stop with less time left than the close already under way.
+      if (
+        !closed && graceTimer !== undefined && Date.now() + grace < graceEndsAt
+      ) {
+        clearTimeout(graceTimer);
+        graceEndsAt = Date.now() + grace;
+        graceTimer = setTimeout(graceOver, grace);
+      }
+      return;
+    }
     closing = true;
     clearTimeout(idleTimer);
     wakeReader?.();
-    if (inFlight === 0) finish();
-    else {
-      graceTimer = setTimeout(
-        close,
-        Math.min(TCP_CLOSE_GRACE_MS, opts.idleTimeoutMs),
-      );
+    if (waiting.size === 0 && !writing) {
+      close();
+      return;
     }
+    graceEndsAt = Date.now() + grace;
+    graceTimer = setTimeout(graceOver, grace);
   }
 
-  async function finish() {
-    await writes;
-    close();
+  /** Closes once nothing is left to answer or write. */
+  function closeIfDone() {
+    if (closing && waiting.size === 0 && !writing) close();
+  }
+
+  /**
+   * The grace is over: the queries still unanswered get SERVFAIL, written
+   * if the client was keeping up; a client whose writes were stuck is
+   * closed at once.
+   */
+  function graceOver() {
+    graceTimer = undefined;
+    const stuck = writing;
+    for (const entry of waiting) {
+      entry.answered = true;
+      const reply = stopAnswer(entry.query);
+      if (reply !== undefined && !stuck) enqueue(reply);
+    }
+    waiting.clear();
+    if (stuck || !writing) close();
+    else lastWriteTimer = setTimeout(close, LAST_WRITE_MS);
   }
 
   /** Closes now: a pending read ends, pending writes fail. */
   function close() {
     clearTimeout(graceTimer);
+    clearTimeout(lastWriteTimer);
     if (closed) return;
     closed = true;
     try {
@@ -116,59 +215,186 @@ export function serveTcpConnection(
     } catch {
       // already closed by the peer's reset
     }
+    dropQueued();
+    wakeReader?.();
     finished.resolve();
   }
 
-  async function writeAll(bytes: Uint8Array) {
-    if (closed) return;
-    try {
-      for (let off = 0; off < bytes.length;) {
-        off += await conn.write(bytes.subarray(off));
-      }
-    } catch {
-      counters.sendErrors++;
-      beginClose();
+  /**
+   * The socket failed (the client reset it, or it was closed): nothing
+   * more can be sent, so the connection closes without waiting for the
+   * answers still being made.
+   */
+  function abort() {
+    closing = true;
+    clearTimeout(idleTimer);
+    for (const entry of waiting) entry.answered = true;
+    waiting.clear();
+    close();
+  }
+
+  /** Frees the answers not yet written (counted as not sent). */
+  function dropQueued() {
+    for (const chunk of chunks) {
+      counters.sendErrors += chunk.answers;
+      unsent -= chunk.answers;
+      heldBytes -= chunk.bytes.buffer.byteLength;
+    }
+    chunks.length = 0;
+    if (tail !== null) {
+      counters.sendErrors += tailAnswers;
+      unsent -= tailAnswers;
+      heldBytes -= tail.length;
+      tail = null;
     }
   }
 
-  async function answer(query: Uint8Array) {
-    try {
-      const reply = await handler.handle(query, {
+  /**
+   * Sends `reply` as soon as the answers before it are written: at once
+   * when the socket is free, else copied (framed) into the tail chunk.
+   */
+  function enqueue(reply: Uint8Array) {
+    if (closed) return;
+    if (reply.length > MAX_TCP_MESSAGE) {
+      // Cannot be framed (the handler sizes TCP answers to fit).
+      counters.sendErrors++;
+      return;
+    }
+    unsent++;
+    if (!writing) {
+      writeLoop(frameMessage(reply)!, 1);
+      return;
+    }
+    const framed = reply.length + 2;
+    if (tail === null || tail.length - tailUsed < framed) {
+      sealTail();
+      tail = new Uint8Array(Math.max(CHUNK_BYTES, framed));
+      heldBytes += tail.length;
+    }
+    tail[tailUsed] = reply.length >> 8;
+    tail[tailUsed + 1] = reply.length & 0xff;
+    tail.set(reply, tailUsed + 2);
+    tailUsed += framed;
+    tailAnswers++;
+  }
+
+  function sealTail() {
+    if (tail === null) return;
+    if (tailAnswers > 0) {
+      chunks.push({ bytes: tail.subarray(0, tailUsed), answers: tailAnswers });
+    } else heldBytes -= tail.length;
+    tail = null;
+    tailUsed = 0;
+    tailAnswers = 0;
+  }
+
+  /** Writes `first`, then every chunk queued meanwhile, in order. */
+  async function writeLoop(first: Uint8Array, answers: number) {
+    writing = true;
+    let bytes: Uint8Array | undefined = first;
+    let cost = first.length;
+    heldBytes += cost;
+    while (bytes !== undefined) {
+      let failed = closed;
+      try {
+        for (let off = 0; !failed && off < bytes.length;) {
+          off += await conn.write(bytes.subarray(off));
+        }
+      } catch {
+        failed = true;
+      }
+      heldBytes -= cost;
+      unsent -= answers;
+      if (failed) {
+        counters.sendErrors += answers;
+        abort();
+        break;
+      }
+      wakeReader?.();
+      sealTail();
+      const next = chunks.shift();
+      bytes = next?.bytes;
+      answers = next?.answers ?? 0;
+      cost = next?.bytes.buffer.byteLength ?? 0;
+    }
+    writing = false;
+    wakeReader?.();
+    closeIfDone();
+  }
+
+  /** The handler's answer came: queued, unless SERVFAIL went already. */
+  function settle(entry: Waiting, reply: Uint8Array | null) {
+    budget.waiting--;
+    if (entry.answered) return;
+    entry.answered = true;
+    waiting.delete(entry);
+    if (reply !== null) enqueue(reply);
+    wakeReader?.();
+    closeIfDone();
+  }
+
+  function handle(query: Uint8Array) {
+    // At the worker's bound, queries are still handled: what needs no wait
+    // (a cache hit, a zone's answer) is answered, the rest dropped by the
+    // pipeline (as UDP does).
+    const client: ClientInfo = budget.waiting < budget.max
+      ? { address: remote.hostname, port: remote.port, transport: "tcp" }
+      : {
         address: remote.hostname,
         port: remote.port,
         transport: "tcp",
-      });
-      const framed = reply === null ? null : frameMessage(reply);
-      if (reply !== null && framed === null) counters.sendErrors++;
-      if (framed !== null) {
-        // Chained so two answers never interleave their bytes; in flight
-        // until written (writeAll never throws).
-        writes = writes.then(() => writeAll(framed));
-        await writes;
-      }
+        overloaded: true,
+      };
+    let reply: Promise<Uint8Array | null> | Uint8Array | null;
+    try {
+      reply = handler.handle(query, client);
     } catch (err) {
       logger.error("query handler threw", { error: err });
-    } finally {
-      inFlight--;
-      wakeReader?.();
-      if (closing && inFlight === 0) finish();
+      return;
+    }
+    if (reply instanceof Promise) {
+      const entry: Waiting = { query, answered: false };
+      waiting.add(entry);
+      budget.waiting++;
+      reply.then((r) => settle(entry, r), (err) => {
+        logger.error("query handler threw", { error: err });
+        settle(entry, null);
+      });
+    } else if (reply !== null) {
+      enqueue(reply);
     }
   }
 
-  /** Complete queries may wait in `frames`: the last dispatch was cut at the bound. */
+  /** True while the connection holds as much as it may: reading waits. */
+  function full(): boolean {
+    return waiting.size + unsent >= TCP_MAX_PIPELINE ||
+      heldBytes >= TCP_MAX_UNSENT_BYTES;
+  }
+
+  /** Complete queries may wait in `frames`: the last dispatch stopped at a bound. */
   let backlog = false;
 
+  /**
+   * Hands the complete queries to the handler one at a time, stopping as
+   * soon as the connection is full (an answer given at once may fill it).
+   */
   function dispatch(chunk: Uint8Array) {
-    const room = TCP_MAX_PIPELINE - inFlight;
-    const messages = frames.push(chunk, room);
-    backlog = messages.length === room;
-    if (messages.length > 0) lastQueryAt = Date.now();
-    for (const query of messages) {
-      inFlight++;
+    frames.push(chunk, 0);
+    backlog = false;
+    let took = false;
+    while (!closing) {
+      if (full()) {
+        backlog = true;
+        break;
+      }
+      const query = frames.push(NO_BYTES, 1)[0];
+      if (query === undefined) break;
+      took = true;
       counters.queries++;
-      answer(query);
+      handle(query);
     }
-    if (frames.malformed) {
+    if (took) lastQueryAt = Date.now();
+    if (frames.malformed && !backlog && !closing) {
       // The queries before the zero length are answered, then it closes.
       counters.tcpMalformed++;
       beginClose();
@@ -180,7 +406,7 @@ export function serveTcpConnection(
     // After the client's EOF, the queries it sent before are still answered.
     let eof = false;
     while (!closing) {
-      if (inFlight >= TCP_MAX_PIPELINE) {
+      if (full()) {
         await new Promise<void>((resolve) => wakeReader = resolve);
         wakeReader = null;
         continue;
@@ -194,7 +420,7 @@ export function serveTcpConnection(
       try {
         n = await conn.read(buf);
       } catch {
-        n = null; // reset by the peer, or closed by finish()
+        n = null; // reset by the peer, or closed by close()
       }
       if (n === null) eof = true;
       else if (!closing) dispatch(buf.subarray(0, n));
@@ -206,7 +432,9 @@ export function serveTcpConnection(
   const reading = readLoop();
   return {
     done: Promise.all([reading, finished.promise]).then(() => {}),
-    shutdown: beginClose,
-    idleSince: () => closing || inFlight > 0 ? undefined : lastQueryAt,
+    shutdown: (graceMs) => beginClose(graceMs),
+    idleSince: () =>
+      closing || waiting.size > 0 || unsent > 0 ? undefined : lastQueryAt,
+    unsentBytes: () => heldBytes,
   };
 }

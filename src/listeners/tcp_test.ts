@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { memoryLogger } from "../log/logger.ts";
 import { peerLeft, serveTcp, type TcpServerOptions } from "./tcp.ts";
-import { TCP_MAX_PIPELINE } from "./tcp_connection.ts";
+import { TCP_MAX_PIPELINE, TCP_MAX_UNSENT_BYTES } from "./tcp_connection.ts";
 import { emptySocketCounters } from "./worker_messages.ts";
 import { createTestHandler } from "./testdata/test_handler.ts";
 import {
@@ -141,19 +141,105 @@ Deno.test("serveTcp answers 600 pipelined queries on one connection (no per-conn
   assert.equal(s.server.connections(), 1, "still open");
 });
 
-Deno.test("serveTcp stops reading from a client that does not read its answers", async () => {
+Deno.test("serveTcp holds at most TCP_MAX_UNSENT_BYTES of answers for a client that does not read, then goes on when it reads", async () => {
   await using s = start("127.0.0.1");
   using conn = await s.connect();
-  const queries = Array.from(
-    { length: 1000 },
-    (_, i) => buildQuery(i, "big.test"),
-  );
-  await writeAll(conn, frames(...queries));
-  await sleep(500);
-  // Answers count as in flight until written: TCP_MAX_PIPELINE of them wait,
-  // plus what fits in the socket buffers; the rest stay unread in the kernel.
+  // ~60 KB answers: TCP_MAX_PIPELINE of them would be ~7.7 MB.
+  const ids = Array.from({ length: 1000 }, (_, i) => i);
+  await writeAll(conn, frames(...ids.map((id) => buildQuery(id, "big.test"))));
+  // Once the kernel's buffers are full, answers pile up in the process
+  // until the budget stops reading.
+  for (
+    let waited = 0;
+    s.server.unsentBytes() < TCP_MAX_UNSENT_BYTES && waited < 10_000;
+    waited += 20
+  ) {
+    await sleep(20);
+  }
+  const held = s.server.unsentBytes();
+  assert.ok(held >= TCP_MAX_UNSENT_BYTES, `holds ${held} bytes`);
+  // At most one answer (and its frame) past the budget.
+  assert.ok(held < TCP_MAX_UNSENT_BYTES + 65_537, `holds ${held} bytes`);
   const handled = s.handler.clients.length;
-  assert.ok(handled >= 128 && handled < 1000, `handled ${handled} queries`);
+  assert.ok(handled < 1000, `handled ${handled} queries: still reading`);
+  // Reading the answers lets it read the queries again: all are answered.
+  const seen = new Set<number>();
+  for (const _ of ids) seen.add((await readAnswer(conn)).id);
+  assert.equal(seen.size, 1000);
+  assert.equal(s.server.unsentBytes(), 0);
+  assert.equal(s.server.connections(), 1, "still open");
+});
+
+Deno.test("serveTcp marks queries overloaded beyond maxInFlight waiting over all connections, and still answers what needs no wait", async () => {
+  await using s = start("127.0.0.1", { maxInFlight: 4 });
+  const waitHandled = async (n: number) => {
+    for (let i = 0; i < 500 && s.handler.clients.length < n; i++) {
+      await sleep(10);
+    }
+    assert.equal(s.handler.clients.length, n);
+  };
+  using first = await s.connect();
+  await writeAll(
+    first,
+    frames(...[1, 2, 3].map((id) => buildQuery(id, `hold-${id}.test`))),
+  );
+  await waitHandled(3);
+  using second = await s.connect();
+  await writeAll(
+    second,
+    frames(...[4, 5, 6].map((id) => buildQuery(id, `hold-${id}.test`))),
+  );
+  await waitHandled(6);
+  assert.deepEqual(
+    s.handler.clients.map((c) => c.overloaded ?? false),
+    [false, false, false, false, true, true],
+  );
+  // A query answered at once is answered all the same.
+  using third = await s.connect();
+  await writeAll(third, frames(buildQuery(7, "a.test")));
+  assert.equal((await readAnswer(third)).id, 7);
+  assert.equal(s.handler.clients[6]?.overloaded, true);
+  s.handler.releaseHeld();
+  const fromFirst = [
+    (await readAnswer(first)).id,
+    (await readAnswer(first)).id,
+  ];
+  fromFirst.push((await readAnswer(first)).id);
+  assert.deepEqual(fromFirst.sort(), [1, 2, 3]);
+  // Hold 5 and 6 were dropped: the next answer on `second` after 4 is 8.
+  await writeAll(second, frames(buildQuery(8, "a.test")));
+  const fromSecond = [(await readAnswer(second)).id];
+  fromSecond.push((await readAnswer(second)).id);
+  assert.deepEqual(fromSecond.sort(), [4, 8]);
+  // The budget is free again.
+  await writeAll(third, frames(buildQuery(9, "hold-9.test")));
+  await waitHandled(9);
+  assert.equal(s.handler.clients[8]?.overloaded, undefined);
+  s.handler.releaseHeld();
+  assert.equal((await readAnswer(third)).id, 9);
+});
+
+Deno.test("serveTcp stop answers SERVFAIL to a query not answered within answerWithinMs", async () => {
+  const s = start();
+  try {
+    using conn = await s.connect();
+    await writeAll(
+      conn,
+      frames(buildQuery(5, "hold-1.test"), buildQuery(6, "a.test")),
+    );
+    assert.equal((await readAnswer(conn)).id, 6);
+    const stopping = s.server.stop(100);
+    const frame = await within(readFrame(conn), 3000);
+    assert.ok(frame, "closed without an answer");
+    assert.equal(frame[2]! & 0x80, 0x80, "a response");
+    assert.equal(frame[3]! & 0x0f, 2, "SERVFAIL");
+    assert.equal(decodeAnswer(frame).id, 5);
+    assert.equal(await within(readFrame(conn), 3000), null);
+    await within(stopping, 3000);
+  } finally {
+    s.handler.releaseHeld();
+    await s.server.stop();
+  }
 });
 
 Deno.test("serveTcp takes at most TCP_MAX_PIPELINE queries of one read at a time, and answers the rest after EOF", async () => {

@@ -11,6 +11,7 @@ import { oversizeQueryAnswer } from "../dns/wire/truncated_reply.ts";
 import type { ClientInfo, QueryHandler } from "../pipeline/handler.ts";
 import type { Logger } from "../log/logger.ts";
 import type { SocketCounters } from "./worker_messages.ts";
+import { stopAnswer } from "./stop_answer.ts";
 
 /**
  * Most UDP queries one socket waits on at once (their answers pending,
@@ -42,8 +43,12 @@ export interface UdpServerOptions {
 /** A bound UDP listener. */
 export interface UdpServer {
   readonly addr: Deno.NetAddr;
-  /** Stops receiving, sends the answers in flight, closes the socket. */
-  stop(): Promise<void>;
+  /**
+   * Stops receiving, sends the answers in flight, closes the socket. With
+   * `answerWithinMs`, the answers not ready by then are sent as SERVFAIL
+   * (stop_answer.ts) and the stop does not wait for them.
+   */
+  stop(answerWithinMs?: number): Promise<void>;
 }
 
 /**
@@ -72,6 +77,8 @@ export function serveUdp(opts: UdpServerOptions): UdpServer {
   // buffer was longer than UDP_MAX_QUERY. Queries answered later keep their
   // buffer until then (at most maxInFlight of them, ~4 MiB).
   const buffers = new BufferPool(UDP_MAX_QUERY + 1, maxInFlight);
+  /** Queries whose answer the handler has not given yet. */
+  const waiting = new Set<Waiting>();
 
   // Shared settle callbacks: no closure per query.
   const settled = () => {
@@ -99,24 +106,42 @@ export function serveUdp(opts: UdpServerOptions): UdpServer {
 
   /**
    * Waits for an answer the handler could not give at once, then sends it;
-   * `query` (the buffer the handler read) goes back to the pool only then:
-   * the pipeline may read it until its answer is made.
+   * `buffer` (where the handler read `query`) goes back to the pool only
+   * then: the pipeline may read it until its answer is made.
    */
   function sendLater(
     pending: Promise<Uint8Array | null>,
     to: Deno.NetAddr,
+    buffer: Uint8Array,
     query: Uint8Array,
   ): void {
     inFlight++;
-    const release = () => buffers.give(query);
+    const entry: Waiting = { query, to, answered: false };
+    waiting.add(entry);
+    const release = () => buffers.give(buffer);
     pending.then((reply) => {
+      waiting.delete(entry);
+      if (entry.answered) return release(); // SERVFAIL went at the deadline
       if (reply !== null) send(reply, to).then(release);
       else release();
       settled();
     }, (err) => {
+      waiting.delete(entry);
       release();
+      if (entry.answered) return;
       handlerFailed(err);
     });
+  }
+
+  /** The stop's deadline: what is still unanswered gets SERVFAIL now. */
+  function answerTheRest() {
+    for (const entry of waiting) {
+      entry.answered = true;
+      const reply = stopAnswer(entry.query);
+      if (reply !== undefined) send(reply, entry.to);
+      settled();
+    }
+    waiting.clear();
   }
 
   async function receiveLoop() {
@@ -166,7 +191,7 @@ export function serveUdp(opts: UdpServerOptions): UdpServer {
         continue;
       }
       if (reply instanceof Promise) {
-        sendLater(reply, from, buf);
+        sendLater(reply, from, buf, received[0]);
         buf = buffers.take();
       } else if (reply !== null) {
         send(reply, from);
@@ -179,14 +204,26 @@ export function serveUdp(opts: UdpServerOptions): UdpServer {
   const loop = receiveLoop();
   return {
     addr: conn.addr as Deno.NetAddr,
-    async stop() {
+    async stop(answerWithinMs) {
       if (stopping) return await loop;
       stopping = true;
       if (inFlight === 0) drained.resolve();
+      const deadline = answerWithinMs === undefined
+        ? undefined
+        : setTimeout(answerTheRest, answerWithinMs);
       await drained.promise;
+      clearTimeout(deadline);
       closed = true;
       conn.close(); // rejects the pending receive, which ends the loop
       await loop;
     },
   };
+}
+
+/** A query answered later: what a SERVFAIL at the stop's deadline needs. */
+interface Waiting {
+  query: Uint8Array;
+  to: Deno.NetAddr;
+  /** SERVFAIL went at the deadline: the late answer is not sent. */
+  answered: boolean;
 }

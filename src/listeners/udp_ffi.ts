@@ -12,6 +12,7 @@ import { oversizeQueryAnswer } from "../dns/wire/truncated_reply.ts";
 import type { ClientInfo, QueryHandler } from "../pipeline/handler.ts";
 import type { Logger } from "../log/logger.ts";
 import type { SocketCounters } from "./worker_messages.ts";
+import { stopAnswer } from "./stop_answer.ts";
 import {
   addressOf,
   EAGAIN,
@@ -78,6 +79,10 @@ export function serveUdpFfi(opts: FfiUdpServerOptions): UdpServer {
   /** The receiver was woken for good (stopReceiving). */
   let closed = false;
   const drained = Promise.withResolvers<void>();
+  /** Queries whose answer the handler has not given yet. */
+  const waiting = new Set<
+    { query: Uint8Array; name: Uint8Array; answered: boolean }
+  >();
 
   const settled = () => {
     inFlight--;
@@ -128,16 +133,37 @@ export function serveUdpFfi(opts: FfiUdpServerOptions): UdpServer {
       (slot + 1) * SOCKADDR_SIZE,
     );
     const buffer = recv.buffers[slot]!;
+    const entry = {
+      query: buffer.subarray(0, recv.messageLength(slot)),
+      name,
+      answered: false,
+    };
+    waiting.add(entry);
     recv.setBuffer(slot, buffers.take(), RECEIVE_SIZE);
     pending.then((reply) => {
-      if (reply !== null) sendNow(reply, name);
+      waiting.delete(entry);
+      // Unless SERVFAIL went at the stop's deadline.
+      if (reply !== null && !entry.answered) sendNow(reply, name);
       buffers.give(buffer);
-      settled();
+      if (!entry.answered) settled();
     }, (err) => {
+      waiting.delete(entry);
       buffers.give(buffer);
+      if (entry.answered) return;
       logger.error("query handler threw", { error: err });
       settled();
     });
+  }
+
+  /** The stop's deadline: what is still unanswered gets SERVFAIL now. */
+  function answerTheRest() {
+    for (const entry of waiting) {
+      entry.answered = true;
+      const reply = stopAnswer(entry.query);
+      if (reply !== undefined) sendNow(reply, entry.name);
+      settled();
+    }
+    waiting.clear();
   }
 
   async function receiveLoop(): Promise<void> {
@@ -218,11 +244,15 @@ export function serveUdpFfi(opts: FfiUdpServerOptions): UdpServer {
   const loop = receiveLoop();
   return {
     addr: { transport: "udp", hostname: opts.hostname, port },
-    async stop() {
+    async stop(answerWithinMs) {
       if (!stopping) {
         stopping = true;
         if (inFlight === 0) drained.resolve();
+        const deadline = answerWithinMs === undefined
+          ? undefined
+          : setTimeout(answerTheRest, answerWithinMs);
         await drained.promise;
+        clearTimeout(deadline);
         closed = true;
         stopReceiving(fd);
       }

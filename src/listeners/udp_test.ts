@@ -31,8 +31,8 @@ const sockets: [string, Start][] = [
     let closed = false;
     return {
       addr: server.addr,
-      async stop() {
-        await server.stop();
+      async stop(answerWithinMs?: number) {
+        await server.stop(answerWithinMs);
         if (!closed) closeUdpSocket(socket.fd);
         closed = true;
       },
@@ -172,6 +172,30 @@ udpTest("stop still sends the answer of a query in flight", async (start) => {
     await s.server.stop();
   }
 });
+
+udpTest(
+  "stop answers SERVFAIL to a query not answered within answerWithinMs",
+  async (start) => {
+    const s = start();
+    const { client, to } = clientFor(s.port);
+    try {
+      await client.send(buildQuery(9, "hold-1.test"), to);
+      while (s.handler.clients.length === 0) {
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      // Without the deadline the stop would wait for the held answer.
+      await within(s.server.stop(100), 3000);
+      const [reply] = await within(client.receive(), 2000);
+      assert.equal(reply[2]! & 0x80, 0x80, "a response");
+      assert.equal(reply[3]! & 0x0f, 2, "SERVFAIL");
+      assert.equal(decodeAnswer(reply).id, 9);
+    } finally {
+      client.close();
+      s.handler.releaseHeld();
+      await s.server.stop();
+    }
+  },
+);
 
 udpTest(
   "answers waves of pending queries from reused buffers",

@@ -27,6 +27,11 @@ export interface TcpLimits {
   idleTimeoutMs: number;
   /** Connections beyond this many are closed at once. */
   maxConnections: number;
+  /**
+   * Most queries waited on at once over all connections; beyond, they are
+   * handled `overloaded` (tcp.ts TCP_MAX_IN_FLIGHT). @default 1000
+   */
+  maxInFlight?: number;
 }
 
 /** Main thread → worker. */
@@ -63,7 +68,13 @@ export type WorkerRequest =
    * QueryEventReceiver): start a new string table.
    */
   | { type: "restart-event-strings" }
-  | { type: "stop" };
+  /**
+   * Stop: the cache dump is posted at once (`cache-dump`), then the
+   * queries in flight are answered; those not answered within
+   * `answerWithinMs` get SERVFAIL, so the worker replies `stopped` before
+   * the main thread stops waiting for it.
+   */
+  | { type: "stop"; answerWithinMs?: number };
 
 /** Socket-level counts since the previous `counters` message. */
 export interface SocketCounters {
@@ -133,9 +144,18 @@ export type WorkerReply =
   | { type: "cache-share"; entries: SerializedEntry[] }
   /** The answer to `flush-cache` `id`: how many entries went. */
   | { type: "cache-flushed"; id: number; removed: number }
+  /**
+   * The cache dump taken as the stop began, before the queries in flight
+   * are waited for (`cache` absent: the pipeline has no cache): the main
+   * thread keeps it should the worker not stop in time.
+   */
+  | { type: "cache-dump"; cache?: SerializedEntry[] }
   | {
     type: "stopped";
-    /** The worker's cache dump (bounded), when its pipeline has a cache. */
+    /**
+     * A dump taken again after the queries in flight were answered, when
+     * they stored entries since `cache-dump` (it replaces that one).
+     */
     cache?: SerializedEntry[];
   };
 

@@ -21,6 +21,8 @@ export interface CountersSource {
   transport: string;
   hostname?: string;
   port?: number;
+  /** Which of the sockets sharing the address (`listeners.sockets` > 1). */
+  socket?: number;
 }
 
 /** The metrics of a running server. */
@@ -50,8 +52,13 @@ export function createDnsMetrics(registry: Registry): DnsMetrics {
   const upstream = createUpstreamMetrics(registry);
   const state = createStateMetrics(registry);
   registerProcessMetrics(registry);
+  // The sockets that share one address each have a worker and a cache of
+  // their own: the key tells them apart, or the gauge would hold only the
+  // size the last of them reported.
   const workerKey = (from: CountersSource) =>
-    `${from.transport}/${from.hostname ?? ""}/${from.port ?? ""}`;
+    `${from.transport}/${from.hostname ?? ""}/${from.port ?? ""}/${
+      from.socket ?? ""
+    }`;
   return {
     record(deltas, from) {
       if (deltas === null || typeof deltas !== "object") return;

@@ -274,6 +274,22 @@ Deno.test("record adds cache counts and sums the cache size over workers", async
   assert.equal(sample(text, "kudurru_cache_entries"), 3);
 });
 
+Deno.test("kudurru_cache_entries sums the sockets that share one address (listeners.sockets), each a cache of its own", async () => {
+  const registry = newRegistry();
+  const metrics = createDnsMetrics(registry);
+  const sized = (entries: number) => ({
+    socket: emptySocketCounters(),
+    cache: { ...emptyCacheStats(), entries },
+  });
+  const at = { transport: "tcp", hostname: "127.0.0.1", port: 53 };
+  metrics.record(sized(4), { ...at, socket: 0 });
+  metrics.record(sized(6), { ...at, socket: 1 });
+  metrics.record(sized(5), { ...at, socket: 0 }); // socket 0 now holds 5
+  assert.equal(sample(await registry.metrics(), "kudurru_cache_entries"), 11);
+  metrics.forgetWorker({ ...at, socket: 1 });
+  assert.equal(sample(await registry.metrics(), "kudurru_cache_entries"), 5);
+});
+
 /** The metrics text after one worker recorded the upstream counts `count` made. */
 async function upstreamMetricsText(
   count: (counters: UpstreamCounters) => void,

@@ -4,7 +4,9 @@
  * worker instance, so a test can tell a cached answer from a fresh one
  * after a restart, or one another worker stored. Names under `cut.` come
  * marked as cut for their client (`wholeWire`), as the upstream stage
- * marks a TC=1 answer.
+ * marks a TC=1 answer. Names under `slow.` are answered after 60 s (an
+ * upstream slower than the listener's stop); a name under `crash.` ends
+ * the worker with an uncaught error.
  */
 import { createLogger } from "../../log/logger.ts";
 import { createQueryHandler, type Stage } from "../../pipeline/mod.ts";
@@ -19,6 +21,23 @@ runListenerWorker(() => {
   const upstream: Stage = {
     name: "upstream",
     serve(req) {
+      if (req.qname.startsWith("crash.")) {
+        // Outside the pipeline's own error handling, as a bug would be.
+        setTimeout(() => {
+          throw new Error("crash asked");
+        });
+      }
+      if (req.qname.startsWith("slow.")) {
+        return new Promise((resolve) =>
+          setTimeout(
+            () =>
+              resolve(
+                forwarded(req, { answer: [`${req.qname} 300 IN TXT slow`] }),
+              ),
+            60_000,
+          )
+        );
+      }
       const res = forwarded(req, {
         answer: [`${req.qname} 300 IN TXT ${INSTANCE}`],
       });
@@ -38,6 +57,7 @@ runListenerWorker(() => {
     importSharedCache: (entries: readonly unknown[]) =>
       cache.importShared(entries),
     flushCache: (name?: string) => cache.flush(name),
+    cacheStats: () => cache.stats(),
     onCutAnswerStored: cache.onCutAnswerStored,
   });
 });

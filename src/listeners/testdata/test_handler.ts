@@ -4,6 +4,8 @@
  *
  * - `slow-<ms>.test.`: waits that long, then answers A 192.0.2.1; dropped
  *   (null) when the client is `overloaded`, as the upstream stage does
+ * - `hold-<n>.test.`: waits until `releaseHeld()`, then answers A
+ *   192.0.2.1; dropped (null) when the client is `overloaded`
  * - `drop.test.`: no answer (null)
  * - `snapshot.test.`: TXT with the current snapshot's version, or "none"
  * - `client.test.`: TXT with the client's address as the listener gave it
@@ -26,6 +28,8 @@ export interface TestHandler extends QueryHandler {
   readonly counters: StageCounters;
   /** Clients seen, in arrival order. */
   readonly clients: ClientInfo[];
+  /** Answers every `hold-<n>.test.` query waiting now. */
+  releaseHeld(): void;
 }
 
 export function createTestHandler(
@@ -34,8 +38,14 @@ export function createTestHandler(
   let snapshot: Snapshot | null = null;
   const counters = createStageCounters();
   const clients: ClientInfo[] = [];
+  let held: (() => void)[] = [];
   return {
     clients,
+    releaseHeld() {
+      const waiting = held;
+      held = [];
+      for (const release of waiting) release();
+    },
     setSnapshot(s) {
       snapshot = s;
     },
@@ -57,6 +67,12 @@ export function createTestHandler(
       const slow = /^slow-(\d+)\.test$/.exec(name);
       if (name === "client.test") {
         return reply(q, { type: "TXT", name, ttl: 0, data: client.address });
+      }
+      if (/^hold-\d+\.test$/.test(name)) {
+        if (client.overloaded) return null;
+        return new Promise((resolve) =>
+          held.push(() => resolve(answerTo(q, name, snapshot)))
+        );
       }
       if (!slow) return answerTo(q, name, snapshot);
       if (client.overloaded) return null;
