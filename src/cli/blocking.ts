@@ -23,11 +23,15 @@ import {
   UsageError,
 } from "./command.ts";
 import {
+  isDirectory,
   loadLocalConfig,
+  missingDataDirMessage,
   openLocalStore,
+  resolveDataDir,
   STORE_FLAGS,
   type StoreFlagValues,
 } from "./local_store.ts";
+import { askRunningServer, type RunningServer } from "./control_socket.ts";
 
 /** `kudurru blocking disable` without a duration. */
 export const DEFAULT_DISABLE_MS = 5 * 60_000;
@@ -127,21 +131,97 @@ async function describeState(store: Store, io: CommandIO): Promise<string> {
 }
 
 /**
- * True when the configuration turns blocking off for good, which no stored
- * disable time can undo. A configuration that does not load is reported and
- * the stored state shown.
+ * blocking.enabled as kudurru.yaml (and this shell's KUDURRU_* variables)
+ * say now, or undefined when the configuration does not load (reported).
  */
-function configuredOff(values: StoreFlagValues, io: CommandIO): boolean {
+function configuredEnabled(
+  values: StoreFlagValues,
+  io: CommandIO,
+): boolean | undefined {
   try {
-    return !loadLocalConfig(values).blocking.enabled;
+    return loadLocalConfig(values).blocking.enabled;
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     io.stderr(`kudurru blocking: ${err.message}; showing the stored state\n`);
-    return false;
+    return undefined;
   }
 }
 
-async function run(args: string[], io: CommandIO): Promise<number> {
+/** blocking.enabled in the configuration a running server reported. */
+function runningEnabled(config: unknown): boolean | undefined {
+  const blocking = (config as { blocking?: { enabled?: unknown } } | null)
+    ?.blocking;
+  return typeof blocking?.enabled === "boolean" ? blocking.enabled : undefined;
+}
+
+/**
+ * `blocking status`: what the server running on the data directory does
+ * (blocking.enabled as it started with, and the stored disable time, which
+ * it follows within a second); kudurru.yaml only counts from the next
+ * start, and is labelled so.
+ */
+async function runStatus(
+  values: StoreFlagValues,
+  io: CommandIO,
+  askServer: AskServer,
+): Promise<number> {
+  const dataDir = resolveDataDir(values);
+  // Asking must not create a data directory (a mistyped --data-dir).
+  if (!(await isDirectory(dataDir))) {
+    throw new Error(missingDataDirMessage(dataDir));
+  }
+  const inFile = configuredEnabled(values, io);
+  const server = await askServer(dataDir);
+  const nextStart = (enabled: boolean) =>
+    `kudurru.yaml says blocking.enabled: ${enabled} (takes effect at the next start)\n`;
+  if (server.state === "running") {
+    const enabled = runningEnabled(server.running.config);
+    const lines = enabled === false
+      ? "Blocking is off by configuration (blocking.enabled: false since the server started)\n"
+      : await withStore(values, (store) => describeState(store, io));
+    io.stdout(lines);
+    if (inFile !== undefined && enabled !== undefined && inFile !== enabled) {
+      io.stdout(nextStart(inFile));
+    }
+    return 0;
+  }
+  if (server.state === "unknown") {
+    io.stderr(
+      `kudurru blocking: cannot ask the server running on ${dataDir}: ${server.why}; showing kudurru.yaml and the stored state\n`,
+    );
+  }
+  if (inFile === false) {
+    io.stdout(
+      server.state === "absent"
+        ? `No server is running on ${dataDir}; ${nextStart(false)}`
+        : nextStart(false),
+    );
+    return 0;
+  }
+  io.stdout(await withStore(values, (store) => describeState(store, io)));
+  return 0;
+}
+
+async function withStore<T>(
+  values: StoreFlagValues,
+  fn: (store: Store) => Promise<T>,
+): Promise<T> {
+  const store = await openLocalStore(values, { readOnly: true });
+  try {
+    return await fn(store);
+  } finally {
+    await store.close();
+  }
+}
+
+/** How status learns what the server on a data directory runs with. */
+export type AskServer = (dataDir: string) => Promise<RunningServer>;
+
+async function run(
+  args: string[],
+  io: CommandIO,
+  askServer: AskServer,
+): Promise<number> {
   const { values, positionals } = parseFlags("blocking", args, STORE_FLAGS);
   const [word, ...rest] = positionals;
   const sub = whichSubcommand(word);
@@ -155,37 +235,38 @@ async function run(args: string[], io: CommandIO): Promise<number> {
   const forMs = sub === "disable" && rest[0] !== undefined
     ? parseDisableDuration(rest[0])
     : DEFAULT_DISABLE_MS;
-  if (sub === "status" && configuredOff(values, io)) {
-    io.stdout("Blocking is off by configuration (blocking.enabled: false)\n");
-    return 0;
-  }
-  // Asking must not create a data directory (a mistyped --data-dir).
-  const store = await openLocalStore(values, { existing: sub === "status" });
+  if (sub === "status") return await runStatus(values, io, askServer);
+  const store = await openLocalStore(values);
   try {
-    switch (sub) {
-      case "disable": {
-        const until = await disableBlocking(store, forMs, { actor: ACTOR });
-        io.stdout(
-          `Blocking is off until ${formatLocalTime(until)} (${
-            formatDuration(forMs)
-          })\n`,
-        );
-        return 0;
-      }
-      case "enable":
-        await enableBlocking(store, { actor: ACTOR });
-        io.stdout("Blocking is on\n");
-        return 0;
-      case "status":
-        io.stdout(await describeState(store, io));
-        return 0;
+    if (sub === "disable") {
+      const until = await disableBlocking(store, forMs, { actor: ACTOR });
+      io.stdout(
+        `Blocking is off until ${formatLocalTime(until)} (${
+          formatDuration(forMs)
+        })\n`,
+      );
+      return 0;
     }
+    await enableBlocking(store, { actor: ACTOR });
+    io.stdout("Blocking is on\n");
+    return 0;
   } finally {
     await store.close();
   }
 }
 
-export const blockingCommand: Command = {
+/** `blocking`; tests substitute how status asks the running server. */
+export function makeBlockingCommand(
+  opts: { askServer?: AskServer } = {},
+): Command {
+  const askServer = opts.askServer ?? askRunningServer;
+  return {
+    ...blockingCommandText,
+    run: (args, io) => run(args, io, askServer),
+  };
+}
+
+const blockingCommandText = {
   name: "blocking",
   summary: "Turn blocking off for a while (every node), back on, or show it",
   usage: `  kudurru blocking disable [DURATION] ${FLAGS_USAGE}
@@ -194,7 +275,10 @@ export const blockingCommand: Command = {
   kudurru blocking enable ${FLAGS_USAGE}
       Turn blocking back on now.
   kudurru blocking status ${FLAGS_USAGE}
-      Print "Blocking is on", "Blocking is off until <time> (<left> left)", or
-      that the configuration turns it off (blocking.enabled: false).`,
-  run,
+      Print what the server running on the data directory does: "Blocking is
+      on", "Blocking is off until <time> (<left> left)", or that its
+      configuration turns it off (blocking.enabled: false). kudurru.yaml is
+      read when kudurru starts; when it now says otherwise, status says so.`,
 };
+
+export const blockingCommand: Command = makeBlockingCommand();

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import {
   BLOCKING_DISABLED_KEY,
+  disableBlocking,
   readBlockingDisabledUntil,
   watchBlockingState,
 } from "../blocking/blocking_state.ts";
@@ -11,6 +12,7 @@ import type { Store } from "../store/store.ts";
 import {
   blockingCommand,
   formatLocalTime,
+  makeBlockingCommand,
   parseDisableDuration,
 } from "./blocking.ts";
 import { bufferIO, UsageError } from "./command.ts";
@@ -259,9 +261,11 @@ Deno.test("kudurru blocking status says when the configuration turns blocking of
     const status = () =>
       blocking(["status", "--data-dir", dir, "--config", config]);
     await Deno.writeTextFile(config, "blocking: { enabled: false }\n");
+    // No server runs: the file is labelled as what the next start reads.
     assert.deepEqual(await status(), {
       code: 0,
-      stdout: "Blocking is off by configuration (blocking.enabled: false)\n",
+      stdout:
+        `No server is running on ${dir}; kudurru.yaml says blocking.enabled: false (takes effect at the next start)\n`,
       stderr: "",
     });
     await Deno.writeTextFile(config, "blocking: { enabeld: false }\n");
@@ -282,5 +286,79 @@ Deno.test("kudurru blocking status on a missing data directory says so and creat
       /No data directory at ".*nope": nothing is stored there yet/,
     );
     await assert.rejects(Deno.stat(missing), Deno.errors.NotFound);
+  });
+});
+
+/** `blocking` whose status finds a server that started with `enabled`. */
+function withRunning(enabled: boolean | "unknown") {
+  const command = makeBlockingCommand({
+    askServer: (dataDir) =>
+      Promise.resolve(
+        enabled === "unknown"
+          ? {
+            state: "unknown",
+            path: join(dataDir, "kudurru.sock"),
+            why:
+              "cannot reach the running server: run as the server's user (permission denied on the socket)",
+          }
+          : {
+            state: "running",
+            path: join(dataDir, "kudurru.sock"),
+            running: {
+              source: "kudurru.yaml",
+              startedAt: new Date().toISOString(),
+              config: { blocking: { enabled } },
+            },
+          },
+      ),
+  });
+  return async (args: string[]) => {
+    const b = bufferIO();
+    const code = await command.run(args, b.io);
+    return { code, stdout: b.stdout(), stderr: b.stderr() };
+  };
+}
+
+Deno.test("kudurru blocking status reports the running server, and kudurru.yaml only as the next start's", async () => {
+  await withDataDir(async (dir) => {
+    const config = join(dir, "..", "kudurru.yaml");
+    const args = ["status", "--data-dir", dir, "--config", config];
+    // Edited to off after the server started on: it still blocks.
+    await Deno.writeTextFile(config, "blocking: { enabled: false }\n");
+    assert.deepEqual(await withRunning(true)(args), {
+      code: 0,
+      stdout: "Blocking is on\n" +
+        "kudurru.yaml says blocking.enabled: false (takes effect at the next start)\n",
+      stderr: "",
+    });
+    // …and the stored disable time is what the server follows.
+    await withState(dir, (store) => disableBlocking(store, 60_000));
+    const disabled = await withRunning(true)(args);
+    assert.match(disabled.stdout, OFF_UNTIL);
+    assert.match(
+      disabled.stdout,
+      /\nkudurru\.yaml says blocking\.enabled: false/,
+    );
+    // Started off, the file now on: off until a restart.
+    await Deno.writeTextFile(config, "blocking: { enabled: true }\n");
+    assert.deepEqual(await withRunning(false)(args), {
+      code: 0,
+      stdout:
+        "Blocking is off by configuration (blocking.enabled: false since the server started)\n" +
+        "kudurru.yaml says blocking.enabled: true (takes effect at the next start)\n",
+      stderr: "",
+    });
+    // Cannot ask: the file's value is labelled, and stderr says why.
+    await Deno.writeTextFile(config, "blocking: { enabled: false }\n");
+    const unknown = await withRunning("unknown")(args);
+    assert.equal(unknown.code, 0);
+    assert.equal(
+      unknown.stdout,
+      "kudurru.yaml says blocking.enabled: false (takes effect at the next start)\n",
+    );
+    assert.match(
+      unknown.stderr,
+      /cannot ask the server running on .*: cannot reach the running server: run as the server's user/,
+    );
   });
 });

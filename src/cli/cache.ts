@@ -3,11 +3,18 @@
  * for one name. With a server running on the data directory it asks that
  * server through the local control socket; without one it removes the
  * entries from the saved cache in local.db, so the next start does not
- * bring them back.
+ * bring them back. "No server" means no socket, or nobody listening on it;
+ * a socket this user may not use, or a data directory that is not there,
+ * is an error, never a quiet success.
  */
 import { join } from "node:path";
 import { type Command, parseFlags, UsageError } from "./command.ts";
-import { resolveDataDir, STORE_FLAGS } from "./local_store.ts";
+import {
+  isDirectory,
+  missingDataDirMessage,
+  resolveDataDir,
+  STORE_FLAGS,
+} from "./local_store.ts";
 import {
   flushNameProblem,
   requestCacheFlush,
@@ -42,6 +49,10 @@ export const cacheCommand: Command = {
       throw new UsageError(`kudurru cache flush: ${problem}`);
     }
     const dataDir = resolveDataDir(values);
+    if (!(await isDirectory(dataDir))) {
+      io.stderr(`kudurru cache flush: ${missingDataDirMessage(dataDir)}\n`);
+      return 1;
+    }
     /** "3 cached answers for x.example", "1 saved cached answer". */
     const what = (n: number, saved = "") =>
       `${n} ${saved}cached answer${n === 1 ? "" : "s"}${
@@ -67,7 +78,16 @@ export const cacheCommand: Command = {
         return 1;
       }
     }
-    const removed = flushCacheDump(path, name);
+    let removed: number;
+    try {
+      removed = flushCacheDump(path, name);
+    } catch (err) {
+      const why = err instanceof Error ? err.message : String(err);
+      io.stderr(
+        `kudurru cache flush: no server is running on ${dataDir}, and the saved cache in ${path} cannot be cleaned: ${why}\n`,
+      );
+      return 1;
+    }
     io.stdout(
       `No server is running on ${dataDir}; removed ${
         what(removed, "saved ")

@@ -4,7 +4,13 @@ import { memoryLogger } from "../log/logger.ts";
 import type { SerializedEntry } from "../stages/cache/cache_dump.ts";
 import { cacheCommand } from "./cache.ts";
 import { bufferIO, UsageError } from "./command.ts";
-import { CONTROL_SOCKET_FILE, startControlSocket } from "./control_socket.ts";
+import {
+  askRunningServer,
+  classifyConnectError,
+  CONTROL_SOCKET_FILE,
+  ControlSocketDeniedError,
+  startControlSocket,
+} from "./control_socket.ts";
 import { loadCacheDump, LOCAL_DB_FILE, saveCacheDump } from "./local_db.ts";
 
 function entry(key: string, name: string): SerializedEntry {
@@ -130,11 +136,17 @@ Deno.test("cache flush asks the running server through the control socket", asyn
     );
     assert.deepEqual(asked, ["ads.example", undefined]);
 
-    // A second server on the same data directory leaves the socket alone.
-    const second = await startControlSocket(tmp.dir, {
-      flushCache: () => Promise.resolve(0),
-    }, logger);
-    assert.equal(second, undefined);
+    // A second server on the same data directory refuses to start, and
+    // leaves the socket alone.
+    await assert.rejects(
+      startControlSocket(tmp.dir, {
+        flushCache: () => Promise.resolve(0),
+      }, logger),
+      /Another kudurru serves the data directory ".*" \(it answers on .*kudurru\.sock\)/,
+    );
+    const still = bufferIO();
+    await cacheCommand.run(["flush", "--data-dir", tmp.dir], still.io);
+    assert.match(still.stdout(), /from the running server/);
   } finally {
     await control.stop();
   }
@@ -197,5 +209,105 @@ Deno.test("cache flush refuses a name that is not a domain name, before asking a
         err instanceof UsageError && /is not a domain name/.test(err.message),
       bad,
     );
+  }
+});
+
+Deno.test("cache flush on a data directory that is not there is an error, not a flush", async () => {
+  await using tmp = await tempDir();
+  const missing = join(tmp.dir, "dta");
+  const out = bufferIO();
+  assert.equal(
+    await cacheCommand.run(["flush", "--data-dir", missing], out.io),
+    1,
+  );
+  assert.equal(out.stdout(), "");
+  assert.match(out.stderr(), /No data directory at ".*dta"/);
+  await assert.rejects(Deno.stat(missing), Deno.errors.NotFound);
+});
+
+Deno.test("cache flush that cannot tell whether a server runs says so and exits 1", async () => {
+  await using tmp = await tempDir();
+  // A socket file this process may not connect to (the test runner allows
+  // one Unix socket path only): anything but "no socket" or "nobody
+  // listening" is an error, never "no server is running".
+  await Deno.writeTextFile(join(tmp.dir, CONTROL_SOCKET_FILE), "");
+  saveCacheDump(join(tmp.dir, LOCAL_DB_FILE), [entry("a", "ads.example.")]);
+  const out = bufferIO();
+  assert.equal(
+    await cacheCommand.run(["flush", "--data-dir", tmp.dir], out.io),
+    1,
+  );
+  assert.equal(out.stdout(), "");
+  assert.match(
+    out.stderr(),
+    /kudurru cache flush: cannot tell whether a server runs: .*kudurru\.sock/,
+  );
+  assert.equal(
+    loadCacheDump(join(tmp.dir, LOCAL_DB_FILE), { logger: memoryLogger() })
+      .length,
+    1,
+    "the saved cache is left alone",
+  );
+});
+
+Deno.test("a control socket this user may not use is 'permission denied', not 'no server'", () => {
+  const path = "/srv/data/kudurru.sock";
+  assert.deepEqual(
+    classifyConnectError(new Deno.errors.NotFound("no such file")),
+    { state: "absent" },
+  );
+  assert.deepEqual(
+    classifyConnectError(new Deno.errors.ConnectionRefused("refused")),
+    { state: "absent" },
+  );
+  assert.deepEqual(
+    classifyConnectError(new Deno.errors.PermissionDenied("EACCES")),
+    { state: "denied" },
+  );
+  assert.equal(
+    classifyConnectError(new Deno.errors.NotCapable("--allow-net")).state,
+    "error",
+  );
+  assert.equal(
+    new ControlSocketDeniedError(path).message,
+    "cannot reach the running server: run as the server's user (permission denied on /srv/data/kudurru.sock)",
+  );
+});
+
+Deno.test("the control socket tells the CLI the configuration the server started with", async () => {
+  await using tmp = await socketDir();
+  const running = {
+    source: "/etc/kudurru/kudurru.yaml",
+    startedAt: "2030-01-02T03:04:05.000Z",
+    config: { blocking: { enabled: true } },
+  };
+  const control = await startControlSocket(tmp.dir, {
+    flushCache: () => Promise.resolve(0),
+    runningConfig: () => running,
+  }, memoryLogger());
+  assert.ok(control);
+  try {
+    assert.deepEqual(await askRunningServer(tmp.dir), {
+      state: "running",
+      path: control.path,
+      running,
+    });
+  } finally {
+    await control.stop();
+  }
+  assert.deepEqual(await askRunningServer(tmp.dir), {
+    state: "absent",
+    path: control.path,
+  });
+  // A server that cannot say (older): unknown, not "absent".
+  const older = await startControlSocket(tmp.dir, {
+    flushCache: () => Promise.resolve(0),
+  }, memoryLogger());
+  assert.ok(older);
+  try {
+    const asked = await askRunningServer(tmp.dir);
+    assert.equal(asked.state, "unknown");
+  } finally {
+    await older.stop();
   }
 });

@@ -232,11 +232,18 @@ Deno.test("kudurru usage errors exit 2", async (t) => {
       ["export", "-o", "json", "--data-dir", "/nonexistent"],
       /-o names the file to write/,
     ],
-    // Node's parser message without its "--opt=-XYZ" hint.
+    // Node's parser messages in kudurru's words, without their hints.
     [
       ["querylog", "--limit", "-1"],
-      /argument for '--limit'\?\nUsage:/,
+      /: --limit needs a value, but "-1" follows it \(for a value that starts with "-", write --limit=VALUE\)\nUsage:/,
     ],
+    [
+      ["apply", "-f", "--data-dir", "/nonexistent"],
+      /kudurru apply: -f needs a value, but "--data-dir" follows it \(.*--filename=VALUE\)\nUsage:/,
+    ],
+    [["apply", "-f"], /kudurru apply: -f \(--filename\) needs a value\nUsage:/],
+    [["get", "zones", "--data-dir"], /kudurru get: --data-dir needs a value\n/],
+    [["get", "-x"], /kudurru get: Unknown option '-x'\.\nUsage:/],
   ];
   for (const [args, message] of cases) {
     await t.step(args.join(" "), async () => {

@@ -50,10 +50,7 @@ export function parseFlags<O extends Options>(
   } catch (err) {
     const msg = err instanceof Error ? err.message : String(err);
     throw new UsageError(
-      // Node's text ends in a hint about --opt=-XYZ that reads like noise.
-      `kudurru ${command}: ${
-        msg.replace(/\s*To specify an option argument.*$/s, "")
-      }`,
+      `kudurru ${command}: ${flagProblem(msg, args, options)}`,
     );
   }
   if (parsed.positionals.length > maxPositionals) {
@@ -64,6 +61,48 @@ export function parseFlags<O extends Options>(
     );
   }
   return parsed;
+}
+
+/**
+ * node:util's parse error in kudurru's words: "-f needs a value" rather
+ * than "argument is ambiguous", without its hints about "--" and
+ * "--opt=-XYZ", which read like noise.
+ */
+export function flagProblem(
+  message: string,
+  args: readonly string[],
+  options: Options,
+): string {
+  // "Option '-f, --filename <value>' argument missing"
+  const missing =
+    /^Option '(?:-(\w), )?(--[\w-]+)(?: <value>)?' argument missing/
+      .exec(message);
+  if (missing) {
+    const [, short, long] = missing;
+    return `${short ? `-${short} (${long})` : long} needs a value`;
+  }
+  // "Option '-f' argument is ambiguous. Did you forget …": a flag followed
+  // by what looks like another flag, as in `apply -f --data-dir d`.
+  const ambiguous = /^Option '(-{1,2})([\w-]+)' argument is ambiguous/.exec(
+    message,
+  );
+  if (ambiguous) {
+    const [, dashes, name] = ambiguous;
+    const flag = `${dashes}${name}`;
+    const long = dashes === "--"
+      ? name
+      : Object.entries(options).find(([, o]) => o.short === name)?.[0];
+    const next = args[args.indexOf(flag) + 1];
+    return `${flag} needs a value${
+      next === undefined ? "" : `, but "${next}" follows it`
+    }${
+      long ? ` (for a value that starts with "-", write --${long}=VALUE)` : ""
+    }`;
+  }
+  return message.replace(
+    /\s*To specify an? (option|positional) argument.*$/s,
+    "",
+  );
 }
 
 const encoder = new TextEncoder();

@@ -1,7 +1,9 @@
 /**
- * `kudurru config`: print the JSON Schema of kudurru.yaml, or the effective
- * configuration (file + environment + defaults, secrets masked), or the
- * `upstreams` a dnsmasq file's forwarding lines mean.
+ * `kudurru config`: print the JSON Schema of kudurru.yaml, or the
+ * configuration as kudurru would read it now (file + environment +
+ * defaults, secrets masked; a running server read it when it started, and
+ * `get` says where that differs), or the `upstreams` a dnsmasq file's
+ * forwarding lines mean.
  */
 import YAML from "yaml";
 import {
@@ -17,13 +19,16 @@ import { configJsonSchema } from "../config/json_schema.ts";
 import { loadConfig } from "../config/load.ts";
 import { settingsTable } from "../config/settings_table.ts";
 import { runImportDnsmasq } from "./config_import_dnsmasq.ts";
+import { askRunningServer, type RunningServer } from "./control_socket.ts";
 
 const USAGE = `  kudurru config schema
       Print the JSON Schema of kudurru.yaml (for # yaml-language-server: $schema=…).
   kudurru config get [KEY] [--config FILE] [-o yaml|json]
-      Print the effective configuration, or one key such as cache.maxTTL, with
-      secrets masked. The file is --config, else $KUDURRU_CONFIG, else
-      /etc/kudurru/kudurru.yaml; KUDURRU_* variables override it.
+      Print the configuration, or one key such as cache.maxTTL, with secrets
+      masked, as kudurru would read it now: the file is --config, else
+      $KUDURRU_CONFIG, else /etc/kudurru/kudurru.yaml; KUDURRU_* variables
+      override it. kudurru reads it only when it starts: a running server
+      keeps what it started with, and stderr says where it differs.
   kudurru config import-dnsmasq FILE [-o yaml|json]
       Print the upstreams groups and conditional entries that dnsmasq's
       server=, local= and rev-server= lines in FILE mean (Pi-hole writes
@@ -37,6 +42,8 @@ export interface ConfigCommandHost {
   hostname: () => string;
   readFile?: (path: string) => string;
   cwd?: () => string;
+  /** What the server on a data directory runs with; none: not asked. */
+  askServer?: (dataDir: string) => Promise<RunningServer>;
 }
 
 function realHost(): ConfigCommandHost {
@@ -44,6 +51,7 @@ function realHost(): ConfigCommandHost {
     environment: () => Deno.env.toObject(),
     isRoot: () => Deno.uid() === 0,
     hostname: () => Deno.hostname(),
+    askServer: askRunningServer,
   };
 }
 
@@ -71,19 +79,19 @@ function render(value: unknown, format: string): string {
   return YAML.stringify(value, { lineWidth: 0 });
 }
 
-function runGet(
+async function runGet(
   args: string[],
   io: CommandIO,
   host: ConfigCommandHost,
-): number {
+): Promise<number> {
   const { values, positionals } = parseFlags("config get", args, {
-    config: { type: "string" },
+    config: { type: "string", short: "c" },
     output: { type: "string", short: "o", default: "yaml" },
   }, 1);
   const format = values.output ?? "yaml";
   if (format !== "yaml" && format !== "json") {
     throw new UsageError(
-      `kudurru config get: --output must be yaml or json, not "${format}"`,
+      `kudurru config get: -o must be yaml or json, not "${format}"`,
     );
   }
   let loaded;
@@ -103,17 +111,111 @@ function runGet(
   }
   const masked = maskSecrets(loaded.config);
   const key = positionals[0];
-  io.stdout(
-    render(key === undefined ? masked : valueAtKey(masked, key), format),
+  const shown = key === undefined ? masked : valueAtKey(masked, key);
+  io.stdout(render(shown, format));
+  // What is printed is the file, not necessarily what a server uses now.
+  const source = loaded.source ?? "the embedded defaults (no kudurru.yaml)";
+  io.stderr(
+    `# Shows ${source} with this shell's KUDURRU_* variables: what the next start reads.\n`,
   );
+  if (host.askServer) {
+    const dataDir = loaded.config.node.dataDir;
+    const server = await host.askServer(dataDir);
+    io.stderr(describeServer(server, dataDir, masked, key));
+  }
   return 0;
+}
+
+/** The keys (or `key` alone) whose values differ between two configs. */
+function differences(
+  file: unknown,
+  running: unknown,
+  key: string | undefined,
+): { key: string; file: unknown; running: unknown }[] {
+  const keys = key !== undefined ? [key] : settingsTable().map((s) => s.key);
+  const diffs = [];
+  for (const k of keys) {
+    const a = lookup(file, k);
+    const b = lookup(running, k);
+    if (stableJson(a) !== stableJson(b)) {
+      diffs.push({ key: k, file: a, running: b });
+    }
+  }
+  return diffs;
+}
+
+/** The value at a dotted key, or undefined. */
+function lookup(config: unknown, key: string): unknown {
+  let cur = config;
+  for (const part of key.split(".")) {
+    if (cur === null || typeof cur !== "object" || !Object.hasOwn(cur, part)) {
+      return undefined;
+    }
+    cur = (cur as Record<string, unknown>)[part];
+  }
+  return cur;
+}
+
+/** JSON with object keys sorted, for comparing. */
+function stableJson(value: unknown): string {
+  return JSON.stringify(
+    value,
+    (_k, v) =>
+      v !== null && typeof v === "object" && !Array.isArray(v)
+        ? Object.fromEntries(
+          Object.entries(v).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0),
+        )
+        : v,
+  ) ?? "undefined";
+}
+
+/** At most this many differing keys are listed. */
+const MAX_DIFFS_SHOWN = 10;
+
+/** The stderr lines about the server running on `dataDir`. */
+function describeServer(
+  server: RunningServer,
+  dataDir: string,
+  file: unknown,
+  key: string | undefined,
+): string {
+  switch (server.state) {
+    case "absent":
+      return `# No server is running on ${dataDir}.\n`;
+    case "unknown":
+      return `# Cannot ask the server running on ${dataDir}: ${server.why}; what it uses may differ.\n`;
+    case "running": {
+      const started = server.running.startedAt;
+      // JSON both sides, as the server sent its config.
+      const diffs = differences(
+        JSON.parse(JSON.stringify(file ?? null)),
+        server.running.config,
+        key,
+      );
+      if (diffs.length === 0) {
+        return `# The server running on ${dataDir} (started ${started}) uses the same ${
+          key === undefined ? "values" : "value"
+        }.\n`;
+      }
+      const lines = diffs.slice(0, MAX_DIFFS_SHOWN).map((d) =>
+        `#   ${d.key}: ${stableJson(d.running)} (above: ${
+          stableJson(d.file)
+        })\n`
+      );
+      if (diffs.length > MAX_DIFFS_SHOWN) {
+        lines.push(`#   … and ${diffs.length - MAX_DIFFS_SHOWN} more\n`);
+      }
+      return `# The server running on ${dataDir} (started ${started}) uses other values until it restarts:\n` +
+        lines.join("");
+    }
+  }
 }
 
 function dispatch(
   args: string[],
   io: CommandIO,
   host: ConfigCommandHost,
-): number {
+): number | Promise<number> {
   const [sub, ...rest] = args;
   switch (sub) {
     case "schema":
@@ -146,7 +248,7 @@ export function createConfigCommand(
   return {
     name: "config",
     summary:
-      "Print the effective configuration or its JSON Schema; import dnsmasq forwarding",
+      "Print the configuration the next start reads, or its JSON Schema; import dnsmasq forwarding",
     usage: USAGE,
     // A Promise so that usage errors reject rather than throw synchronously.
     run: (args, io) =>

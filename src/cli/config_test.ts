@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { bufferIO, UsageError } from "./command.ts";
 import { type ConfigCommandHost, createConfigCommand } from "./config.ts";
+import type { RunningServer } from "./control_socket.ts";
 
 const FILE = "/etc/kudurru/kudurru.yaml";
 
@@ -94,7 +95,7 @@ Deno.test("config rejects bad usage", async (t) => {
     [
       "a bad output format",
       ["get", "-o", "xml"],
-      /--output must be yaml or json/,
+      /kudurru config get: -o must be yaml or json, not "xml"/,
     ],
     ["two keys", ["get", "a", "b"], /unexpected argument "b"/],
     ["arguments to schema", ["schema", "x"], /unexpected argument "x"/],
@@ -173,4 +174,93 @@ Deno.test("config import-dnsmasq explains a line it cannot import and a missing 
   assert.equal(missing.code, 1);
   assert.match(missing.stderr, /Cannot read "\/nope\.conf"/);
   await assert.rejects(run(["import-dnsmasq"]), UsageError);
+});
+
+/** A host whose data directory has a server that started with `config`. */
+function withServer(
+  files: Record<string, string>,
+  server: RunningServer,
+): ConfigCommandHost & { asked: string[] } {
+  const asked: string[] = [];
+  return {
+    ...host(files),
+    asked,
+    askServer: (dataDir) => {
+      asked.push(dataDir);
+      return Promise.resolve(server);
+    },
+  };
+}
+
+/** The configuration a server started with, as the control socket sends it. */
+async function runningConfigOf(files: Record<string, string>) {
+  const got = await run(["get", "-o", "json"], host(files));
+  return JSON.parse(got.stdout);
+}
+
+Deno.test("config get says it shows the file, and what the running server uses when it differs", async () => {
+  const started = await runningConfigOf({ [FILE]: "" });
+  const running: RunningServer = {
+    state: "running",
+    path: "/var/lib/kudurru/kudurru.sock",
+    running: {
+      source: FILE,
+      startedAt: "2030-01-02T03:04:05.000Z",
+      config: started,
+    },
+  };
+  // kudurru.yaml edited after the server started.
+  const edited = withServer(
+    { [FILE]: "blocking: { enabled: false }\n" },
+    running,
+  );
+  const got = await run(["get", "blocking.enabled"], edited);
+  assert.equal(got.code, 0);
+  assert.equal(got.stdout, "false\n", "stdout is still the file's value");
+  assert.deepEqual(edited.asked, ["/var/lib/kudurru"]);
+  assert.match(
+    got.stderr,
+    /^# Shows \/etc\/kudurru\/kudurru\.yaml with this shell's KUDURRU_\* variables: what the next start reads\.\n/,
+  );
+  assert.match(
+    got.stderr,
+    /# The server running on \/var\/lib\/kudurru \(started 2030-01-02T03:04:05\.000Z\) uses other values until it restarts:\n# {3}blocking\.enabled: true \(above: false\)\n$/,
+  );
+  // The whole file: only the keys that differ are listed.
+  const all = await run(["get"], edited);
+  assert.match(all.stderr, /# {3}blocking\.enabled: true \(above: false\)\n$/);
+
+  const same = await run(
+    ["get", "blocking.enabled"],
+    withServer({ [FILE]: "" }, running),
+  );
+  assert.equal(same.stdout, "true\n");
+  assert.match(same.stderr, /uses the same value\.\n$/);
+});
+
+Deno.test("config get says when no server runs, or when it cannot ask", async () => {
+  const none = await run(
+    ["get", "cache.maxTTL"],
+    withServer({}, { state: "absent", path: "/var/lib/kudurru/kudurru.sock" }),
+  );
+  assert.equal(none.code, 0);
+  assert.match(none.stderr, /embedded defaults/);
+  assert.match(
+    none.stderr,
+    /# No server is running on \/var\/lib\/kudurru\.\n$/,
+  );
+  const denied = await run(
+    ["get", "cache.maxTTL"],
+    withServer({}, {
+      state: "unknown",
+      path: "/var/lib/kudurru/kudurru.sock",
+      why:
+        "cannot reach the running server: run as the server's user (permission denied on /var/lib/kudurru/kudurru.sock)",
+    }),
+  );
+  assert.equal(denied.code, 0);
+  assert.match(
+    denied.stderr,
+    /# Cannot ask the server running on \/var\/lib\/kudurru: .*permission denied.*; what it uses may differ\.\n$/,
+  );
 });

@@ -1,10 +1,11 @@
 /**
  * The local control socket: a small HTTP server on a Unix socket in the data
  * directory (`<dataDir>/kudurru.sock`, mode 0600), through which CLI
- * commands on the same machine reach the running server (for now `kudurru
- * cache flush`). Whoever may write the data directory may use it, which is
- * who may already edit state.db; nothing listens on the network. The HTTP
- * API with login and RBAC replaces it for remote use later.
+ * commands on the same machine reach the running server (`kudurru cache
+ * flush`; `config get` and `blocking status` ask it for the configuration
+ * it started with). Only the server's user may use it; nothing listens on
+ * the network. The HTTP API with login and RBAC replaces it for remote use
+ * later.
  */
 import { join } from "node:path";
 import type { Logger } from "../log/logger.ts";
@@ -16,6 +17,18 @@ export const CONTROL_SOCKET_FILE = "kudurru.sock";
 export interface ControlActions {
   /** Drops cached answers (all, or for `name`); resolves to how many went. */
   flushCache(name?: string): Promise<number>;
+  /** The configuration the server started with (secrets masked). */
+  runningConfig?(): RunningConfig;
+}
+
+/** `GET /v1/config`: what the server read when it started. */
+export interface RunningConfig {
+  /** The file it read, or null for the embedded defaults. */
+  source: string | null;
+  /** When it started (ISO 8601). */
+  startedAt: string;
+  /** The effective configuration, secrets masked, as JSON. */
+  config: unknown;
 }
 
 export interface ControlSocket {
@@ -36,9 +49,12 @@ export const MAX_CONTROL_BODY = 16 * 1024;
 
 /**
  * Listens on `<dataDir>/kudurru.sock`. A socket file left by a server that
- * crashed is replaced; one that answers belongs to a running kudurru on the
- * same data directory, and then this one does without (logged), rather than
- * take it over.
+ * crashed is replaced; one that answers belongs to another kudurru on the
+ * same data directory, and then this one refuses to start (serve's lock on
+ * the data directory normally stops it earlier).
+ *
+ * @throws {Error} when another kudurru answers on the socket, or one that
+ *   this user may not use is in the way
  */
 export async function startControlSocket(
   dataDir: string,
@@ -46,12 +62,16 @@ export async function startControlSocket(
   logger: Logger,
 ): Promise<ControlSocket | undefined> {
   const path = join(dataDir, CONTROL_SOCKET_FILE);
-  if (await answers(path)) {
-    logger.warn(
-      "Another kudurru answers on the control socket of this data directory; running without one",
-      { path },
+  const found = await probeSocket(path);
+  if (found.state === "answers") {
+    throw new Error(
+      `Another kudurru serves the data directory "${dataDir}" (it answers on ${path}): stop it, or give this one its own node.dataDir`,
     );
-    return undefined;
+  }
+  if (found.state === "denied") {
+    throw new Error(
+      `Cannot take over the control socket ${path}: permission denied; another user's kudurru may serve this data directory (if none runs, remove the file)`,
+    );
   }
   await Deno.remove(path).catch(() => {});
   let server: Deno.HttpServer<Deno.UnixAddr>;
@@ -62,7 +82,7 @@ export async function startControlSocket(
     );
   } catch (err) {
     logger.warn(
-      "Cannot open the control socket; `kudurru cache flush` works only offline",
+      "Cannot open the control socket; `kudurru cache flush`, `config get` and `blocking status` cannot reach this server",
       {
         path,
         error: err,
@@ -86,6 +106,10 @@ async function route(
   logger: Logger,
 ): Promise<Response> {
   const { pathname } = new URL(req.url);
+  if (pathname === "/v1/config" && actions.runningConfig) {
+    if (req.method !== "GET") return json(405, { error: "use GET" });
+    return json(200, actions.runningConfig());
+  }
   if (pathname !== "/v1/cache/flush") {
     return json(404, { error: `no such control endpoint: ${pathname}` });
   }
@@ -165,19 +189,47 @@ function json(status: number, body: unknown): Response {
 }
 
 /** True when a kudurru serves `dataDir` now: its control socket answers. */
-export function controlSocketAnswers(dataDir: string): Promise<boolean> {
-  return answers(join(dataDir, CONTROL_SOCKET_FILE));
+export async function controlSocketAnswers(dataDir: string): Promise<boolean> {
+  return (await probeSocket(join(dataDir, CONTROL_SOCKET_FILE))).state ===
+    "answers";
 }
 
-/** True when something accepts connections on the socket. */
-async function answers(path: string): Promise<boolean> {
+/** What connecting to the control socket found. */
+export type SocketProbe =
+  | { state: "answers" }
+  /** No socket (ENOENT), or nobody listening on it (ECONNREFUSED). */
+  | { state: "absent" }
+  /** EACCES: the socket (or its directory) belongs to another user. */
+  | { state: "denied" }
+  /** Anything else: it cannot be told whether a server runs. */
+  | { state: "error"; error: unknown };
+
+/**
+ * Tries the socket at `path`. A missing file is not connected to at all, so
+ * a process that may not open Unix sockets can still tell that none is
+ * there.
+ */
+export async function probeSocket(path: string): Promise<SocketProbe> {
   try {
+    await Deno.lstat(path);
     const conn = await Deno.connect({ transport: "unix", path });
     conn.close();
-    return true;
-  } catch {
-    return false;
+    return { state: "answers" };
+  } catch (err) {
+    return classifyConnectError(err);
   }
+}
+
+/** How a failed stat or connect of the control socket reads. */
+export function classifyConnectError(err: unknown): SocketProbe {
+  if (
+    err instanceof Deno.errors.NotFound ||
+    err instanceof Deno.errors.ConnectionRefused
+  ) {
+    return { state: "absent" };
+  }
+  if (err instanceof Deno.errors.PermissionDenied) return { state: "denied" };
+  return { state: "error", error: err };
 }
 
 /** The running server is not there (no socket, or nobody listening). */
@@ -188,33 +240,140 @@ export class ServerNotRunningError extends Error {
   }
 }
 
+/** The socket is there, but this user may not use it (EACCES). */
+export class ControlSocketDeniedError extends Error {
+  constructor(readonly path: string) {
+    super(
+      `cannot reach the running server: run as the server's user (permission denied on ${path})`,
+    );
+    this.name = "ControlSocketDeniedError";
+  }
+}
+
+/**
+ * Connects to `<dataDir>/kudurru.sock`, or says why not.
+ *
+ * @throws {ServerNotRunningError} when no server listens there
+ * @throws {ControlSocketDeniedError} when this user may not use the socket
+ * @throws {Error} for anything else (never taken for "not running")
+ */
+async function reachServer(dataDir: string): Promise<string> {
+  const path = join(dataDir, CONTROL_SOCKET_FILE);
+  const found = await probeSocket(path);
+  switch (found.state) {
+    case "answers":
+      return path;
+    case "absent":
+      throw new ServerNotRunningError(path);
+    case "denied":
+      throw new ControlSocketDeniedError(path);
+    case "error": {
+      const why = found.error instanceof Error
+        ? found.error.message
+        : String(found.error);
+      throw new Error(
+        `cannot tell whether a server runs: ${path}: ${why}`,
+        { cause: found.error },
+      );
+    }
+  }
+}
+
+/** One request to the server on `path`; the parsed JSON body and status. */
+async function controlRequest(
+  path: string,
+  endpoint: string,
+  init: RequestInit,
+): Promise<{ status: number; body: unknown }> {
+  const client = Deno.createHttpClient({ proxy: { transport: "unix", path } });
+  try {
+    const res = await fetch(`http://localhost${endpoint}`, {
+      ...init,
+      client,
+    });
+    const text = await res.text();
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = { error: text.trim() || `the server answered ${res.status}` };
+    }
+    return { status: res.status, body };
+  } finally {
+    client.close();
+  }
+}
+
 /**
  * Asks the server on `<dataDir>/kudurru.sock` to flush its cache; resolves
  * to how many entries went.
  *
  * @throws {ServerNotRunningError} when no server listens there
+ * @throws {ControlSocketDeniedError} when this user may not use the socket
  * @throws {Error} with the server's message when it refuses the request
  */
 export async function requestCacheFlush(
   dataDir: string,
   name?: string,
 ): Promise<number> {
-  const path = join(dataDir, CONTROL_SOCKET_FILE);
-  if (!(await answers(path))) throw new ServerNotRunningError(path);
-  const client = Deno.createHttpClient({ proxy: { transport: "unix", path } });
+  const path = await reachServer(dataDir);
+  const { status, body } = await controlRequest(path, "/v1/cache/flush", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(name === undefined ? {} : { name }),
+  });
+  const answer = body as { removed?: number; error?: string };
+  if (status !== 200) {
+    throw new Error(answer.error ?? `the server answered ${status}`);
+  }
+  return answer.removed ?? 0;
+}
+
+/** What `askRunningServer` found out. */
+export type RunningServer =
+  | { state: "running"; path: string; running: RunningConfig }
+  /** No server runs on the data directory. */
+  | { state: "absent"; path: string }
+  /** A server may run, but what it uses cannot be known; `why` says why. */
+  | { state: "unknown"; path: string; why: string };
+
+/**
+ * The configuration the server running on `dataDir` started with, or why
+ * it cannot be known. Never throws.
+ */
+export async function askRunningServer(
+  dataDir: string,
+): Promise<RunningServer> {
+  const socket = join(dataDir, CONTROL_SOCKET_FILE);
   try {
-    const res = await fetch("http://localhost/v1/cache/flush", {
-      method: "POST",
-      client,
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(name === undefined ? {} : { name }),
+    const path = await reachServer(dataDir);
+    const { status, body } = await controlRequest(path, "/v1/config", {
+      method: "GET",
     });
-    const body = await res.json() as { removed?: number; error?: string };
-    if (!res.ok) {
-      throw new Error(body.error ?? `the server answered ${res.status}`);
+    if (status === 404) {
+      return {
+        state: "unknown",
+        path,
+        why: "the running server is older and cannot say (restart it)",
+      };
     }
-    return body.removed ?? 0;
-  } finally {
-    client.close();
+    const running = body as Partial<RunningConfig> & { error?: string };
+    if (status !== 200 || typeof running.startedAt !== "string") {
+      return {
+        state: "unknown",
+        path,
+        why: running.error ?? `the server answered ${status}`,
+      };
+    }
+    return { state: "running", path, running: running as RunningConfig };
+  } catch (err) {
+    if (err instanceof ServerNotRunningError) {
+      return { state: "absent", path: socket };
+    }
+    return {
+      state: "unknown",
+      path: socket,
+      why: err instanceof Error ? err.message : String(err),
+    };
   }
 }

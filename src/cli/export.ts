@@ -14,14 +14,14 @@ export const exportCommand: Command = {
       safe: { type: "boolean" },
       output: { type: "string", short: "o" },
     }, 0);
-    const store = await openLocalStore(values, { existing: true });
+    if (["json", "yaml", "table"].includes(values.output ?? "")) {
+      throw new UsageError(
+        `kudurru export: -o names the file to write (export writes YAML), not a format: "${values.output}"`,
+      );
+    }
+    const store = await openLocalStore(values, { readOnly: true });
     try {
       const yaml = await store.snapshot({ safe: values.safe ?? false });
-      if (["json", "yaml", "table"].includes(values.output ?? "")) {
-        throw new UsageError(
-          `kudurru export: -o names the file to write (export writes YAML), not a format: "${values.output}"`,
-        );
-      }
       if (values.output) {
         await Deno.writeTextFile(values.output, yaml);
         io.stderr(`wrote ${values.output}\n`);

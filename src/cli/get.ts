@@ -32,7 +32,7 @@ export const getCommand: Command = {
     const namespace = kind.namespaced && !values["all-namespaces"]
       ? values.namespace ?? (name ? "default" : undefined)
       : undefined;
-    const store = await openLocalStore(values, { existing: true });
+    const store = await openLocalStore(values, { readOnly: true });
     try {
       if (name) {
         const object = await store.get({

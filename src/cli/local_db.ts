@@ -15,6 +15,7 @@ import {
 } from "../store/sqlite/sqlite_schema.ts";
 import type { SerializedEntry } from "../stages/cache/cache_dump.ts";
 import { parseCacheKey } from "../stages/cache/cache_key.ts";
+import { createPrivateFile } from "./local_store.ts";
 
 /** The file name inside the data directory. */
 export const LOCAL_DB_FILE = "local.db";
@@ -71,6 +72,7 @@ export function saveCacheDump(
   path: string,
   entries: readonly SerializedEntry[],
 ): void {
+  createPrivateFile(path);
   const db = new DatabaseSync(path);
   try {
     db.exec("PRAGMA journal_mode = WAL");

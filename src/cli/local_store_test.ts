@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { ensureDataDir } from "./local_store.ts";
+import { ensureDataDir, resolveDataDir } from "./local_store.ts";
 
 Deno.test("ensureDataDir makes the directory, and says so when the path is a file", async () => {
   const root = await Deno.makeTempDir({ prefix: "kudurru-datadir-" });
@@ -14,6 +14,37 @@ Deno.test("ensureDataDir makes the directory, and says so when the path is a fil
       () => ensureDataDir(file),
       /Cannot use data directory ".*file": it is a file, not a directory/,
     );
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("an empty node.dataDir is refused by name, never read as the current directory", async () => {
+  const root = await Deno.makeTempDir({ prefix: "kudurru-datadir-" });
+  try {
+    const config = join(root, "kudurru.yaml");
+    await Deno.writeTextFile(config, 'node: { dataDir: "" }\n');
+    assert.throws(
+      () => resolveDataDir({ config }),
+      /^Error: node\.dataDir is empty \(kudurru\.yaml or KUDURRU_NODE__DATADIR sets it to ""\)/,
+    );
+    await assert.rejects(ensureDataDir(""), /node\.dataDir is empty/);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("a data directory kudurru creates is 0750; one that exists keeps its mode", async () => {
+  const root = await Deno.makeTempDir({ prefix: "kudurru-datadir-" });
+  try {
+    const made = join(root, "a", "data");
+    await ensureDataDir(made);
+    assert.equal((await Deno.stat(made)).mode! & 0o777, 0o750);
+    const mine = join(root, "mine");
+    await Deno.mkdir(mine);
+    await Deno.chmod(mine, 0o755);
+    await ensureDataDir(mine);
+    assert.equal((await Deno.stat(mine)).mode! & 0o777, 0o755);
   } finally {
     await Deno.remove(root, { recursive: true });
   }

@@ -18,7 +18,11 @@ import {
   tail,
 } from "../querylog/queries.ts";
 import { type Command, parseFlags, UsageError } from "./command.ts";
-import { resolveDataDir, STORE_FLAGS } from "./local_store.ts";
+import {
+  explainReadFailure,
+  resolveDataDir,
+  STORE_FLAGS,
+} from "./local_store.ts";
 
 export interface QuerylogCommandOptions {
   /** Ends -f (tests); without it, SIGINT does. */
@@ -91,8 +95,7 @@ export function makeQuerylogCommand(
         values.until,
         now(),
       );
-      const open = opts.openDb ??
-        ((path) => openQueryLogDb(path, { readOnly: true }));
+      const open = opts.openDb ?? openQueryLogForReading;
       const db = open(join(resolveDataDir(values), QUERYLOG_DB_FILE));
       try {
         // One snapshot for both: -f goes on right after the newest id the
@@ -146,6 +149,15 @@ export function makeQuerylogCommand(
 }
 
 export const querylogCommand: Command = makeQuerylogCommand();
+
+/** querylog.db opened read-only, with an error that says what to do. */
+export function openQueryLogForReading(path: string): DatabaseSync {
+  try {
+    return openQueryLogDb(path, { readOnly: true });
+  } catch (err) {
+    throw explainReadFailure(path, err);
+  }
+}
 
 /** Runs `read` in one read transaction: every query sees the same snapshot. */
 function inOneSnapshot<T>(db: DatabaseSync, read: () => T): T {

@@ -12,8 +12,8 @@ import { basename, join } from "node:path";
 import { type Command, parseFlags } from "./command.ts";
 import { loadConfig } from "../config/load.ts";
 import type { Config } from "../config/schema.ts";
-import { renderEffectiveConfig } from "../config/debug.ts";
-import { createLogger, type Logger } from "../log/logger.ts";
+import { maskSecrets, renderEffectiveConfig } from "../config/debug.ts";
+import { createLogger, type Logger, readLogEnv } from "../log/logger.ts";
 import { defaultRegistry, type Registry } from "../metrics/registry.ts";
 import type { Store } from "../store/store.ts";
 import { openSqliteStore } from "../store/sqlite/sqlite_store.ts";
@@ -22,7 +22,8 @@ import { createObjectsLoader } from "../objects/loader.ts";
 import { startDnsListeners } from "../listeners/listeners.ts";
 import { startSnapshotBuilder } from "../snapshot/builder.ts";
 import { startZoneController } from "../controller/zone_controller.ts";
-import { ensureDataDir } from "./local_store.ts";
+import { createPrivateFile, ensureDataDir } from "./local_store.ts";
+import { lockDataDir } from "./data_dir_lock.ts";
 import {
   forgetCacheDump,
   loadCacheDump,
@@ -72,17 +73,32 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const health = createHealth();
   await ensureDataDir(config.node.dataDir);
   // Two servers on one data directory would both lead (the sqlite store's
-  // elector always does), stamp serials, fetch lists and write one query log.
-  if (await controlSocketAnswers(config.node.dataDir)) {
-    throw new Error(
-      `Another kudurru serves the data directory "${config.node.dataDir}" (its control socket answers): stop it, or give this one its own node.dataDir`,
-    );
+  // elector always does), stamp serials, fetch lists and write one query
+  // log: the lock, taken before anything opens state.db, keeps the second
+  // one out (data_dir_lock.ts); the control socket check catches an older
+  // kudurru that takes no lock.
+  const lock = await lockDataDir(config.node.dataDir);
+  let store: Store;
+  try {
+    if (await controlSocketAnswers(config.node.dataDir)) {
+      throw new Error(
+        `Another kudurru serves the data directory "${config.node.dataDir}" (its control socket answers): stop it, or give this one its own node.dataDir`,
+      );
+    }
+    warnIfQueryLogPublic(config.node.dataDir, logger);
+    const statePath = join(config.node.dataDir, "state.db");
+    createPrivateFile(statePath);
+    store = await openSqliteStore(statePath, { node: config.node.name });
+  } catch (err) {
+    lock.release();
+    throw err;
   }
-  const store = await openSqliteStore(join(config.node.dataDir, "state.db"), {
-    node: config.node.name,
-  });
+  const startedAt = new Date().toISOString();
   const stopping = new AbortController();
-  const stops: (() => Promise<void>)[] = [() => store.close()];
+  const stops: (() => Promise<void>)[] = [
+    () => Promise.resolve(lock.release()),
+    () => store.close(),
+  ];
   const stopAll = async () => {
     stopping.abort();
     // In reverse order of starting; the listeners finish in-flight queries.
@@ -163,7 +179,14 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
 
     const control = await startControlSocket(
       config.node.dataDir,
-      { flushCache: (name) => listeners.flushCache(name) },
+      {
+        flushCache: (name) => listeners.flushCache(name),
+        runningConfig: () => ({
+          source: opts.configSource,
+          startedAt,
+          config: maskSecrets(config),
+        }),
+      },
       logger.with({ component: "control" }),
     );
     if (control) stops.push(() => control.stop());
@@ -171,6 +194,14 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     await seedFirstBoot(store, {
       logger,
       starterBlockList: () => Promise.resolve(starterBlockList()),
+    }).catch((err) => {
+      // SQLite's "database or disk is full" names no file.
+      throw new Error(
+        `Cannot write the first-boot objects to ${
+          join(config.node.dataDir, "state.db")
+        }: ${err instanceof Error ? err.message : String(err)}`,
+        { cause: err },
+      );
     });
     const loader = createObjectsLoader({
       store,
@@ -201,8 +232,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       upstreamGroups: Object.keys(config.upstreams.groups),
     });
     stops.push(() => controller.stop());
-    // Lists compile before the first snapshot, so blocking is in force from
-    // the first answer (blocking.initStrategy says how long to wait).
+    // blocking.initStrategy says which lists are in force from the first
+    // answer (fast: the small ones; larger ones join as each compiles).
     let refreshSnapshot = () => {};
     health.starting(
       config.blocking.initStrategy === "fast"
@@ -213,6 +244,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       store,
       config,
       logger,
+      registry,
       onChange: () => refreshSnapshot(),
     });
     stops.push(() => blocking.stop());
@@ -267,6 +299,28 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
 }
 
 /**
+ * Warns when others may read the query history: querylog.db readable by
+ * everyone in a data directory everyone may enter (one made before kudurru
+ * created its directories 0750 and its databases 0640, or by hand). Never
+ * changes a mode the user chose.
+ */
+function warnIfQueryLogPublic(dataDir: string, logger: Logger): void {
+  try {
+    const dirMode = Deno.statSync(dataDir).mode ?? 0;
+    const path = join(dataDir, QUERYLOG_DB_FILE);
+    const fileMode = Deno.statSync(path).mode ?? 0;
+    if ((dirMode & 0o001) && (fileMode & 0o004)) {
+      logger.warn(
+        "Every user of this machine may read the query log (who asked for what); chmod o-rwx the data directory to keep it private",
+        { path, mode: `0${(fileMode & 0o777).toString(8)}`, dataDir },
+      );
+    }
+  } catch {
+    // no query log yet: it is created 0640
+  }
+}
+
+/**
  * The query-log writer, or none when querylog.db cannot be opened (a newer
  * schema, a corrupt file): DNS must not stop over its log. Logged loudly.
  */
@@ -314,13 +368,16 @@ export const serveCommand: Command = {
   summary: "Run the DNS server",
   usage: "  kudurru serve [--config FILE]\n" +
     "  Without --config, KUDURRU_CONFIG or /etc/kudurru/kudurru.yaml, kudurru starts on its embedded defaults.\n" +
-    "  KUDURRU_DEBUG_CONFIG=yes prints the effective configuration (secrets masked).",
+    "  KUDURRU_DEBUG_CONFIG=yes prints the effective configuration (secrets masked).\n" +
+    "  KUDURRU_LOG_LEVEL=debug|info|warn|error and KUDURRU_LOG_FORMAT=text|json set the log (default info, text).\n" +
+    "  kudurru.yaml is read at start; a second SIGTERM or SIGINT cuts lameduck short, one more while stopping exits at once (1).",
   async run(args, io) {
     const { values } = parseFlags("serve", args, {
       config: { type: "string", short: "c" },
     }, 0);
     const facts = machineFacts();
-    const logger = createLogger();
+    // A misspelt level or format must not go unnoticed (readLogEnv throws).
+    const logger = createLogger(readLogEnv(io.env));
     const loaded = loadConfig({
       ...(values.config ? { path: values.config } : {}),
       env: Deno.env.toObject(),
@@ -358,21 +415,43 @@ export const serveCommand: Command = {
     }
     early.cancel();
     const server = started;
-    const signal = await nextShutdownSignal().promise;
+    // One handler for every SIGTERM and SIGINT from here on: the first
+    // stops the server (SIGTERM through lameduck); during lameduck another
+    // cuts the grace period short; once the stop has begun another ends the
+    // process at once (exit 1), saying what is lost, rather than let the
+    // signal kill it without a word.
+    let phase: "running" | "lameduck" | "stopping" = "running";
+    const first = Promise.withResolvers<Deno.Signal>();
+    const cut = new AbortController();
+    using _signals = onShutdownSignals((signal) => {
+      switch (phase) {
+        case "running":
+          phase = signal === "SIGTERM" ? "lameduck" : "stopping";
+          first.resolve(signal);
+          return;
+        case "lameduck":
+          phase = "stopping";
+          cut.abort();
+          return;
+        case "stopping":
+          logger.error("forced exit; cache and query log not saved", {
+            signal,
+          });
+          Deno.exit(1);
+      }
+    });
+    const signal = await first.promise;
     // Readiness fails from the first signal on, lameduck or not.
     server.health.setLameduck();
     if (signal === "SIGTERM") {
       // Lameduck: readiness fails so load balancers move away while DNS
       // still answers; a second signal (or Ctrl-C) cuts it short.
-      const again = nextShutdownSignal();
-      const cut = new AbortController();
-      again.promise.then(() => cut.abort());
       await enterLameduck({
         health: server.health,
         logger,
         signal: cut.signal,
       });
-      again.cancel();
+      phase = "stopping";
     }
     logger.info("shutting down");
     // In-flight queries get a bounded grace period (the listeners' own); a
@@ -407,6 +486,21 @@ function ignoreHangup(logger: Logger): Disposable {
   Deno.addSignalListener("SIGHUP", onHangup);
   return {
     [Symbol.dispose]: () => Deno.removeSignalListener("SIGHUP", onHangup),
+  };
+}
+
+/** Calls `handle` on every SIGTERM and SIGINT until disposed. */
+function onShutdownSignals(handle: (signal: Deno.Signal) => void): Disposable {
+  const signals: Deno.Signal[] = ["SIGTERM", "SIGINT"];
+  const listeners = signals.map((signal) => {
+    const onSignal = () => handle(signal);
+    Deno.addSignalListener(signal, onSignal);
+    return [signal, onSignal] as const;
+  });
+  return {
+    [Symbol.dispose]: () => {
+      for (const [s, l] of listeners) Deno.removeSignalListener(s, l);
+    },
   };
 }
 

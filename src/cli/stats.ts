@@ -6,7 +6,7 @@
  */
 import { join } from "node:path";
 import type { DatabaseSync } from "node:sqlite";
-import { openQueryLogDb, QUERYLOG_DB_FILE } from "../querylog/db.ts";
+import { QUERYLOG_DB_FILE } from "../querylog/db.ts";
 import ipaddr from "ipaddr.js";
 import {
   clientSummary,
@@ -29,6 +29,7 @@ import { resolveDataDir, STORE_FLAGS } from "./local_store.ts";
 import {
   formatLogTime,
   formatMicros,
+  openQueryLogForReading,
   parseCount,
   timeWindow,
 } from "./querylog.ts";
@@ -148,9 +149,8 @@ function runStats(args: string[], io: CommandIO, now: () => number): number {
     ? 10
     : parseCount("stats", "--limit", values.limit);
   const client = clientFlag(values.client);
-  const db = openQueryLogDb(
+  const db = openQueryLogForReading(
     join(resolveDataDir(values), QUERYLOG_DB_FILE),
-    { readOnly: true },
   );
   try {
     const report = statsReport(db, window, limit, client, clock);

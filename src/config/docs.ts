@@ -33,6 +33,19 @@ like \`30s\`, \`10m\`, \`1h30m\` or \`1800ms\`; sizes like \`512MiB\` or \`10GiB
 refer to environment variables: \`name: "\${HOSTNAME}"\`, \`\${VAR:-fallback}\`, and \`$\${\` for a
 literal \`\${\`.
 
+## When changes take effect
+
+kudurru reads this file and the \`KUDURRU_*\` variables once, when it starts. **Every key takes
+effect at the next start**: after editing the file, restart kudurru. Nothing watches the file, and
+SIGHUP is ignored (it is logged, and the server goes on with what it started with). The objects
+in \`objectsDir\` are different: kudurru watches that directory and applies changes while it runs.
+
+\`kudurru config get [KEY]\` shows the file as the next start will read it, not what a running
+server uses; when a server runs on the same data directory and started with other values, it says
+which. \`kudurru blocking status\` reports what the running server does.
+
+## Machine-dependent defaults
+
 Some defaults depend on the machine: \`node.name\` is the hostname; as root, \`node.dataDir\` is
 \`/var/lib/kudurru\` and DNS listens on \`0.0.0.0:53\`; otherwise the data directory is \`./data\`
 and DNS listens on \`127.0.0.1:5353\` (binding port 53 needs root or \`CAP_NET_BIND_SERVICE\`;
@@ -55,12 +68,22 @@ path parts, matched case-insensitively against the keys (\`KUDURRU_CACHE__PREFET
 - Keys set from the environment are read-only in the UI and API (one source of truth).
 
 \`KUDURRU_DEBUG_CONFIG=yes\` prints the effective configuration at startup, secrets masked;
-\`kudurru config get [KEY]\` prints it on demand and \`kudurru config schema\` prints the JSON
-Schema for editors (\`# yaml-language-server: $schema=kudurru.schema.json\`).
+\`kudurru config get [KEY]\` prints the file's on demand and \`kudurru config schema\` prints the
+JSON Schema for editors (\`# yaml-language-server: $schema=kudurru.schema.json\`).
+
+## Logging
+
+Two variables that are not settings of the file set how \`kudurru serve\` logs (one line per event,
+on stderr). Their values are read in any case; any other value stops kudurru at startup with an
+error.
+
+| Variable | Values | Default |
+|---|---|---|
+| \`KUDURRU_LOG_LEVEL\` | \`debug\`, \`info\`, \`warn\`, \`error\` | \`info\` |
+| \`KUDURRU_LOG_FORMAT\` | \`text\` (logfmt-style), \`json\` (one JSON object a line) | \`text\` |
 
 ## Flags
 
-- **restart**: a change takes effect after a restart.
 - **host-only**: code-bearing or privileged (addresses, certificate paths, directories); it can
   only be set in the file or the environment, never through the API.
 - **secret**: write-only; shown as \`********\` everywhere.
@@ -80,11 +103,15 @@ function code(value: unknown): string {
   return text.includes("`") ? cell(text) : `\`${cell(text)}\``;
 }
 
+/**
+ * The flags column. No "restart": every key takes effect at the next start
+ * (see "When changes take effect"), so marking some would read as if the
+ * others applied live.
+ */
 function flagsOf(
-  s: Pick<Setting, "restartRequired" | "hostOnly" | "writeOnly" | "envLocked">,
+  s: Pick<Setting, "hostOnly" | "writeOnly" | "envLocked">,
 ): string {
   return [
-    s.restartRequired && "restart",
     s.hostOnly && "host-only",
     s.writeOnly && "secret",
     s.envLocked && "env-locked",

@@ -1,7 +1,8 @@
 /**
  * The one logger: structured fields, one line per event on stderr, durations
  * in seconds. `KUDURRU_LOG_FORMAT=json` switches from logfmt-style text to JSON
- * lines; `KUDURRU_LOG_LEVEL` sets the threshold (debug|info|warn|error).
+ * lines; `KUDURRU_LOG_LEVEL` sets the threshold (debug|info|warn|error). Both
+ * are read in any case; `kudurru serve` refuses other values (readLogEnv).
  */
 
 export type Level = "debug" | "info" | "warn" | "error";
@@ -39,6 +40,53 @@ function envOr(name: string, fallback: string): string {
   }
 }
 
+/** The values KUDURRU_LOG_LEVEL takes (in any case). */
+export const LOG_LEVELS: readonly Level[] = ["debug", "info", "warn", "error"];
+
+/** The values KUDURRU_LOG_FORMAT takes (in any case). */
+export const LOG_FORMATS = ["text", "json"] as const;
+
+function levelOf(text: string): Level | undefined {
+  const lower = text.trim().toLowerCase();
+  return LOG_LEVELS.find((l) => l === lower);
+}
+
+function formatOf(text: string): "text" | "json" | undefined {
+  const lower = text.trim().toLowerCase();
+  return LOG_FORMATS.find((f) => f === lower);
+}
+
+/**
+ * KUDURRU_LOG_LEVEL and KUDURRU_LOG_FORMAT, read in any case; unset or
+ * empty means info and text.
+ *
+ * @throws {Error} naming the variable and the values it takes, for any
+ *   other value
+ */
+export function readLogEnv(
+  env: (name: string) => string | undefined,
+): { level: Level; json: boolean } {
+  const levelText = env("KUDURRU_LOG_LEVEL") ?? "";
+  const formatText = env("KUDURRU_LOG_FORMAT") ?? "";
+  const level = levelText.trim() === "" ? "info" : levelOf(levelText);
+  if (level === undefined) {
+    throw new Error(
+      `KUDURRU_LOG_LEVEL=${JSON.stringify(levelText)} is not a log level: use ${
+        LOG_LEVELS.join(", ")
+      }`,
+    );
+  }
+  const format = formatText.trim() === "" ? "text" : formatOf(formatText);
+  if (format === undefined) {
+    throw new Error(
+      `KUDURRU_LOG_FORMAT=${
+        JSON.stringify(formatText)
+      } is not a log format: use ${LOG_FORMATS.join(" or ")}`,
+    );
+  }
+  return { level, json: format === "json" };
+}
+
 function formatValue(v: unknown): string {
   if (v instanceof Error) return JSON.stringify(v.message);
   if (typeof v === "string") {
@@ -57,9 +105,12 @@ export function createLogger(
   opts: LoggerOptions = {},
   base: Fields = {},
 ): Logger {
-  const level = opts.level ??
-    (envOr("KUDURRU_LOG_LEVEL", "info") as Level);
-  const json = opts.json ?? envOr("KUDURRU_LOG_FORMAT", "text") === "json";
+  // Lenient here (listener workers create loggers too): serve has already
+  // refused a value that is neither (readLogEnv).
+  const level = opts.level ?? levelOf(envOr("KUDURRU_LOG_LEVEL", "")) ??
+    "info";
+  const json = opts.json ??
+    formatOf(envOr("KUDURRU_LOG_FORMAT", "")) === "json";
   const sink = opts.sink ?? stderrSink;
   const threshold = ORDER[level] ?? ORDER.info;
 

@@ -47,7 +47,9 @@ export class QueryLogSchemaTooNewError extends SchemaTooNewError {
 
 /**
  * Opens (and, unless read-only, creates and migrates) the query log at
- * `path`.
+ * `path`. Read-only opens the file read-only: a user who may only read it
+ * can, while a server has it open (with none, SQLite must be able to create
+ * its `-shm` file next to it).
  *
  * @throws {QueryLogSchemaTooNewError} when a newer kudurru wrote the file
  */
@@ -56,7 +58,9 @@ export function openQueryLogDb(
   opts: OpenQueryLogOptions = {},
 ): DatabaseSync {
   if (opts.readOnly) assertExists(path);
-  const db = new DatabaseSync(path);
+  else createPrivate(path);
+  // Read-only: a reader needs no write access to the file or its directory.
+  const db = new DatabaseSync(path, { readOnly: opts.readOnly ?? false });
   try {
     db.exec(`PRAGMA busy_timeout = ${Math.trunc(opts.busyTimeoutMs ?? 5000)}`);
     db.exec(`PRAGMA cache_size = ${-Math.trunc(opts.cacheKiB ?? 32768)}`);
@@ -92,6 +96,25 @@ export function openQueryLogDb(
   } catch (err) {
     db.close();
     throw err;
+  }
+}
+
+/** Mode of a new query log: who asked what is private (-wal/-shm follow it). */
+export const QUERYLOG_FILE_MODE = 0o640;
+
+/**
+ * Creates a missing file empty with QUERYLOG_FILE_MODE, before SQLite would
+ * create it 0644. Best effort: whatever stops it stops SQLite too.
+ */
+function createPrivate(path: string): void {
+  try {
+    Deno.openSync(path, {
+      write: true,
+      createNew: true,
+      mode: QUERYLOG_FILE_MODE,
+    }).close();
+  } catch {
+    // there already, or not creatable: SQLite opens it or says why not
   }
 }
 

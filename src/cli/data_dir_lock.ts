@@ -1,0 +1,64 @@
+/**
+ * One server per data directory: `kudurru serve` holds an exclusive lock
+ * on `<dataDir>/kudurru.lock` (an advisory `flock`, released by the system
+ * when the process ends, however it ends) from before it opens state.db
+ * until it stops. Two servers on one data directory would both lead (the
+ * sqlite store's elector always does), stamp serials, fetch lists and
+ * write one query log. CLI commands never take it: they work beside a
+ * running server.
+ */
+import { join } from "node:path";
+
+/** The lock file's name in the data directory. */
+export const LOCK_FILE = "kudurru.lock";
+
+export interface DataDirLock {
+  readonly path: string;
+  /** Releases the lock (the file stays: removing it would race a new server). */
+  release(): void;
+}
+
+/**
+ * Takes the lock on `dataDir`, which must exist. The file holds the pid of
+ * the server that has it, for the message a second server prints.
+ *
+ * @throws {Error} naming the data directory when another process holds it
+ */
+export async function lockDataDir(dataDir: string): Promise<DataDirLock> {
+  const path = join(dataDir, LOCK_FILE);
+  const file = await Deno.open(path, {
+    read: true,
+    write: true,
+    create: true,
+    mode: 0o640,
+  });
+  let locked = false;
+  try {
+    locked = await file.tryLock(true);
+  } finally {
+    if (!locked) file.close();
+  }
+  if (!locked) {
+    const holder = await Deno.readTextFile(path).then(
+      (text) => text.trim(),
+      () => "",
+    );
+    throw new Error(
+      `Another kudurru serves the data directory "${dataDir}" (it holds ${path}${
+        /^\d+$/.test(holder) ? `, pid ${holder}` : ""
+      }): stop it, or give this one its own node.dataDir`,
+    );
+  }
+  await file.truncate(0);
+  await file.write(new TextEncoder().encode(`${Deno.pid}\n`));
+  return {
+    path,
+    release() {
+      try {
+        file.unlockSync();
+      } finally {
+        file.close();
+      }
+    },
+  };
+}
