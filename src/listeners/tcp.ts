@@ -83,6 +83,7 @@ export function serveTcp(opts: TcpServerOptions): TcpServer {
   };
   const sessions = new Set<TcpSession>();
   let stopping = false;
+  const acceptFailures = new FailureLog(logger);
 
   async function acceptLoop() {
     while (!stopping) {
@@ -98,10 +99,11 @@ export function serveTcp(opts: TcpServerOptions): TcpServer {
           continue;
         }
         // EMFILE and friends: pause instead of spinning on the error.
-        logger.warn("tcp accept failed", { error: err });
+        acceptFailures.failed(err);
         await new Promise((resolve) => setTimeout(resolve, 50));
         continue;
       }
+      acceptFailures.succeeded();
       if (stopping) {
         closeQuietly(conn);
         continue;
@@ -149,6 +151,49 @@ export function serveTcp(opts: TcpServerOptions): TcpServer {
  * An accept error that only says the client already went away (it reset
  * the connection before we took it: Deno reports ENOTCONN).
  */
+/**
+ * Logs accept failures without flooding the log: an accept that keeps
+ * failing (out of file descriptors) is retried every 50 ms, and logging
+ * each one wrote 20 lines a second. The first failure is logged, then a
+ * count at most once a minute, and the recovery.
+ */
+export class FailureLog {
+  #logger: Logger;
+  #intervalMs: number;
+  #failing = 0;
+  #lastLogged = 0;
+  #unlogged = 0;
+
+  constructor(logger: Logger, intervalMs = 60_000) {
+    this.#logger = logger;
+    this.#intervalMs = intervalMs;
+  }
+
+  failed(error: unknown, now = Date.now()): void {
+    this.#failing++;
+    if (this.#failing > 1 && now - this.#lastLogged < this.#intervalMs) {
+      this.#unlogged++;
+      return;
+    }
+    this.#logger.warn(
+      this.#failing === 1 ? "tcp accept failed" : "tcp accept still failing",
+      {
+        error,
+        ...(this.#unlogged > 0 && { failuresNotLogged: this.#unlogged }),
+      },
+    );
+    this.#lastLogged = now;
+    this.#unlogged = 0;
+  }
+
+  succeeded(): void {
+    if (this.#failing === 0) return;
+    this.#logger.info("tcp accept works again", { failures: this.#failing });
+    this.#failing = 0;
+    this.#unlogged = 0;
+  }
+}
+
 export function peerLeft(err: unknown): boolean {
   return err instanceof Deno.errors.NotConnected ||
     err instanceof Deno.errors.ConnectionReset ||
