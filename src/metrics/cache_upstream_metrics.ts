@@ -24,6 +24,11 @@ const CACHE_COUNTERS: [Exclude<keyof CacheStats, "entries">, string, string][] =
       "Answers served from an expired entry because the upstreams failed (RFC 8767).",
     ],
     [
+      "failureHits",
+      "kudurru_cache_failure_hits_total",
+      "SERVFAILs answered again from a failure the upstreams gave moments before, without asking them (RFC 9520; 1 s, doubling to 30 s while a question keeps failing).",
+    ],
+    [
       "misses",
       "kudurru_cache_misses_total",
       "Questions not answered from the cache (asked upstream or joined one in flight).",

@@ -33,6 +33,7 @@ import {
   writeStaleAnswer,
 } from "./entry_answer.ts";
 import { type Outcome, waiterResponse } from "./waiter_response.ts";
+import { FailureCache } from "./failure_cache.ts";
 
 export interface CacheStageOptions {
   /** Milliseconds since the epoch; tests pass a fake clock. @default Date.now */
@@ -141,6 +142,7 @@ export function createCacheStage(opts: CacheStageOptions = {}): CacheStage {
   let lastPolicy: CachePolicy | undefined;
   let shareCut: ((entry: SerializedEntry) => void) | undefined;
   const flushes = new FlushLog();
+  const failures = new FailureCache();
 
   /** The upstream's answer, stored when it may be. */
   function settle(
@@ -166,7 +168,10 @@ export function createCacheStage(opts: CacheStageOptions = {}): CacheStage {
       stats.inserts++;
       if (res.wholeWire !== undefined) share(entry, policy);
     }
-    return { res, entry };
+    const outcome = { res, entry };
+    if (isFailure(res)) failures.failed(key, outcome, now());
+    else failures.answered(key);
+    return outcome;
   }
 
   /**
@@ -323,6 +328,15 @@ export function createCacheStage(opts: CacheStageOptions = {}): CacheStage {
     }
     const key = cacheKey(req, scope);
     const pending = inflight.get(key);
+    if (pending === undefined && stale === undefined) {
+      // Failed a moment ago and nothing stale to give: that failure again
+      // (RFC 9520), without another trip upstream.
+      const failed = failures.get(key, now());
+      if (failed !== undefined) {
+        stats.failureHits++;
+        return { ...waiterResponse(failed, req), stage: "cache" };
+      }
+    }
     if (pending !== undefined) {
       // An overloaded listener's query must not wait (it would keep its
       // receive buffer), and one question gathers at most MAX_WAITERS.
@@ -394,6 +408,7 @@ export function createCacheStage(opts: CacheStageOptions = {}): CacheStage {
     },
     flush(name) {
       flushes.note(name, now());
+      failures.clear();
       return cache.flush(name);
     },
     stats: () => ({

@@ -4,6 +4,8 @@ export interface CacheStats {
   hits: number;
   /** Answers served from an expired entry (RFC 8767). */
   staleHits: number;
+  /** Failures answered again without asking upstream (RFC 9520). */
+  failureHits: number;
   /** Questions that went on to the upstream (or joined one in flight). */
   misses: number;
   /** Misses that joined an identical question already in flight. */
@@ -22,6 +24,7 @@ export function emptyCacheStats(): CacheStats {
   return {
     hits: 0,
     staleHits: 0,
+    failureHits: 0,
     misses: 0,
     coalesced: 0,
     prefetches: 0,
@@ -45,6 +48,7 @@ export function cacheStatsDelta(
   return {
     hits: diff("hits"),
     staleHits: diff("staleHits"),
+    failureHits: diff("failureHits"),
     misses: diff("misses"),
     coalesced: diff("coalesced"),
     prefetches: diff("prefetches"),

@@ -315,7 +315,11 @@ Deno.test("cache does not keep answers that must not be cached", async (t) => {
       const { stage, upstream } = setup(row.res);
       await serve(stage, "www.example.org. A", upstream);
       await serve(stage, "www.example.org. A", upstream);
-      assert.equal(upstream.calls, 2);
+      // An upstream failure is answered again for a moment without a
+      // trip upstream (cache_failure_test.ts), but never stored.
+      const again = row.name === "SERVFAIL" ? 0 : 1;
+      assert.equal(upstream.calls, 1 + again);
+      assert.equal(stage.stats().failureHits, 1 - again);
       assert.equal(stage.stats().entries, 0);
     });
   }
