@@ -16,6 +16,7 @@ import { maskSecrets, renderEffectiveConfig } from "../config/debug.ts";
 import { createLogger, type Logger, readLogEnv } from "../log/logger.ts";
 import { defaultRegistry, type Registry } from "../metrics/registry.ts";
 import type { Store } from "../store/store.ts";
+import type { Snapshot } from "../pipeline/snapshot.ts";
 import { openSqliteStore } from "../store/sqlite/sqlite_store.ts";
 import { seedFirstBoot } from "../objects/bootstrap.ts";
 import { createObjectsLoader } from "../objects/loader.ts";
@@ -252,12 +253,12 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       "lists",
       listsReadiness(config.blocking.allowDegraded, blocking.assembler),
     );
-    let snapshotAt: number | undefined;
-    metrics.readSnapshotTimeFrom(() => snapshotAt);
+    let posted: Snapshot | undefined;
+    metrics.readSnapshotFrom(() => posted);
     health.register(
       "snapshot",
       () =>
-        snapshotAt === undefined
+        posted === undefined
           ? { ready: false, reason: "no snapshot posted to the listeners yet" }
           : { ready: true },
     );
@@ -274,7 +275,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       blocking: blocking.assembler,
       onSnapshot: (snapshot) => {
         listeners.setSnapshot(snapshot);
-        snapshotAt = Date.parse(snapshot.builtAt);
+        posted = snapshot;
       },
     });
     refreshSnapshot = () => snapshots.refresh();

@@ -12,6 +12,7 @@ import {
 import { registerProcessMetrics } from "./process_metrics.ts";
 import { createQueryMetrics } from "./query_metrics.ts";
 import type { Registry } from "./registry.ts";
+import type { Snapshot } from "../pipeline/snapshot.ts";
 import { createStateMetrics, type QueryLogStats } from "./state_metrics.ts";
 
 export type { QueryLogStats } from "./state_metrics.ts";
@@ -36,10 +37,10 @@ export interface DnsMetrics {
   /** Reads the query log writer's stats at every scrape instead. */
   readQueryLogStatsFrom(read: () => QueryLogStats): void;
   /**
-   * Where kudurru_snapshot_age_seconds reads the time (epoch ms) of the
-   * last snapshot posted to the listeners; undefined before the first.
+   * Where the snapshot metrics (age, version, zones, block-list rules) read
+   * the last snapshot posted to the listeners; undefined before the first.
    */
-  readSnapshotTimeFrom(read: () => number | undefined): void;
+  readSnapshotFrom(read: () => Snapshot | undefined): void;
 }
 
 /**
@@ -71,6 +72,6 @@ export function createDnsMetrics(registry: Registry): DnsMetrics {
     forgetWorker: (from) => cache.forget(workerKey(from)),
     setQueryLogStats: state.setQueryLogStats,
     readQueryLogStatsFrom: state.readQueryLogStatsFrom,
-    readSnapshotTimeFrom: state.readSnapshotTimeFrom,
+    readSnapshotFrom: state.readSnapshotFrom,
   };
 }

@@ -1,11 +1,13 @@
 /**
  * Metrics of state the main thread holds, read when scraped or set by
- * their owners: the query log writer's queue and totals, and the age of
- * the snapshot the workers answer from.
+ * their owners: the query log writer's queue and totals, and the snapshot
+ * the workers answer from (age, version, zones, block-list rules).
  */
 import client from "prom-client";
 import { CallbackGauge } from "./bulk_metrics.ts";
 import type { Registry } from "./registry.ts";
+import type { Snapshot } from "../pipeline/snapshot.ts";
+import { MAX_LIST_LABELS } from "./query_metrics.ts";
 
 /** What the query log writer reports. */
 export interface QueryLogStats {
@@ -99,16 +101,50 @@ export function createStateMetrics(registry: Registry) {
     }
   }
 
-  let snapshotTime: () => number | undefined = () => undefined;
+  let snapshot: () => Snapshot | undefined = () => undefined;
   new CallbackGauge({
     name: "kudurru_snapshot_age_seconds",
     help:
       "Seconds since the snapshot the listeners answer from was taken (absent before the first); a snapshot is taken when objects or lists change, so on a quiet server this grows without anything being wrong.",
     read: () => {
-      const at = snapshotTime();
-      return at === undefined ? undefined : Math.max(0, Date.now() - at) / 1000;
+      const builtAt = snapshot()?.builtAt;
+      if (builtAt === undefined) return undefined;
+      return Math.max(0, Date.now() - Date.parse(builtAt)) / 1000;
     },
     registers,
+  });
+  new CallbackGauge({
+    name: "kudurru_snapshot_version",
+    help:
+      "Version of the snapshot the listeners answer from (absent before the first); it goes up with every snapshot this process builds.",
+    read: () => snapshot()?.version,
+    registers,
+  });
+  new client.Gauge({
+    name: "kudurru_zones",
+    help: "Zones the listeners answer from, by type (primary, forward).",
+    labelNames: ["type"],
+    registers,
+    collect() {
+      const current = snapshot();
+      if (current === undefined) return;
+      this.set({ type: "primary" }, current.zones.length);
+      this.set({ type: "forward" }, current.forwardZones.length);
+    },
+  });
+  new client.Gauge({
+    name: "kudurru_blocklist_rules",
+    help:
+      `Rules compiled and in force per BlockList (namespace/name; at most ${MAX_LIST_LABELS} lists); a list still compiling shows its previous rules, a list not yet compiled none.`,
+    labelNames: ["list"],
+    registers,
+    collect() {
+      this.reset();
+      const lists = snapshot()?.blocking?.lists ?? [];
+      for (const list of lists.slice(0, MAX_LIST_LABELS)) {
+        this.set({ list: list.key }, list.ruleCount);
+      }
+    },
   });
 
   return {
@@ -116,8 +152,8 @@ export function createStateMetrics(registry: Registry) {
     readQueryLogStatsFrom(read: () => QueryLogStats): void {
       source = read;
     },
-    readSnapshotTimeFrom(read: () => number | undefined): void {
-      snapshotTime = read;
+    readSnapshotFrom(read: () => Snapshot | undefined): void {
+      snapshot = read;
     },
   };
 }

@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { createDnsMetrics } from "./dns_metrics.ts";
 import { newRegistry } from "./registry.ts";
 import { sample } from "./testdata/prom_text.ts";
+import type { Snapshot } from "../pipeline/snapshot.ts";
+import { snapshotOf, zoneFromText } from "../pipeline/testing/fixtures.ts";
 
 Deno.test("query log stats are set, or pulled at scrape time, as counters that only grow", async () => {
   const registry = newRegistry();
@@ -48,18 +50,59 @@ Deno.test("damaged query log files replaced while running show as a counter", as
   assert.equal(sample(await registry.metrics(), name), 1);
 });
 
-Deno.test("snapshot age is absent before the first snapshot, then counts from it", async () => {
+Deno.test("snapshot metrics are absent before the first snapshot, then read it", async () => {
   const registry = newRegistry();
   const metrics = createDnsMetrics(registry);
-  const last: { at?: number } = {};
-  metrics.readSnapshotTimeFrom(() => last.at);
+  let posted: Snapshot | undefined;
+  metrics.readSnapshotFrom(() => posted);
+  const before = await registry.metrics();
+  assert.equal(sample(before, "kudurru_snapshot_age_seconds"), undefined);
+  assert.equal(sample(before, "kudurru_snapshot_version"), undefined);
+  assert.equal(sample(before, "kudurru_zones", { type: "primary" }), undefined);
+  posted = {
+    ...snapshotOf(
+      [zoneFromText("a.test.", [
+        "a.test. 60 IN SOA ns.a.test. h.a.test. 1 3600 900 1209600 30",
+      ])],
+      [{ name: "f.test.", objectName: "f", upstreamGroup: "g" }],
+      7,
+    ),
+    builtAt: new Date(Date.now() - 90_000).toISOString(),
+  };
+  posted.blocking = {
+    enabled: true,
+    response: { mode: "zeroIP", customIPs: [], ttl: 600 },
+    lists: [
+      {
+        key: "default/ads",
+        name: "ads",
+        mode: "block",
+        digest: "d",
+        ruleCount: 1234,
+        data: null,
+      },
+    ],
+    groups: [],
+    policies: [],
+  };
+  const text = await registry.metrics();
+  const age = sample(text, "kudurru_snapshot_age_seconds")!;
+  assert.ok(age >= 90 && age < 100, `age ${age}`);
+  assert.equal(sample(text, "kudurru_snapshot_version"), 7);
+  assert.equal(sample(text, "kudurru_zones", { type: "primary" }), 1);
+  assert.equal(sample(text, "kudurru_zones", { type: "forward" }), 1);
   assert.equal(
-    sample(await registry.metrics(), "kudurru_snapshot_age_seconds"),
+    sample(text, "kudurru_blocklist_rules", { list: "default/ads" }),
+    1234,
+  );
+  // A list gone from the snapshot leaves the gauge.
+  posted.blocking.lists = [];
+  assert.equal(
+    sample(await registry.metrics(), "kudurru_blocklist_rules", {
+      list: "default/ads",
+    }),
     undefined,
   );
-  last.at = Date.now() - 90_000;
-  const age = sample(await registry.metrics(), "kudurru_snapshot_age_seconds")!;
-  assert.ok(age >= 90 && age < 100, `age ${age}`);
 });
 
 Deno.test("process metrics read non-zero under scoped permissions", async () => {
