@@ -53,13 +53,13 @@ Deno.test("damaged query log files replaced while running show as a counter", as
 Deno.test("snapshot metrics are absent before the first snapshot, then read it", async () => {
   const registry = newRegistry();
   const metrics = createDnsMetrics(registry);
-  let posted: Snapshot | undefined;
-  metrics.readSnapshotFrom(() => posted);
+  const last: { posted?: Snapshot } = {};
+  metrics.readSnapshotFrom(() => last.posted);
   const before = await registry.metrics();
   assert.equal(sample(before, "kudurru_snapshot_age_seconds"), undefined);
   assert.equal(sample(before, "kudurru_snapshot_version"), undefined);
   assert.equal(sample(before, "kudurru_zones", { type: "primary" }), undefined);
-  posted = {
+  const posted: Snapshot = {
     ...snapshotOf(
       [zoneFromText("a.test.", [
         "a.test. 60 IN SOA ns.a.test. h.a.test. 1 3600 900 1209600 30",
@@ -69,6 +69,7 @@ Deno.test("snapshot metrics are absent before the first snapshot, then read it",
     ),
     builtAt: new Date(Date.now() - 90_000).toISOString(),
   };
+  last.posted = posted;
   posted.blocking = {
     enabled: true,
     response: { mode: "zeroIP", customIPs: [], ttl: 600 },
