@@ -29,7 +29,7 @@ import {
 export interface AuthoritativeOptions {
   /** Routes and encoded answers kept per snapshot. @default 100000 */
   memoEntries?: number;
-  /** Estimated bytes they may take per snapshot. @default 32 MiB */
+  /** Estimated bytes they may take per snapshot. @default 64 MiB */
   memoBytes?: number;
 }
 

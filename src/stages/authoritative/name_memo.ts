@@ -20,21 +20,23 @@ export const DEFAULT_MEMO_ENTRIES = 100_000;
 /**
  * @default estimated bytes of memory kept per snapshot. Without it, a flood
  * of random names under a zone (the "random subdomain" attack) filled the
- * 100,000 entries with answers of up to 64 KiB each, and even small
- * NXDOMAIN answers cost ~1.1 KB of a worker's memory apiece.
+ * 100,000 entries with answers of up to 64 KiB each (190 MB of a worker's
+ * heap with 1,500-octet answers). It must hold a zone's working set in one
+ * generation (half of it): a cyclic scan of names larger than a generation
+ * misses on every query (32 MiB cut the dnsperf benchmark's 16,501 names
+ * asked over UDP and TCP to a third of its rate).
  */
-export const DEFAULT_MEMO_BYTES = 32 * 1024 * 1024;
+export const DEFAULT_MEMO_BYTES = 64 * 1024 * 1024;
 
 /**
  * What a name and each of its answers cost besides their own characters
- * and octets: the Map entry, the facts object and its arrays, and each
- * answer's Uint8Array and ArrayBuffer with its allocation. Measured with
- * Deno.memoryUsage() over 100,000 names (~450 bytes of heap per name with
- * one answer, ~1.1 KB of resident memory once the heap's slack is counted);
- * estimates only, rounded up.
+ * and octets: the Map entry and the facts object with its arrays, and each
+ * answer's Uint8Array and ArrayBuffer. Measured with Deno.memoryUsage()
+ * over 50,000 names of 100-octet answers: 548, 1,136 and 1,736 bytes of
+ * heap and external memory per name with 1, 2 and 4 answers.
  */
-const NAME_OVERHEAD = 512;
-const ANSWER_OVERHEAD = 384;
+const NAME_OVERHEAD = 192;
+const ANSWER_OVERHEAD = 320;
 
 /**
  * Answers kept per name. A name is asked for with a handful of types, with
