@@ -75,7 +75,7 @@ export function createQueryMetrics(registry: Registry) {
   const dropped = new client.Counter({
     name: "kudurru_dns_dropped_total",
     help:
-      "DNS queries that got no answer, by reason (a status, such as overloaded: too many UDP queries waiting on upstreams; or shutting_down: UDP queries that came while the listener finished its last answers).",
+      "DNS queries that got no answer, by reason (a status, such as overloaded: too many queries waiting on upstreams (UDP, or TCP past its per-worker budget); or shutting_down: UDP queries that came while the listener finished its last answers).",
     labelNames: ["reason"] as const,
     registers,
   });

@@ -26,7 +26,7 @@ export const STATUSES = [
   "dropped",
   /** Over the per-prefix UDP rate limit: dropped, or TC=1 so the client retries over TCP. */
   "rate_limited",
-  /** Nothing sent: the UDP listener had too many queries waiting on upstreams (ClientInfo.overloaded). */
+  /** Nothing sent: the listener (UDP, or TCP over its per-worker budget) had too many queries waiting on upstreams (ClientInfo.overloaded). */
   "overloaded",
   /** SERVFAIL of our own: a stage failed, or no snapshot yet. */
   "servfail",
