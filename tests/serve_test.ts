@@ -5,9 +5,9 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import denoJson from "../deno.json" with { type: "json" };
 import { freePort } from "./interop/free_port.ts";
 import { query } from "./interop/dns_client.ts";
+import { LogReader, serveTaskFlags } from "./serve_process.ts";
 import {
   loadCacheDump,
   LOCAL_DB_FILE,
@@ -18,46 +18,6 @@ import type { SerializedEntry } from "../src/stages/cache/cache_dump.ts";
 
 const ROOT = join(import.meta.dirname!, "..");
 const MAIN = join(ROOT, "main.ts");
-
-/** The flags of the serve task, so this test breaks when the README command would. */
-function serveTaskFlags(): string[] {
-  const task = denoJson.tasks.serve.split(/\s+/);
-  const runAt = task.indexOf("run");
-  const mainAt = task.indexOf("main.ts");
-  assert.ok(
-    runAt >= 0 && mainAt > runAt,
-    "the serve task runs main.ts with deno run",
-  );
-  assert.ok(
-    !task.includes("-A") && !task.includes("--allow-all"),
-    "the serve task never uses -A",
-  );
-  return task.slice(runAt + 1, mainAt);
-}
-
-class LogReader {
-  text = "";
-  #reading: Promise<void>;
-  constructor(stream: ReadableStream<Uint8Array>) {
-    this.#reading = (async () => {
-      for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
-        this.text += chunk;
-      }
-    })();
-  }
-  async waitFor(pattern: RegExp, timeoutMs = 20_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!pattern.test(this.text)) {
-      if (Date.now() > deadline) {
-        throw new Error(`timed out waiting for ${pattern}; log:\n${this.text}`);
-      }
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-  done(): Promise<void> {
-    return this.#reading;
-  }
-}
 
 async function kudurru(cwd: string, ...args: string[]) {
   const out = await new Deno.Command(Deno.execPath(), {

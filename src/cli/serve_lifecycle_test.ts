@@ -9,47 +9,17 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { openSqliteStore } from "../store/sqlite/sqlite_store.ts";
-import denoJson from "../../deno.json" with { type: "json" };
 import { freePort } from "../../tests/interop/free_port.ts";
 import { query } from "../../tests/interop/dns_client.ts";
+import { LogReader, serveTaskFlags } from "../../tests/serve_process.ts";
 
 const MAIN = join(import.meta.dirname!, "..", "..", "main.ts");
-
-/** The flags of the serve task (its permissions, never -A). */
-function serveTaskFlags(): string[] {
-  const task = denoJson.tasks.serve.split(/\s+/);
-  return task.slice(task.indexOf("run") + 1, task.indexOf("main.ts"));
-}
 
 /** The serve task's flags with `--allow-write` replaced by `write`. */
 function flagsWritingOnly(write: string | undefined): string[] {
   return serveTaskFlags()
     .filter((f) => !f.startsWith("--allow-write"))
     .concat(write === undefined ? [] : [`--allow-write=${write}`]);
-}
-
-class LogReader {
-  text = "";
-  #reading: Promise<void>;
-  constructor(stream: ReadableStream<Uint8Array>) {
-    this.#reading = (async () => {
-      for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
-        this.text += chunk;
-      }
-    })();
-  }
-  async waitFor(pattern: RegExp, timeoutMs = 30_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!pattern.test(this.text)) {
-      if (Date.now() > deadline) {
-        throw new Error(`timed out waiting for ${pattern}; log:\n${this.text}`);
-      }
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-  done(): Promise<void> {
-    return this.#reading;
-  }
 }
 
 /** A `kudurru serve` child in `cwd`, its own ports, `env` added. */
