@@ -210,8 +210,8 @@ export const blockingSchema = z.strictObject({
   blockTTL: duration("10m", { help: "TTL of blocked answers" }),
   initStrategy: oneOf(["fast", "blocking", "failOnError"], "fast", {
     help:
-      "At start: fast compiles lists up to 256 KiB (such as the starter list) at once, answers, " +
-      "and compiles larger ones in the background, each blocking from when it is ready; " +
+      "At start: fast compiles lists up to 256 KiB (such as the starter list) and every allow list, answers, " +
+      "and compiles larger block lists in the background, each blocking from when it is ready; " +
       "blocking waits for every list's first download (at most 2 min) and compile; " +
       "failOnError also refuses to start when a download fails or takes over 2 min",
   }),

@@ -206,6 +206,18 @@ export class BlockingAssembler {
     }, this.#opts.debounceMs ?? 100);
   }
 
+  /** Keys of the lists some Policy names in allowListRefs. */
+  #allowListKeys(): Set<string> {
+    const keys = new Set<string>();
+    for (const { object } of this.#policies.values()) {
+      const ns = object.metadata.namespace ?? "";
+      for (const ref of object.spec?.allowListRefs ?? []) {
+        keys.add(`${ns}/${ref}`);
+      }
+    }
+    return keys;
+  }
+
   /** Builds now; a failure is logged and the last build stays. */
   #rebuild(): void {
     try {
@@ -226,6 +238,10 @@ export class BlockingAssembler {
     // fast: the first build compiles the small lists itself (milliseconds,
     // less than starting a worker) and goes without the others.
     const smallNow = first && !waitAll;
+    // fast goes without large block lists, never without an allow list:
+    // late, it would let its block lists block what it allows, and those
+    // answers stay in clients' caches for blockTTL.
+    const allowing = first && !waitAll ? this.#allowListKeys() : undefined;
     const lists = [];
     const modes = new Map<string, "block" | "allow">();
     /** Lists the first snapshot waits for, and lists it goes without. */
@@ -241,7 +257,8 @@ export class BlockingAssembler {
         { smallNow },
       );
       const compiling = state.pending && state.error === undefined;
-      if (compiling && waitAll) awaited.push(key);
+      const allows = object.spec?.mode === "allow" || allowing?.has(key);
+      if (compiling && (waitAll || allows)) awaited.push(key);
       // The policies refer by the mode of the rules in force: a list whose
       // mode changed keeps its old side until its new compile is ready.
       modes.set(key, state.data?.mode ?? object.spec?.mode ?? "block");

@@ -267,6 +267,53 @@ Deno.test("firstSnapshotWaits small: the first build goes without a large list s
   assert.deepEqual(a.loadingLists(), []);
 });
 
+for (
+  const [how, bigSpec, refs] of [
+    ["of mode allow", { mode: "allow" }, { blockListRefs: ["big", "small"] }],
+    ["named in allowListRefs", {}, {
+      blockListRefs: ["small"],
+      allowListRefs: ["big"],
+    }],
+  ] as const
+) {
+  Deno.test(`firstSnapshotWaits small: the first build waits for a large list ${how}`, async () => {
+    // Late, an allow list would let the small list block what it allows,
+    // and clients keep those answers for blockTTL.
+    using control = new WorkerControl();
+    await using env = await setup({ firstSnapshotWaits: "small" });
+    await Deno.symlink(REAL_LIST, listFilePath(env.listsDir, BIG_URL));
+    for (
+      const list of [
+        object("BlockList", "big", { sources: [{ url: BIG_URL }], ...bigSpec }),
+        inlineList("small", "||doubleclick.net^\n"),
+      ]
+    ) {
+      await env.store.updateStatus({
+        ...await env.store.apply(list, API),
+        status: { conditions: [READY] },
+      });
+    }
+    await env.store.apply(
+      object("Policy", "all", { clientGroupRefs: ["all"], ...refs }),
+      API,
+    );
+    control.hold("home/big");
+    const a = env.start();
+    let first = false;
+    a.synced.then(() => first = true);
+    await finishWithin("the compile", control.posted("home/big", 1));
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(first, false, "the first build waits for the allow list");
+    control.release("home/big");
+    await finishWithin("the first build", a.synced);
+    assert.deepEqual(
+      a.current()!.lists.map((l) => l.key),
+      ["home/big", "home/small"],
+    );
+    assert.deepEqual(a.current()!.policies[0]?.allowLists, ["home/big"]);
+  });
+}
+
 Deno.test("a dangling reference is warned again each time it dangles anew", async () => {
   await using env = await setup();
   await env.store.apply(

@@ -11,9 +11,9 @@
  * Compiles run in the background: `request` says at once what a list serves
  * (its last compile, kept until the new one is ready) and whether a newer
  * compile is under way, and `onSettled` runs when one ends. Smaller inputs
- * go first; at most `parallel` compiles run at once, except that a small
- * list (SMALL_LIST_BYTES) always starts, so an edit to it never waits for a
- * slow, unrelated one. A compile whose input changed again, or whose list
+ * go first; at most `parallel` compiles of large lists run at once, and
+ * SMALL_LIST_LANES more for small lists (SMALL_LIST_BYTES), so an edit to
+ * a small list never waits for a slow, unrelated one. A compile whose input changed again, or whose list
  * was deleted, is abandoned (its worker terminated). One whose worker
  * crashed is counted, logged and tried again in a fresh worker after 1 s,
  * doubling to 5 min, for as long as that input is wanted. With `smallNow`
@@ -66,6 +66,9 @@ export interface ListState {
  * `blocking.initStrategy: fast` the first snapshot compiles them itself.
  */
 export const SMALL_LIST_BYTES = 256 * 1024;
+
+/** Compiles of small lists that may run beside `parallel` large ones. */
+export const SMALL_LIST_LANES = 2;
 
 export interface ListCompileCacheOptions {
   /** A compile ended (compiled, or failed and to be retried). */
@@ -353,9 +356,13 @@ export class ListCompileCache {
     const parallel = this.#opts.parallel ?? 2;
     const queued = [...this.#queue].sort((a, b) => a.size - b.size);
     for (const want of queued) {
-      if (this.#workers.running >= parallel && want.size > SMALL_LIST_BYTES) {
-        continue;
-      }
+      // Small lists have SMALL_LIST_LANES lanes beyond the large ones, so a
+      // slow large compile never holds them up, and 100 lists edited at
+      // once do not start 100 workers (1.45 GB).
+      const lanes = want.size > SMALL_LIST_BYTES
+        ? parallel
+        : parallel + SMALL_LIST_LANES;
+      if (this.#workers.running >= lanes) continue;
       this.#queue.delete(want);
       this.#run(want);
     }
@@ -466,6 +473,8 @@ export class ListCompileCache {
     this.#log.info(`Abandoned a block-list compile: ${why}`, {
       list: want.key,
     });
+    // Its lane is free for what waits.
+    this.#pump();
   }
 
   #settled(key: string): void {

@@ -6,6 +6,7 @@ import {
   type BodyReader,
   ListCompileCache,
   SMALL_LIST_BYTES,
+  SMALL_LIST_LANES,
 } from "./list_compile_cache.ts";
 import { finishWithin } from "./testdata/zone_objects.ts";
 import { WorkerControl } from "./testdata/worker_control.ts";
@@ -260,4 +261,60 @@ Deno.test("ListCompileCache compiles a small list while large ones fill every sl
   control.release("home/big1");
   await finishWithin("the third large list", control.posted("home/big3", 1));
   assert.equal(env.cache.pendingCount(), 2);
+});
+
+Deno.test("ListCompileCache runs at most SMALL_LIST_LANES small compiles beside the large ones", async () => {
+  using control = new WorkerControl();
+  await using env = await setup();
+  const keys = Array.from({ length: 6 }, (_, i) => `home/small${i}`);
+  for (const key of keys) {
+    control.hold(key);
+    env.cache.request(
+      key,
+      inlineList(key.slice(5), `${key.slice(5)}.example`),
+      "v1",
+      inline,
+    );
+  }
+  // Two large lanes (idle here) and SMALL_LIST_LANES more for small lists.
+  assert.equal(control.jobs.length, 2 + SMALL_LIST_LANES);
+  control.release(keys[0]!);
+  await finishWithin("the next one", control.posted(keys[4]!, 1));
+  assert.equal(control.jobs.length, 5);
+});
+
+Deno.test("ListCompileCache starts what waits when an edit is undone mid-compile", async () => {
+  using control = new WorkerControl();
+  await using env = await setup();
+  const large = (tag: string) =>
+    Array.from({ length: 60_000 }, (_, i) => `name${i}.${tag}.example`)
+      .join("\n");
+  const lists = [1, 2, 3].map((n) => inlineList(`big${n}`, large(`big${n}`)));
+  control.hold("home/big1");
+  await finishWithin(
+    "big1 v1",
+    (async () => {
+      const first = env.cache.request("home/big1", lists[0]!, "v1", inline);
+      assert.ok(first.pending);
+      control.release("home/big1");
+      for (let i = 0; i < 600 && env.cache.pendingCount() > 0; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    })(),
+  );
+  // big1 edited (compiling), big2 compiling, big3 queued behind them.
+  for (const key of ["home/big1", "home/big2", "home/big3"]) control.hold(key);
+  env.cache.request(
+    "home/big1",
+    inlineList("big1", large("edited")),
+    "v2",
+    inline,
+  );
+  env.cache.request("home/big2", lists[1]!, "v1", inline);
+  env.cache.request("home/big3", lists[2]!, "v1", inline);
+  assert.equal(control.jobs.includes("home/big3"), false, "queued");
+  // The edit is undone (the very inputs compiled before): big1's compile
+  // is abandoned and big3 takes its lane.
+  env.cache.request("home/big1", lists[0]!, "v1", inline);
+  await finishWithin("big3 starts", control.posted("home/big3", 1));
 });
