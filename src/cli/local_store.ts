@@ -8,6 +8,7 @@ import { loadConfig } from "../config/load.ts";
 import type { Config } from "../config/schema.ts";
 import type { Store } from "../store/store.ts";
 import { openSqliteStore } from "../store/sqlite/sqlite_store.ts";
+import { createMemoryStore } from "../store/memory/memory_store.ts";
 import { machineFacts } from "./machine.ts";
 import { UsageError } from "./command.ts";
 
@@ -136,8 +137,14 @@ export async function openLocalStore(
     throw new Error(missingDataDirMessage(dir));
   }
   const path = join(dir, "state.db");
-  if (!opts.readOnly) await ensureDataDir(dir);
-  createPrivateFile(path);
+  if (opts.readOnly) {
+    // A read must not create the database (and its tables) it reads: with
+    // none yet, nothing is stored, which an empty store says.
+    if (!(await isFile(path))) return createMemoryStore();
+  } else {
+    await ensureDataDir(dir);
+    createPrivateFile(path);
+  }
   try {
     return await openSqliteStore(path, { node: machineFacts().hostname });
   } catch (err) {
@@ -192,6 +199,14 @@ function exists(path: string): boolean {
 export async function isDirectory(path: string): Promise<boolean> {
   try {
     return (await Deno.stat(path)).isDirectory;
+  } catch {
+    return false;
+  }
+}
+
+async function isFile(path: string): Promise<boolean> {
+  try {
+    return (await Deno.stat(path)).isFile;
   } catch {
     return false;
   }

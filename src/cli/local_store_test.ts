@@ -1,6 +1,10 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { ensureDataDir, resolveDataDir } from "./local_store.ts";
+import {
+  ensureDataDir,
+  openLocalStore,
+  resolveDataDir,
+} from "./local_store.ts";
 
 Deno.test("ensureDataDir makes the directory, and says so when the path is a file", async () => {
   const root = await Deno.makeTempDir({ prefix: "kudurru-datadir-" });
@@ -47,5 +51,22 @@ Deno.test("a data directory kudurru creates is 0750; one that exists keeps its m
     assert.equal((await Deno.stat(mine)).mode! & 0o777, 0o755);
   } finally {
     await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("a read-only open creates no state.db in a data directory without one", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "kudurru-datadir-" });
+  try {
+    const empty = await openLocalStore({ "data-dir": dir }, { readOnly: true });
+    assert.deepEqual((await empty.list("DNSZone")).items, []);
+    await empty.close();
+    assert.deepEqual([...Deno.readDirSync(dir)], []);
+    // A command that writes creates it.
+    const store = await openLocalStore({ "data-dir": dir });
+    await store.close();
+    const read = await openLocalStore({ "data-dir": dir }, { readOnly: true });
+    await read.close();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
   }
 });

@@ -148,21 +148,21 @@ export function serveTcp(opts: TcpServerOptions): TcpServer {
 }
 
 /**
- * An accept error that only says the client already went away (it reset
- * the connection before we took it: Deno reports ENOTCONN).
- */
-/**
  * Logs accept failures without flooding the log: an accept that keeps
  * failing (out of file descriptors) is retried every 50 ms, and logging
- * each one wrote 20 lines a second. The first failure is logged, then a
- * count at most once a minute, and the recovery.
+ * each one wrote 20 lines a second; accepts that fail and work in turn (a
+ * descriptor freed now and then) wrote as many "failed" and "works again"
+ * lines. At most one line per interval: the first failure at once, then
+ * the failures counted since the last line, and the recovery.
  */
 export class FailureLog {
   #logger: Logger;
   #intervalMs: number;
-  #failing = 0;
-  #lastLogged = 0;
-  #unlogged = 0;
+  /** Failures since the last line. */
+  #failures = 0;
+  /** The last line said accepts fail. */
+  #failing = false;
+  #lastLogged = -Infinity;
 
   constructor(logger: Logger, intervalMs = 60_000) {
     this.#logger = logger;
@@ -170,30 +170,33 @@ export class FailureLog {
   }
 
   failed(error: unknown, now = Date.now()): void {
-    this.#failing++;
-    if (this.#failing > 1 && now - this.#lastLogged < this.#intervalMs) {
-      this.#unlogged++;
-      return;
-    }
-    this.#logger.warn(
-      this.#failing === 1 ? "tcp accept failed" : "tcp accept still failing",
-      {
-        error,
-        ...(this.#unlogged > 0 && { failuresNotLogged: this.#unlogged }),
-      },
-    );
+    this.#failures++;
+    if (now - this.#lastLogged < this.#intervalMs) return;
+    this.#logger.warn("tcp accept failed", {
+      error,
+      ...(this.#failures > 1 && { failures: this.#failures }),
+    });
     this.#lastLogged = now;
-    this.#unlogged = 0;
+    this.#failures = 0;
+    this.#failing = true;
   }
 
-  succeeded(): void {
-    if (this.#failing === 0) return;
-    this.#logger.info("tcp accept works again", { failures: this.#failing });
-    this.#failing = 0;
-    this.#unlogged = 0;
+  succeeded(now = Date.now()): void {
+    if (!this.#failing && this.#failures === 0) return;
+    if (now - this.#lastLogged < this.#intervalMs) return;
+    this.#logger.info("tcp accept works again", {
+      ...(this.#failures > 0 && { failuresNotLogged: this.#failures }),
+    });
+    this.#lastLogged = now;
+    this.#failures = 0;
+    this.#failing = false;
   }
 }
 
+/**
+ * An accept error that only says the client already went away (it reset
+ * the connection before we took it: Deno reports ENOTCONN).
+ */
 export function peerLeft(err: unknown): boolean {
   return err instanceof Deno.errors.NotConnected ||
     err instanceof Deno.errors.ConnectionReset ||

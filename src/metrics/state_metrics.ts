@@ -128,8 +128,11 @@ export function createStateMetrics(registry: Registry) {
     collect() {
       const current = snapshot();
       if (current === undefined) return;
-      this.set({ type: "primary" }, current.zones.length);
-      this.set({ type: "forward" }, current.forwardZones.length);
+      // Two objects may claim one zone name; the listeners answer one.
+      const names = (zones: { name: string }[]) =>
+        new Set(zones.map((zone) => zone.name)).size;
+      this.set({ type: "primary" }, names(current.zones));
+      this.set({ type: "forward" }, names(current.forwardZones));
     },
   });
   new client.Gauge({

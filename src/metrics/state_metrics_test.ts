@@ -61,9 +61,12 @@ Deno.test("snapshot metrics are absent before the first snapshot, then read it",
   assert.equal(sample(before, "kudurru_zones", { type: "primary" }), undefined);
   const posted: Snapshot = {
     ...snapshotOf(
-      [zoneFromText("a.test.", [
-        "a.test. 60 IN SOA ns.a.test. h.a.test. 1 3600 900 1209600 30",
-      ])],
+      // Two objects claiming a.test.: one zone served.
+      [1, 2].map(() =>
+        zoneFromText("a.test.", [
+          "a.test. 60 IN SOA ns.a.test. h.a.test. 1 3600 900 1209600 30",
+        ])
+      ),
       [{ name: "f.test.", objectName: "f", upstreamGroup: "g" }],
       7,
     ),

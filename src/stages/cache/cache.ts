@@ -170,7 +170,8 @@ export function createCacheStage(opts: CacheStageOptions = {}): CacheStage {
     }
     const outcome = { res, entry };
     if (isFailure(res)) failures.failed(key, outcome, now());
-    else failures.answered(key);
+    // Only an answer ends a failure: an overloaded listener's drop is none.
+    else if (res.status === "forwarded") failures.answered(key);
     return outcome;
   }
 
@@ -334,7 +335,9 @@ export function createCacheStage(opts: CacheStageOptions = {}): CacheStage {
       const failed = failures.get(key, now());
       if (failed !== undefined) {
         stats.failureHits++;
-        return { ...waiterResponse(failed, req), stage: "cache" };
+        // Not a trip upstream: per-upstream counts must not see it.
+        const { upstream: _, ...res } = waiterResponse(failed, req);
+        return { ...res, stage: "cache" };
       }
     }
     if (pending !== undefined) {

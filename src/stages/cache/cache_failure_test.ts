@@ -73,10 +73,12 @@ Deno.test("cache remembers a question that keeps failing longer, up to 30 s, and
   await query(20);
   assert.equal(upstream.calls, calls, "still within the 30 s cap");
   clock.advance(0.1);
-  upstream.script = good;
+  // An answer with a short TTL (kept minTTL, 5 s) ends the failures.
+  upstream.script = (req) =>
+    forwarded(req, { answer: ["www.example.org. 1 IN A 192.0.2.1"] });
   assert.equal((await query(21)).status, "forwarded");
-  // Answered: a new failure starts at 1 s again.
-  clock.advance(301);
+  // Failing again soon after starts at 1 s, not where it left off (30 s).
+  clock.advance(6);
   upstream.script = failing;
   await query(22);
   clock.advance(1);
@@ -124,4 +126,35 @@ Deno.test("failure cache keeps at most MAX_FAILURES questions", () => {
   assert.equal(failures.size, MAX_FAILURES);
   assert.equal(failures.get("q0", 1), undefined);
   assert.ok(failures.get(`q${MAX_FAILURES}`, 1));
+});
+
+Deno.test("a remembered failure is no trip upstream: it names no upstream", async () => {
+  const { upstream, query } = setup();
+  upstream.script = (req) => ({ ...failing(req), upstream: "default/a" });
+  const first = await query(1);
+  const again = await query(2);
+  assert.equal(first.upstream, "default/a");
+  assert.equal(again.stage, "cache");
+  assert.equal(again.upstream, undefined);
+});
+
+Deno.test("an overloaded listener's drop does not end a question's failures", async () => {
+  const { clock, upstream, query } = setup();
+  await query(1); // 1 s
+  clock.advance(1);
+  await query(2); // failed again: 2 s
+  clock.advance(2);
+  // The upstream stage drops an overloaded query without asking.
+  upstream.script = () => ({
+    drop: true,
+    status: "overloaded",
+    stage: "upstream",
+  });
+  await query(3);
+  upstream.script = failing;
+  await query(4); // failed again: 4 s, not 1 s
+  clock.advance(1.5);
+  const calls = upstream.calls;
+  await query(5);
+  assert.equal(upstream.calls, calls);
 });
