@@ -40,12 +40,12 @@ import { startOpsServer } from "../health/ops_server.ts";
 import { createDnsMetrics } from "../metrics/dns_metrics.ts";
 import { startMetricsServer } from "../metrics/metrics_server.ts";
 import { parseListenAddress } from "../listeners/listen_address.ts";
+import { openQueryLog, warnIfQueryLogPublic } from "./serve_querylog.ts";
 import {
-  createQueryLogWriter,
-  isDamagedDatabaseError,
-  moveAsideDamaged,
-  QUERYLOG_DB_FILE,
-} from "../querylog/mod.ts";
+  ignoreHangup,
+  nextShutdownSignal,
+  onShutdownSignals,
+} from "./serve_signals.ts";
 import { machineFacts } from "./machine.ts";
 import { VERSION } from "../version.ts";
 
@@ -299,68 +299,6 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   }
 }
 
-/**
- * Warns when others may read the query history: querylog.db readable by
- * everyone in a data directory everyone may enter (one made before kudurru
- * created its directories 0750 and its databases 0640, or by hand). Never
- * changes a mode the user chose.
- */
-function warnIfQueryLogPublic(dataDir: string, logger: Logger): void {
-  try {
-    const dirMode = Deno.statSync(dataDir).mode ?? 0;
-    const path = join(dataDir, QUERYLOG_DB_FILE);
-    const fileMode = Deno.statSync(path).mode ?? 0;
-    if ((dirMode & 0o001) && (fileMode & 0o004)) {
-      logger.warn(
-        "Every user of this machine may read the query log (who asked for what); chmod o-rwx the data directory to keep it private",
-        { path, mode: `0${(fileMode & 0o777).toString(8)}`, dataDir },
-      );
-    }
-  } catch {
-    // no query log yet: it is created 0640
-  }
-}
-
-/**
- * The query-log writer, or none when querylog.db cannot be opened (a newer
- * schema, a corrupt file): DNS must not stop over its log. Logged loudly.
- */
-function openQueryLog(config: Config, logger: Logger) {
-  const path = join(config.node.dataDir, QUERYLOG_DB_FILE);
-  const open = () =>
-    createQueryLogWriter({
-      path,
-      node: config.node.name,
-      settings: config.querylog,
-      logger,
-    });
-  try {
-    try {
-      return open();
-    } catch (err) {
-      if (!isDamagedDatabaseError(err)) throw err;
-      // A damaged file must not silence the log for good: keep it aside
-      // for a look later and start a new one.
-      const aside = moveAsideDamaged(path);
-      logger.error(
-        "The query log was damaged; moved it aside and started a new one",
-        {
-          path,
-          movedTo: aside,
-          error: err,
-        },
-      );
-      return open();
-    }
-  } catch (err) {
-    logger.error("Cannot open the query log; serving without it", {
-      path,
-      error: err,
-    });
-    return undefined;
-  }
-}
-
 /** Longer than the listeners' 10 s drain, so a clean stop always fits. */
 const SHUTDOWN_DEADLINE_MS = 20_000;
 
@@ -472,56 +410,3 @@ export const serveCommand: Command = {
     return 0;
   },
 };
-
-/**
- * SIGHUP would end the process (Deno's default), losing the query log's
- * last events and the cache dump. There is nothing to reload: objects.d is
- * watched, and kudurru.yaml is read at start. Logged and ignored until
- * disposed.
- */
-function ignoreHangup(logger: Logger): Disposable {
-  const onHangup = () =>
-    logger.info(
-      "SIGHUP ignored: objects.d is watched; a changed kudurru.yaml needs a restart",
-    );
-  Deno.addSignalListener("SIGHUP", onHangup);
-  return {
-    [Symbol.dispose]: () => Deno.removeSignalListener("SIGHUP", onHangup),
-  };
-}
-
-/** Calls `handle` on every SIGTERM and SIGINT until disposed. */
-function onShutdownSignals(handle: (signal: Deno.Signal) => void): Disposable {
-  const signals: Deno.Signal[] = ["SIGTERM", "SIGINT"];
-  const listeners = signals.map((signal) => {
-    const onSignal = () => handle(signal);
-    Deno.addSignalListener(signal, onSignal);
-    return [signal, onSignal] as const;
-  });
-  return {
-    [Symbol.dispose]: () => {
-      for (const [s, l] of listeners) Deno.removeSignalListener(s, l);
-    },
-  };
-}
-
-/** The next SIGTERM or SIGINT; `cancel()` stops listening without one. */
-function nextShutdownSignal(): {
-  promise: Promise<Deno.Signal>;
-  cancel(): void;
-} {
-  const signals: Deno.Signal[] = ["SIGTERM", "SIGINT"];
-  const { promise, resolve } = Promise.withResolvers<Deno.Signal>();
-  const listeners = signals.map((signal) => {
-    const onSignal = () => {
-      cancel();
-      resolve(signal);
-    };
-    Deno.addSignalListener(signal, onSignal);
-    return [signal, onSignal] as const;
-  });
-  const cancel = () => {
-    for (const [s, l] of listeners) Deno.removeSignalListener(s, l);
-  };
-  return { promise, cancel };
-}

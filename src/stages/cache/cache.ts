@@ -34,6 +34,7 @@ import {
 } from "./entry_answer.ts";
 import { type Outcome, waiterResponse } from "./waiter_response.ts";
 import { FailureCache } from "./failure_cache.ts";
+import { FlushLog } from "./flush_log.ts";
 
 export interface CacheStageOptions {
   /** Milliseconds since the epoch; tests pass a fake clock. @default Date.now */
@@ -519,38 +520,3 @@ function isFailure(res: Response): boolean {
 }
 
 function noop(): void {}
-
-/** Most flushed names remembered (flushes are rare operator actions). */
-const MAX_FLUSHED_NAMES = 1000;
-
-/** When the cache was last flushed, whole and per name (shares stored earlier are stale). */
-class FlushLog {
-  #all = -Infinity;
-  readonly #names = new Map<string, number>();
-
-  note(name: string | undefined, at: number): void {
-    if (name === undefined) {
-      this.#all = at;
-      this.#names.clear();
-      return;
-    }
-    // As AnswerCache.flush and SerializedEntry.name spell names.
-    let key = name.toLowerCase();
-    if (!key.endsWith(".")) key += ".";
-    this.#names.delete(key);
-    this.#names.set(key, at);
-    if (this.#names.size > MAX_FLUSHED_NAMES) {
-      this.#names.delete(this.#names.keys().next().value!);
-    }
-  }
-
-  /** True when `entry` was stored before a flush that covers it. */
-  covers(entry: unknown): boolean {
-    if (typeof entry !== "object" || entry === null) return false;
-    const { storedAt, name } = entry as { storedAt?: unknown; name?: unknown };
-    if (typeof storedAt !== "number") return false;
-    if (storedAt <= this.#all) return true;
-    const at = typeof name === "string" ? this.#names.get(name) : undefined;
-    return at !== undefined && storedAt <= at;
-  }
-}
