@@ -1,10 +1,13 @@
 /**
- * What tests that run `kudurru serve` as a process share: the serve task's
- * flags (so they break when the README command would) and a reader of its
- * log.
+ * What tests that run kudurru as a process share: the serve task's flags
+ * (so they break when the README command would), a CLI runner and a reader
+ * of a server's log.
  */
 import assert from "node:assert/strict";
+import { join } from "node:path";
 import denoJson from "../deno.json" with { type: "json" };
+
+const MAIN = join(import.meta.dirname!, "..", "main.ts");
 
 /** The flags of the serve task: its permissions, never -A. */
 export function serveTaskFlags(): string[] {
@@ -45,4 +48,24 @@ export class LogReader {
   done(): Promise<void> {
     return this.#reading;
   }
+}
+
+/** A kudurru command run in `cwd` with the serve task's flags (or `flags`). */
+export async function runKudurru(
+  cwd: string,
+  args: string[],
+  flags: string[] = serveTaskFlags(),
+) {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", ...flags, MAIN, ...args],
+    cwd,
+    env: { NO_COLOR: "1" },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  return {
+    code: out.code,
+    stdout: new TextDecoder().decode(out.stdout),
+    stderr: new TextDecoder().decode(out.stderr),
+  };
 }

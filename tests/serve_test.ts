@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { freePort } from "./interop/free_port.ts";
 import { query } from "./interop/dns_client.ts";
-import { LogReader, serveTaskFlags } from "./serve_process.ts";
+import { LogReader, runKudurru, serveTaskFlags } from "./serve_process.ts";
 import {
   loadCacheDump,
   LOCAL_DB_FILE,
@@ -19,20 +19,7 @@ import type { SerializedEntry } from "../src/stages/cache/cache_dump.ts";
 const ROOT = join(import.meta.dirname!, "..");
 const MAIN = join(ROOT, "main.ts");
 
-async function kudurru(cwd: string, ...args: string[]) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", ...serveTaskFlags(), MAIN, ...args],
-    cwd,
-    env: { NO_COLOR: "1" },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  return {
-    code: out.code,
-    stdout: new TextDecoder().decode(out.stdout),
-    stderr: new TextDecoder().decode(out.stderr),
-  };
-}
+const kudurru = (cwd: string, ...args: string[]) => runKudurru(cwd, args);
 
 /**
  * Only where data and objects live and the ports differ from the embedded

@@ -11,7 +11,11 @@ import { DatabaseSync } from "node:sqlite";
 import { openSqliteStore } from "../store/sqlite/sqlite_store.ts";
 import { freePort } from "../../tests/interop/free_port.ts";
 import { query } from "../../tests/interop/dns_client.ts";
-import { LogReader, serveTaskFlags } from "../../tests/serve_process.ts";
+import {
+  LogReader,
+  runKudurru,
+  serveTaskFlags,
+} from "../../tests/serve_process.ts";
 
 const MAIN = join(import.meta.dirname!, "..", "..", "main.ts");
 
@@ -68,24 +72,7 @@ function spawnServer(cwd: string, env: Record<string, string> = {}) {
 }
 
 /** A kudurru CLI command in `cwd`, with the serve task's flags or `flags`. */
-async function kudurru(
-  cwd: string,
-  args: string[],
-  flags: string[] = serveTaskFlags(),
-) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", ...flags, MAIN, ...args],
-    cwd,
-    env: { NO_COLOR: "1" },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  return {
-    code: out.code,
-    stdout: new TextDecoder().decode(out.stdout),
-    stderr: new TextDecoder().decode(out.stderr),
-  };
-}
+const kudurru = runKudurru;
 
 /** A directory with kudurru.yaml (data in ./data) and `extra` appended. */
 async function serverDir(upstream: number, extra = ""): Promise<string> {
