@@ -22,6 +22,7 @@ export {
   type AnswerSections,
   type AnswerSource,
   drop,
+  overloaded,
   replyTo,
   type Response,
 } from "./response.ts";

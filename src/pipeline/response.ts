@@ -3,7 +3,7 @@
  * and why (Status, stage, and for blocks the list and rule), so the query
  * log can explain every answer.
  */
-import type { ResponseSpec } from "../dns/wire/mod.ts";
+import { RCODE, type ResponseSpec } from "../dns/wire/mod.ts";
 import type { RRSet } from "../zone/types.ts";
 import type { Request } from "./request.ts";
 import type { StageName } from "./stage.ts";
@@ -104,4 +104,21 @@ export function answer(
 /** A Response that sends nothing. */
 export function drop(stage: AnswerSource): Response {
   return { drop: true, status: "dropped", stage };
+}
+
+/**
+ * The answer to a query an overloaded listener will not wait on
+ * (`ClientInfo.overloaded`), kept out of the query log. Over UDP nothing:
+ * the client asks again after its timeout. Over TCP SERVFAIL at once: a
+ * client does not ask again on the connection, and would wait out its
+ * whole timeout for an answer that never comes.
+ */
+export function overloaded(req: Request, stage: AnswerSource): Response {
+  if (req.client.transport === "udp") {
+    return { drop: true, status: "overloaded", stage, unlogged: true };
+  }
+  return {
+    ...answer(req, stage, "overloaded", RCODE.SERVFAIL),
+    unlogged: true,
+  };
 }

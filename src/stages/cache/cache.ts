@@ -5,6 +5,7 @@
  */
 import {
   type Next,
+  overloaded,
   type Request,
   type Response,
   type Stage,
@@ -110,7 +111,8 @@ export const MAX_SHARED_OCTETS = 16 * 1024;
  * Most askers that wait on one question in flight, besides the first:
  * each keeps its query (a UDP receive buffer) until the upstream answers or
  * times out. Past this, an asker is answered stale when it can be, else
- * turned away (turnAway()), and a stub resolver waits seconds to ask
+ * turned away (overloaded(): nothing over UDP, SERVFAIL over TCP), and a
+ * stub resolver waits seconds to ask
  * again: so the bound is high (a popular name after a flush gathers many
  * askers in one upstream round trip). Over UDP the listener's own bound of
  * awaited answers (udpMaxInFlight) is lower still.
@@ -348,7 +350,7 @@ export function createCacheStage(opts: CacheStageOptions = {}): CacheStage {
         const res = stale === undefined
           ? undefined
           : staleResponse(stale, req, policy);
-        return res ?? turnAway();
+        return res ?? overloaded(req, "cache");
       }
       pending.waiters++;
       stats.coalesced++;
@@ -496,16 +498,6 @@ function isServableStale(
 interface InFlight {
   outcome: Promise<Outcome>;
   waiters: number;
-}
-
-/**
- * The answer to an asker that may not wait and has no stale answer: the
- * overloaded path's (the upstream stage's for an overloaded listener, over
- * UDP and TCP alike): nothing sent, status `overloaded`, not logged. The
- * client asks again, by when the answer may be cached.
- */
-function turnAway(): Response {
-  return { drop: true, status: "overloaded", stage: "cache", unlogged: true };
 }
 
 /** Only upstream answers enter the cache (local, authoritative, blocked: never). */

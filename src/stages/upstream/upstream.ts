@@ -16,6 +16,7 @@ import type { Logger } from "../../log/logger.ts";
 import {
   answer,
   OUR_UDP_PAYLOAD_SIZE,
+  overloaded,
   replyTo,
   type Request,
   type Response,
@@ -106,17 +107,10 @@ export function createUpstreamStage(opts: UpstreamStageOptions): UpstreamStage {
       // are not ours, and the cache skipped it (no cache snooping). Unbound
       // refuses these too.
       if (question.class !== CLASS.IN || !req.query.rd) return refused(req);
-      // The listener waits on as many queries as it keeps: drop this one
-      // rather than wait (the client retries), so what needs no wait (the
-      // cache, the zones) is still answered.
-      if (req.client.overloaded) {
-        return {
-          drop: true,
-          status: "overloaded",
-          stage: "upstream",
-          unlogged: true,
-        };
-      }
+      // The listener waits on as many queries as it keeps: do not wait on
+      // this one, so what needs no wait (the cache, the zones) is still
+      // answered.
+      if (req.client.overloaded) return overloaded(req, "upstream");
       const subnet = clientSubnetFor(req, upstreams.ecs);
       if (!subnet.ok) return answer(req, "upstream", "formerr", RCODE.FORMERR);
       const request: UpstreamRequest = {

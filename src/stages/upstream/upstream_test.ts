@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { EDNS_OPTION, extendedError } from "../../dns/wire/mod.ts";
+import { EDNS_OPTION, extendedError, RCODE } from "../../dns/wire/mod.ts";
 import { memoryLogger } from "../../log/logger.ts";
 import type { Request, Response } from "../../pipeline/mod.ts";
 import { decodeAnswer, decodeResponse } from "../../pipeline/testing/mod.ts";
@@ -525,7 +525,7 @@ Deno.test("upstream passes a failing upstream's Extended DNS Errors on after its
   ]);
 });
 
-Deno.test("upstream drops a query from an overloaded listener without asking anyone", async () => {
+Deno.test("upstream asks no one for a query from an overloaded listener: nothing over UDP, SERVFAIL over TCP", async () => {
   const { resolver, stage } = stageWith(answered(wwwAnswer));
   const plain = requestFrom("www.example.org. A", { snapshot });
   const req = {
@@ -538,6 +538,18 @@ Deno.test("upstream drops a query from an overloaded listener without asking any
   assert.equal(res.drop, true);
   assert.equal(res.status, "overloaded");
   assert.equal(res.unlogged, true);
+  assert.equal(resolver.calls.length, 0);
+  // Over TCP SERVFAIL at once: the client would not ask again on its
+  // connection, and would wait out its whole timeout.
+  const tcp = await stage.serve({
+    ...req,
+    client: { ...req.client, transport: "tcp" },
+  }, () => {
+    throw new Error("the upstream stage never calls next");
+  });
+  assert.equal(tcp.status, "overloaded");
+  assert.equal(tcp.message?.rcode, RCODE.SERVFAIL);
+  assert.equal(tcp.unlogged, true);
   assert.equal(resolver.calls.length, 0);
 });
 
