@@ -3,10 +3,19 @@
  * so lists of millions of rules never stall the main thread. A Worker runs
  * one job at a time; a job can be abandoned (its Worker is terminated at
  * once, whatever it is doing), and a Worker that crashes is never used
- * again. Idle Workers are kept for the next job, up to `keepIdle`.
+ * again. A job with no reply within `jobTimeoutMs` counts as a crash (its
+ * Worker is terminated): a compile that hangs would otherwise hold its
+ * lane, and with `initStrategy: blocking` the first snapshot, for ever.
+ * Idle Workers are kept for the next job, up to `keepIdle`.
  */
 
 const WORKER_URL = new URL("./compile_worker.ts", import.meta.url);
+
+/**
+ * Longest a job may run. 3.26 million rules (a 64 MiB list) compile in
+ * ~11 s on a 2-core VM: ten minutes is room for a slow machine, not a hang.
+ */
+export const JOB_TIMEOUT_MS = 10 * 60_000;
 
 /** How one run ended: the Worker's reply, or why there is none. */
 export interface RunCallbacks<R> {
@@ -22,14 +31,19 @@ export interface Run {
 
 export class CompileWorkers {
   #idle: Worker[] = [];
-  #busy = new Set<Worker>();
+  /** Busy Workers, with the timer that ends a job that hangs. */
+  #busy = new Map<Worker, ReturnType<typeof setTimeout>>();
   #closed = false;
   readonly #url: URL;
   readonly #keepIdle: number;
+  readonly #jobTimeoutMs: number;
 
-  constructor(opts: { url?: URL; keepIdle?: number } = {}) {
+  constructor(
+    opts: { url?: URL; keepIdle?: number; jobTimeoutMs?: number } = {},
+  ) {
     this.#url = opts.url ?? WORKER_URL;
     this.#keepIdle = opts.keepIdle ?? 1;
+    this.#jobTimeoutMs = opts.jobTimeoutMs ?? JOB_TIMEOUT_MS;
   }
 
   /** Jobs running now. */
@@ -42,10 +56,19 @@ export class CompileWorkers {
     if (this.#closed) throw new Error("the compile workers are closed");
     const worker = this.#idle.pop() ??
       new Worker(this.#url, { type: "module" });
-    this.#busy.add(worker);
     let done = false;
+    const timer = setTimeout(() => {
+      if (done) return;
+      finish(false);
+      const ms = this.#jobTimeoutMs;
+      callbacks.onCrash(
+        `no answer within ${ms < 10_000 ? `${ms} ms` : `${ms / 1000} s`}`,
+      );
+    }, this.#jobTimeoutMs);
+    this.#busy.set(worker, timer);
     const finish = (keep: boolean) => {
       done = true;
+      clearTimeout(timer);
       worker.onmessage = null;
       worker.onerror = null;
       this.#busy.delete(worker);
@@ -78,7 +101,10 @@ export class CompileWorkers {
   /** Terminates every Worker; jobs in flight are dropped without a callback. */
   close(): void {
     this.#closed = true;
-    for (const worker of [...this.#idle, ...this.#busy]) worker.terminate();
+    for (const timer of this.#busy.values()) clearTimeout(timer);
+    for (const worker of [...this.#idle, ...this.#busy.keys()]) {
+      worker.terminate();
+    }
     this.#idle = [];
     this.#busy.clear();
   }
