@@ -21,7 +21,7 @@
  * milliseconds; for the first snapshot, when starting a worker would cost
  * more than the compile).
  */
-import type { BlockList, ListSource } from "../api/v1alpha1/blocklist.ts";
+import type { BlockList } from "../api/v1alpha1/blocklist.ts";
 import type { Logger } from "../log/logger.ts";
 import type { CompiledListData } from "../blocking/types.ts";
 import {
@@ -31,22 +31,16 @@ import {
   runCompileJob,
 } from "./list_compile_job.ts";
 import { CompileWorkers, type Run } from "./compile_workers.ts";
+import {
+  awaitsDownload,
+  type BodyReader,
+  type Compiled,
+  displayName,
+  lostBody,
+  readListInputs,
+} from "./list_compile_inputs.ts";
 
-/** A source body as found in the spec or the lists directory. */
-export interface SourceBody {
-  /** For log lines: the URL or "inline". */
-  label: string;
-  /** Changes whenever the body does (a digest, or mtime and size). */
-  version: string;
-  /** The text itself (inline sources) or the file holding it. */
-  text?: string;
-  path?: string;
-  /** Bytes of the file, when known. */
-  size?: number;
-}
-
-/** Where the bodies of a list's sources come from. */
-export type BodyReader = (source: ListSource) => SourceBody | undefined;
+export type { BodyReader, SourceBody } from "./list_compile_inputs.ts";
 
 /** What a list serves now, and what is under way for it. */
 export interface ListState {
@@ -81,18 +75,6 @@ export interface ListCompileCacheOptions {
   parallel?: number;
 }
 
-interface Compiled {
-  /** The spec version and body versions this was last checked against. */
-  inputKey: string;
-  /** The same, one per input ("-" for a body that was missing). */
-  versions: string[];
-  /** The URLs of the sources compiled in (downloads to wait for are new ones). */
-  urls: ReadonlySet<string>;
-  data: CompiledListData;
-  /** When a changed spec started waiting for a new download (see awaitsDownload). */
-  waitingSince?: number;
-}
-
 /** An input of a list that is not compiled yet. */
 interface Want {
   key: string;
@@ -116,15 +98,6 @@ interface Entry {
   /** Why the last compile is kept without compiling (logged when it starts). */
   holding?: "missing" | "awaiting";
 }
-
-/**
- * Longest a changed list keeps its old rules while a new URL of it is not
- * downloaded: a URL that never works must not freeze the list's other edits.
- */
-const AWAIT_DOWNLOAD_MS = 10 * 60_000;
-
-/** The version of a source whose body is not on disk. */
-const MISSING = "-";
 
 const RETRY_MS = { first: 1_000, max: 5 * 60_000 };
 
@@ -161,29 +134,8 @@ export class ListCompileCache {
   ): ListState {
     let entry = this.#byKey.get(key);
     if (entry === undefined) this.#byKey.set(key, entry = {});
-    const mode = list.spec?.mode ?? "block";
-    const sources = (list.spec?.sources ?? []).filter((s) => s.enabled);
-    const bodies: JobSource[] = [];
-    const versions = [contentVersion];
-    let size = 0;
-    /** URLs of this spec with no body yet. */
-    const undownloaded: string[] = [];
-    for (const source of sources) {
-      const body = readBody(source);
-      versions.push(body?.version ?? MISSING);
-      if (body === undefined) {
-        if (source.url !== undefined) undownloaded.push(source.url);
-        continue;
-      }
-      size += body.text?.length ?? body.size ?? fileSize(body.path);
-      bodies.push({
-        label: body.label,
-        format: source.format,
-        ...(body.text !== undefined && { text: body.text }),
-        ...(body.path !== undefined && { path: body.path }),
-      });
-    }
-    const inputKey = versions.join("|");
+    const { mode, sources, bodies, versions, inputKey, size, undownloaded } =
+      readListInputs(list, contentVersion, readBody);
     const previous = entry.compiled;
     const keep = (holding?: Entry["holding"]): ListState => {
       if (entry.want) this.#abandon(entry.want, "its list changed again");
@@ -206,7 +158,7 @@ export class ListCompileCache {
     }
     if (
       previous !== undefined &&
-      this.#awaitsDownload(previous, versions, mode, undownloaded)
+      awaitsDownload(previous, versions, mode, undownloaded)
     ) {
       // A new URL (changed, or added) is not downloaded yet: compiling now
       // would drop its rules (a list whose only URL changed would block
@@ -303,29 +255,6 @@ export class ListCompileCache {
       }
     }
     return failed;
-  }
-
-  /**
-   * True while a changed spec waits for a new URL's first download: the
-   * spec version moved, the mode did not, and some URL with no body yet was
-   * not among the last compile's. Starts and ends the wait on `previous`.
-   */
-  #awaitsDownload(
-    previous: Compiled,
-    versions: readonly string[],
-    mode: string,
-    undownloaded: readonly string[],
-  ): boolean {
-    const waiting = previous.versions[0] !== versions[0] &&
-      previous.data.mode === mode &&
-      undownloaded.some((url) => !previous.urls.has(url));
-    if (!waiting) {
-      delete previous.waitingSince;
-      return false;
-    }
-    const now = Date.now();
-    previous.waitingSince ??= now;
-    return now - previous.waitingSince < AWAIT_DOWNLOAD_MS;
   }
 
   /** Forgets lists that no longer exist; their compiles are abandoned. */
@@ -491,31 +420,4 @@ export class ListCompileCache {
     this.#waiters.delete(key);
     for (const resolve of waiting ?? []) resolve();
   }
-}
-
-function fileSize(path: string | undefined): number {
-  if (path === undefined) return 0;
-  try {
-    return Deno.statSync(path).size;
-  } catch {
-    return 0;
-  }
-}
-
-/**
- * The name the query log, metrics and blocked answers' EDE text show: the
- * object's name, with its namespace unless that is "default", so two lists
- * named "ads" in two namespaces do not look the same.
- */
-function displayName(key: string, name: string): string {
-  return key.startsWith("default/") ? name : key;
-}
-
-/**
- * True when, with the spec unchanged (the first version), a source whose
- * body was compiled has none now.
- */
-function lostBody(before: readonly string[], now: readonly string[]): boolean {
-  if (before[0] !== now[0] || before.length !== now.length) return false;
-  return now.some((v, i) => v === MISSING && before[i] !== MISSING);
 }
