@@ -11,7 +11,6 @@ import {
   type Stage,
 } from "../../pipeline/mod.ts";
 import type { CacheSettings } from "../../pipeline/settings.ts";
-import { parseSize } from "../../config/size.ts";
 import { AnswerCache } from "./answer_cache.ts";
 import { buildEntry, type CacheEntry } from "./cache_entry.ts";
 import {
@@ -22,11 +21,7 @@ import {
   serializeEntry,
 } from "./cache_dump.ts";
 import { cacheKey, cacheVariant, isCacheableQuery } from "./cache_key.ts";
-import {
-  type CachePolicy,
-  cachePolicyOf,
-  DEFAULT_MAX_BYTES,
-} from "./cache_policy.ts";
+import { type CachePolicy, cachePolicyOf } from "./cache_policy.ts";
 import { type CacheStats, emptyCacheStats } from "./cache_stats.ts";
 import {
   isTruncated,
@@ -36,6 +31,17 @@ import {
 import { type Outcome, waiterResponse } from "./waiter_response.ts";
 import { FailureCache } from "./failure_cache.ts";
 import { FlushLog } from "./flush_log.ts";
+import {
+  answerStaleAtOnce,
+  DEFAULT_MAX_BYTE_COUNT,
+  DEFAULT_MAX_ENTRIES,
+  DEFAULT_STALE_MS,
+  isFailure,
+  isServableStale,
+  isStorable,
+  MAX_SHARED_OCTETS,
+  MAX_WAITERS,
+} from "./cache_rules.ts";
 
 export interface CacheStageOptions {
   /** Milliseconds since the epoch; tests pass a fake clock. @default Date.now */
@@ -92,44 +98,6 @@ export interface CacheStage extends Stage {
    */
   onCutAnswerStored(listener: (entry: SerializedEntry) => void): void;
 }
-
-/** The size bound assumed before any settings were seen (the default `cache.maxEntries`). */
-const DEFAULT_MAX_ENTRIES = 200_000;
-
-/** The byte bound assumed before any settings were seen (the default `cache.maxBytes`). */
-const DEFAULT_MAX_BYTE_COUNT = parseSize(DEFAULT_MAX_BYTES)!;
-
-/**
- * Largest entry (wire octets) handed to the other listener workers: each
- * taker keeps its own copy, and answers this big are rare (the retry over
- * TCP of one then misses in the TCP worker, which asks upstream itself;
- * see README.md).
- */
-export const MAX_SHARED_OCTETS = 16 * 1024;
-
-/**
- * Most askers that wait on one question in flight, besides the first:
- * each keeps its query (a UDP receive buffer) until the upstream answers or
- * times out. Past this, an asker is answered stale when it can be, else
- * turned away (overloaded(): nothing over UDP, SERVFAIL over TCP), and a
- * stub resolver waits seconds to ask
- * again: so the bound is high (a popular name after a flush gathers many
- * askers in one upstream round trip). Over UDP the listener's own bound of
- * awaited answers (udpMaxInFlight) is lower still.
- */
-export const MAX_WAITERS = 1000;
-
-/** The serve-stale window assumed before any settings were seen (the default `serveStale.ttl`). */
-const DEFAULT_STALE_MS = 72 * 3600 * 1000;
-
-const STALE_STATUSES = new Set(["servfail_upstream", "timeout_upstream"]);
-
-/**
- * RFC 8767 §4's failure recheck timer: after a failed refresh, an expired
- * entry is answered stale at once, without asking upstream, for this long
- * (BIND's stale-refresh-time); clients no longer wait maxWait each time.
- */
-const STALE_RECHECK_MS = 30_000;
 
 /** Creates the cache stage; it passes everything on until the snapshot carries cache settings. */
 export function createCacheStage(opts: CacheStageOptions = {}): CacheStage {
@@ -267,18 +235,6 @@ export function createCacheStage(opts: CacheStageOptions = {}): CacheStage {
   }
 
   /**
-   * True when `stale` is answered without asking upstream: a refresh failed
-   * less than STALE_RECHECK_MS ago, or the listener is overloaded (a stale
-   * answer now beats a dropped query).
-   */
-  function answerStaleAtOnce(stale: CacheEntry, req: Request): boolean {
-    if (req.client.overloaded) return true;
-    if (stale.refreshFailedAt === undefined) return false;
-    const since = now() - stale.refreshFailedAt;
-    return since >= 0 && since < STALE_RECHECK_MS;
-  }
-
-  /**
    * Starts the failure recheck timer of `stale` when its refresh failed,
    * and ends it when the upstream answered (even an answer not kept, which
    * leaves `stale` in place).
@@ -326,7 +282,7 @@ export function createCacheStage(opts: CacheStageOptions = {}): CacheStage {
     policy: CachePolicy,
     stale: CacheEntry | undefined,
   ): Response | Promise<Response> {
-    if (stale !== undefined && answerStaleAtOnce(stale, req)) {
+    if (stale !== undefined && answerStaleAtOnce(stale, req, now())) {
       const res = staleResponse(stale, req, policy);
       if (res !== undefined) return res;
     }
@@ -485,30 +441,10 @@ export function createCacheStage(opts: CacheStageOptions = {}): CacheStage {
   };
 }
 
-function isServableStale(
-  entry: CacheEntry,
-  policy: CachePolicy,
-  at: number,
-): boolean {
-  return policy.serveStale && at >= entry.expiresAt &&
-    at < entry.expiresAt + policy.staleTtlMs;
-}
-
 /** A question in flight, and how many askers wait on it besides the first. */
 interface InFlight {
   outcome: Promise<Outcome>;
   waiters: number;
-}
-
-/** Only upstream answers enter the cache (local, authoritative, blocked: never). */
-function isStorable(res: Response): boolean {
-  return res.status === "forwarded" && res.cacheable !== false &&
-    res.wire !== undefined;
-}
-
-/** The upstreams failed: a stale answer is better (RFC 8767 §4). */
-function isFailure(res: Response): boolean {
-  return STALE_STATUSES.has(res.status);
 }
 
 function noop(): void {}

@@ -10,7 +10,8 @@ import type { Request, Response } from "../../pipeline/mod.ts";
 import { decodeAnswer } from "../../pipeline/testing/mod.ts";
 import { memoryLogger } from "../../log/logger.ts";
 import { createStandardQueryHandler } from "../mod.ts";
-import { createCacheStage, MAX_SHARED_OCTETS, MAX_WAITERS } from "./cache.ts";
+import { createCacheStage } from "./cache.ts";
+import { MAX_SHARED_OCTETS, MAX_WAITERS } from "./cache_rules.ts";
 import type { SerializedEntry } from "./cache_dump.ts";
 import {
   ask,
