@@ -51,7 +51,7 @@ const upstreamGroupSchema = z.strictObject({
   timeout: durationSchema({ min: 50, max: 60_000 }).default("2s").meta({
     kind: "duration",
     help:
-      "Time one query may take across the group's servers; then SERVFAIL (or a stale answer)",
+      "Longest a client waits for its answer from the group's servers, then SERVFAIL (or a stale answer); the servers get all but 1/20 of it (at most 100ms), kept for sending the answer",
   }),
 });
 

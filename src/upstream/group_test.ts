@@ -9,6 +9,7 @@ import {
 } from "../dns/wire/mod.ts";
 import { memoryLogger } from "../log/logger.ts";
 import { readAddressRecords } from "./address_records.ts";
+import { attemptBudgetMs } from "./group.ts";
 import { createResolver, type ResolverOptions } from "./resolver.ts";
 import type { StrategyName } from "./strategies.ts";
 import {
@@ -300,11 +301,20 @@ Deno.test("group times out within its timeout", async () => {
       const result = await resolve();
       const elapsed = performance.now() - started;
       assert.equal(!result.ok && result.reason, "timeout");
-      assert.ok(elapsed >= 190 && elapsed < 450, `took ${elapsed} ms`);
+      // A twentieth of the timeout is kept for sending the answer.
+      assert.match(!result.ok ? result.detail : "", /^no answer within 190 ms/);
+      assert.ok(elapsed >= 185 && elapsed < 450, `took ${elapsed} ms`);
       const named = !result.ok && result.server;
       assert.ok(servers.some((s) => urlOf("udp", s) === named), `${named}`);
     },
   );
+});
+
+Deno.test("group's servers get its timeout but the time kept for answering", () => {
+  assert.equal(attemptBudgetMs(2000), 1900); // the default: answered within 2 s
+  assert.equal(attemptBudgetMs(1000), 950);
+  assert.equal(attemptBudgetMs(60_000), 59_900); // at most 100 ms kept
+  assert.equal(attemptBudgetMs(50), 47.5);
 });
 
 Deno.test("group retries a truncated UDP answer over TCP to the same server", async () => {
