@@ -1,11 +1,13 @@
 /**
- * `kudurru cache flush [NAME]`: drops cached answers, all of them or those
- * for one name. With a server running on the data directory it asks that
- * server through the local control socket; without one it removes the
- * entries from the saved cache in local.db, so the next start does not
- * bring them back. "No server" means no socket, or nobody listening on it;
- * a socket this user may not use, or a data directory that is not there,
- * is an error, never a quiet success.
+ * `kudurru cache flush [NAME [--subtree]]`: drops cached answers, all of
+ * them, those for one name, or with `--subtree` those for a name and every
+ * name below it (Unbound's `flush_zone`, BIND's `rndc flushtree`; the root
+ * `.` with `--subtree` is everything, as in both). With a server running on
+ * the data directory it asks that server through the local control socket;
+ * without one it removes the entries from the saved cache in local.db, so
+ * the next start does not bring them back. "No server" means no socket,
+ * or nobody listening on it; a socket this user may not use, or a data
+ * directory that is not there, is an error, never a quiet success.
  */
 import { join } from "node:path";
 import { type Command, parseFlags, UsageError } from "./command.ts";
@@ -25,14 +27,18 @@ import { closestMatch } from "../config/closest_match.ts";
 
 const SUBCOMMANDS = ["flush"];
 
+const CACHE_FLAGS = { ...STORE_FLAGS, subtree: { type: "boolean" } } as const;
+
 export const cacheCommand: Command = {
   name: "cache",
   summary: "Flush cached answers",
-  usage: "  kudurru cache flush [NAME] [--data-dir DIR] [--config FILE]\n" +
+  usage:
+    "  kudurru cache flush [NAME [--subtree]] [--data-dir DIR] [--config FILE]\n" +
     "  Without NAME every cached answer goes; with NAME, those for that exact name (every type).\n" +
+    "  --subtree: NAME and every name below it (example.com: www.example.com too, not notexample.com); . --subtree is everything.\n" +
     "  A running server on the data directory flushes at once; otherwise the saved cache in local.db is cleaned.",
   async run(args, io) {
-    const { values, positionals } = parseFlags("cache", args, STORE_FLAGS, 2);
+    const { values, positionals } = parseFlags("cache", args, CACHE_FLAGS, 2);
     const [sub, name] = positionals;
     if (sub !== "flush") {
       const hint = sub ? closestMatch(sub, SUBCOMMANDS) : undefined;
@@ -44,7 +50,15 @@ export const cacheCommand: Command = {
           : "kudurru cache: name a subcommand: flush",
       );
     }
-    const problem = name === undefined ? undefined : flushNameProblem(name);
+    const subtree = values.subtree === true;
+    if (subtree && name === undefined) {
+      throw new UsageError(
+        "kudurru cache flush: --subtree needs a NAME, the top of the subtree (such as example.com); to flush every cached answer, leave out both",
+      );
+    }
+    const problem = name === undefined
+      ? undefined
+      : flushNameProblem(name, subtree);
     if (problem !== undefined) {
       throw new UsageError(`kudurru cache flush: ${problem}`);
     }
@@ -53,18 +67,18 @@ export const cacheCommand: Command = {
       io.stderr(`kudurru cache flush: ${missingDataDirMessage(dataDir)}\n`);
       return 1;
     }
-    /** "3 cached answers for x.example", "1 saved cached answer". */
+    /** "3 cached answers for x.example and below", "1 saved cached answer". */
     const what = (n: number, saved = "") =>
       `${n} ${saved}cached answer${n === 1 ? "" : "s"}${
-        name === undefined ? "" : ` for ${name}`
+        name === undefined ? "" : ` for ${name}${subtree ? " and below" : ""}`
       }`;
     const path = join(dataDir, LOCAL_DB_FILE);
     try {
-      const removed = await requestCacheFlush(dataDir, name);
+      const removed = await requestCacheFlush(dataDir, name, { subtree });
       // The dump the server started from goes too: should the server stop
       // before it empties it, the flushed answers must not come back.
       try {
-        flushCacheDump(path, name);
+        flushCacheDump(path, name, { subtree });
       } catch {
         // the running server's flush is what counts; the dump is a bonus
       }
@@ -80,7 +94,7 @@ export const cacheCommand: Command = {
     }
     let removed: number;
     try {
-      removed = flushCacheDump(path, name);
+      removed = flushCacheDump(path, name, { subtree });
     } catch (err) {
       const why = err instanceof Error ? err.message : String(err);
       io.stderr(

@@ -6,12 +6,16 @@ import { cacheCommand } from "./cache.ts";
 import { bufferIO, UsageError } from "./command.ts";
 import {
   askRunningServer,
-  classifyConnectError,
   CONTROL_SOCKET_FILE,
-  ControlSocketDeniedError,
   startControlSocket,
 } from "./control_socket.ts";
 import { loadCacheDump, LOCAL_DB_FILE, saveCacheDump } from "./local_db.ts";
+import { startDnsListeners } from "../listeners/listeners.ts";
+import { buildQuery, udpExchange } from "../listeners/testdata/dns_client.ts";
+import {
+  cacheSettings,
+  snapshotWithCache,
+} from "../stages/cache/testdata/answers.ts";
 
 function entry(key: string, name: string): SerializedEntry {
   return {
@@ -34,6 +38,12 @@ function entry(key: string, name: string): SerializedEntry {
  * the tests of one file run one after another.
  */
 const SOCKET_TEST_DIR = "/tmp/kudurru-control-test";
+
+/** A worker whose pipeline is the real cache stage (src/listeners/testdata). */
+const CACHE_WORKER = new URL(
+  "../listeners/testdata/cache_worker_entry.ts",
+  import.meta.url,
+);
 
 async function socketDir() {
   await Deno.remove(SOCKET_TEST_DIR, { recursive: true }).catch(() => {});
@@ -190,6 +200,132 @@ Deno.test("the control socket refuses bad requests with a reason", async () => {
   }
 });
 
+Deno.test("the control socket checks a flush's subtree field", async () => {
+  await using tmp = await socketDir();
+  const asked: unknown[] = [];
+  const control = await startControlSocket(tmp.dir, {
+    flushCache: (name, opts) => {
+      asked.push([name, opts?.subtree]);
+      return Promise.resolve(1);
+    },
+  }, memoryLogger());
+  assert.ok(control);
+  const client = Deno.createHttpClient({
+    proxy: { transport: "unix", path: control.path },
+  });
+  try {
+    const cases: [string, number, RegExp | number][] = [
+      ['{"name":"a.example","subtree":"yes"}', 400, /must be true or false/],
+      ['{"subtree":true}', 400, /"subtree" needs a "name"/],
+      ['{"name":"a.example","subtree":true,"zone":1}', 400, /field "zone"/],
+      ['{"name":".","subtree":false}', 400, /"\." names the root/],
+      ['{"name":"A.example","subtree":true}', 200, 1],
+      ['{"name":".","subtree":true}', 200, 1],
+      ['{"subtree":false}', 200, 1],
+    ];
+    for (const [body, status, answer] of cases) {
+      const res = await fetch("http://localhost/v1/cache/flush", {
+        method: "POST",
+        client,
+        body,
+      });
+      assert.equal(res.status, status, body);
+      const { error, removed } = await res.json();
+      if (typeof answer === "number") assert.equal(removed, answer, body);
+      else assert.match(error, answer, body);
+    }
+    assert.deepEqual(asked, [
+      ["A.example", true],
+      [".", true],
+      [undefined, false],
+    ]);
+  } finally {
+    client.close();
+    await control.stop();
+  }
+});
+
+Deno.test("cache flush NAME --subtree drops the name and those below it in a running server's workers", async () => {
+  await using tmp = await socketDir();
+  const listeners = await startDnsListeners({
+    listeners: [{ address: "127.0.0.1:0", protocols: ["udp"] }],
+    nodeName: "test",
+    version: "0.0.0-test",
+    logger: memoryLogger(),
+    workerUrl: CACHE_WORKER,
+  });
+  const control = await startControlSocket(tmp.dir, {
+    flushCache: (name, opts) => listeners.flushCache(name, opts),
+  }, memoryLogger());
+  try {
+    assert.ok(control);
+    listeners.setSnapshot(snapshotWithCache(cacheSettings()));
+    // Taken in order: once this flush is answered, so is the snapshot.
+    await listeners.flushCache("barrier.invalid.");
+    const [addr] = listeners.addresses();
+    const below = ["example.com.", "www.example.com.", "a.b.example.com."];
+    const beside = ["notexample.com.", "com."];
+    for (const name of [...below, ...beside]) {
+      await udpExchange("127.0.0.1", addr!.port, buildQuery(1, name, "TXT"));
+    }
+    const dumpPath = join(tmp.dir, LOCAL_DB_FILE);
+    saveCacheDump(dumpPath, [
+      entry("a", "www.example.com."),
+      entry("b", "notexample.com."),
+    ]);
+    const out = bufferIO();
+    assert.equal(
+      await cacheCommand.run(
+        ["flush", "example.com", "--subtree", "--data-dir", tmp.dir],
+        out.io,
+      ),
+      0,
+      out.stderr(),
+    );
+    assert.equal(
+      out.stdout(),
+      "Flushed 3 cached answers for example.com and below from the running server.\n",
+    );
+    // Still cached: a flush of each name beside it drops one answer.
+    for (const name of beside) {
+      assert.equal(await listeners.flushCache(name), 1, name);
+    }
+    assert.deepEqual(
+      loadCacheDump(dumpPath, { logger: memoryLogger() }).map((e) => e.name),
+      ["notexample.com."],
+    );
+  } finally {
+    await control?.stop();
+    await listeners.stop();
+  }
+});
+
+Deno.test("cache flush --subtree needs a NAME; the root with it is everything", async () => {
+  await using tmp = await tempDir();
+  const run = (...args: string[]) =>
+    cacheCommand.run(["flush", ...args, "--data-dir", tmp.dir], bufferIO().io);
+  await assert.rejects(
+    run("--subtree"),
+    (err: unknown) =>
+      err instanceof UsageError &&
+      /--subtree needs a NAME, the top of the subtree/.test(err.message),
+  );
+  await assert.rejects(run("."), /"\." names the root; to flush everything/);
+  saveCacheDump(join(tmp.dir, LOCAL_DB_FILE), [
+    entry("a", "ads.example."),
+    entry("b", "www.example."),
+  ]);
+  const out = bufferIO();
+  assert.equal(
+    await cacheCommand.run(
+      ["flush", ".", "--subtree", "--data-dir", tmp.dir],
+      out.io,
+    ),
+    0,
+  );
+  assert.match(out.stdout(), /removed 2 saved cached answers for \. and below/);
+});
+
 Deno.test("cache with a wrong subcommand is a usage error with a hint", async () => {
   await assert.rejects(
     cacheCommand.run(["flsh"], bufferIO().io),
@@ -247,30 +383,6 @@ Deno.test("cache flush that cannot tell whether a server runs says so and exits 
       .length,
     1,
     "the saved cache is left alone",
-  );
-});
-
-Deno.test("a control socket this user may not use is 'permission denied', not 'no server'", () => {
-  const path = "/srv/data/kudurru.sock";
-  assert.deepEqual(
-    classifyConnectError(new Deno.errors.NotFound("no such file")),
-    { state: "absent" },
-  );
-  assert.deepEqual(
-    classifyConnectError(new Deno.errors.ConnectionRefused("refused")),
-    { state: "absent" },
-  );
-  assert.deepEqual(
-    classifyConnectError(new Deno.errors.PermissionDenied("EACCES")),
-    { state: "denied" },
-  );
-  assert.equal(
-    classifyConnectError(new Deno.errors.NotCapable("--allow-net")).state,
-    "error",
-  );
-  assert.equal(
-    new ControlSocketDeniedError(path).message,
-    "cannot reach the running server: run as the server's user (permission denied on /srv/data/kudurru.sock)",
   );
 });
 

@@ -9,14 +9,18 @@
  */
 import { join } from "node:path";
 import type { Logger } from "../log/logger.ts";
+import type { FlushOptions } from "../stages/cache/flushed_names.ts";
 
 /** The socket's file name in the data directory. */
 export const CONTROL_SOCKET_FILE = "kudurru.sock";
 
 /** What the running server can be asked to do. */
 export interface ControlActions {
-  /** Drops cached answers (all, or for `name`); resolves to how many went. */
-  flushCache(name?: string): Promise<number>;
+  /**
+   * Drops cached answers (all, or for `name`, with `subtree` for the names
+   * below it too); resolves to how many went.
+   */
+  flushCache(name?: string, opts?: FlushOptions): Promise<number>;
   /** The configuration the server started with (secrets masked). */
   runningConfig?(): RunningConfig;
 }
@@ -39,6 +43,8 @@ export interface ControlSocket {
 /** A request the CLI sends; the server answers JSON. */
 export interface FlushCacheRequest {
   name?: string;
+  /** The names below `name` too (`kudurru cache flush NAME --subtree`). */
+  subtree?: boolean;
 }
 
 /** A name the flush accepts: 1-253 characters of a domain name. */
@@ -130,8 +136,13 @@ async function route(
   }
   const parsed = flushRequestOf(body);
   if (typeof parsed === "string") return json(400, { error: parsed });
-  const removed = await actions.flushCache(parsed.name);
-  logger.info("cache flushed", { name: parsed.name ?? "(all)", removed });
+  const subtree = parsed.subtree === true;
+  const removed = await actions.flushCache(parsed.name, { subtree });
+  logger.info("cache flushed", {
+    name: parsed.name ?? "(all)",
+    subtree,
+    removed,
+  });
   return json(200, { removed });
 }
 
@@ -161,20 +172,37 @@ function flushRequestOf(body: unknown): FlushCacheRequest | string {
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
     return "the body must be a JSON object";
   }
-  const unknown = Object.keys(body).filter((k) => k !== "name");
+  const unknown = Object.keys(body).filter((k) =>
+    k !== "name" && k !== "subtree"
+  );
   if (unknown.length > 0) return `unknown field "${unknown[0]}"`;
-  const name = (body as { name?: unknown }).name;
-  if (name === undefined) return {};
+  const { name, subtree } = body as { name?: unknown; subtree?: unknown };
+  if (subtree !== undefined && typeof subtree !== "boolean") {
+    return '"subtree" must be true or false';
+  }
+  if (name === undefined) {
+    return subtree === true ? '"subtree" needs a "name"' : {};
+  }
   if (typeof name !== "string") return '"name" must be a string';
-  const problem = flushNameProblem(name);
-  return problem === undefined ? { name } : problem;
+  const problem = flushNameProblem(name, subtree === true);
+  if (problem !== undefined) return problem;
+  return subtree === true ? { name, subtree } : { name };
 }
 
 /**
  * What is wrong with `name` as the name of a flush, or undefined: 1-253
- * characters of letters, digits, `_`, `-` and dots, labels of 1-63.
+ * characters of letters, digits, `_`, `-` and dots, labels of 1-63. The
+ * root `.` names a flush of a subtree only: that of every name.
  */
-export function flushNameProblem(name: string): string | undefined {
+export function flushNameProblem(
+  name: string,
+  subtree = false,
+): string | undefined {
+  if (name === ".") {
+    return subtree
+      ? undefined
+      : '"." names the root; to flush everything, give no name (or "." with --subtree)';
+  }
   const labels = name.replace(/\.$/, "").split(".");
   if (
     !NAME_RE.test(name) || labels.some((l) => l.length === 0 || l.length > 63)
@@ -306,7 +334,8 @@ async function controlRequest(
 
 /**
  * Asks the server on `<dataDir>/kudurru.sock` to flush its cache; resolves
- * to how many entries went.
+ * to how many entries went. `subtree` goes only when true: a server too old
+ * to know it refuses it ("unknown field") rather than flush one name.
  *
  * @throws {ServerNotRunningError} when no server listens there
  * @throws {ControlSocketDeniedError} when this user may not use the socket
@@ -315,12 +344,16 @@ async function controlRequest(
 export async function requestCacheFlush(
   dataDir: string,
   name?: string,
+  opts: FlushOptions = {},
 ): Promise<number> {
   const path = await reachServer(dataDir);
   const { status, body } = await controlRequest(path, "/v1/cache/flush", {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify(name === undefined ? {} : { name }),
+    body: JSON.stringify({
+      ...(name !== undefined && { name }),
+      ...(opts.subtree === true && { subtree: true }),
+    }),
   });
   const answer = body as { removed?: number; error?: string };
   if (status !== 200) {

@@ -15,6 +15,10 @@ import {
 } from "../store/sqlite/sqlite_schema.ts";
 import type { SerializedEntry } from "../stages/cache/cache_dump.ts";
 import { parseCacheKey } from "../stages/cache/cache_key.ts";
+import {
+  flushedNamesOf,
+  type FlushOptions,
+} from "../stages/cache/flushed_names.ts";
 import { createPrivateFile } from "./local_store.ts";
 
 /** The file name inside the data directory. */
@@ -287,11 +291,16 @@ function entryOf(row: Record<string, unknown>): SerializedEntry | undefined {
 }
 
 /**
- * Removes saved cache entries (all, or those for `name`) from the dump in
- * `path`, so the next start does not bring them back; returns how many went.
- * Nothing to do (0) when there is no file.
+ * Removes saved cache entries (all, or those for `name`, with `subtree` for
+ * the names below it too) from the dump in `path`, so the next start does
+ * not bring them back; returns how many went. Nothing to do (0) when there
+ * is no file.
  */
-export function flushCacheDump(path: string, name?: string): number {
+export function flushCacheDump(
+  path: string,
+  name?: string,
+  opts: FlushOptions = {},
+): number {
   try {
     Deno.statSync(path);
   } catch (err) {
@@ -306,13 +315,27 @@ export function flushCacheDump(path: string, name?: string): number {
       throw new SchemaTooNewLocalDbError(path, version);
     }
     if (version === 0) return 0;
-    if (name === undefined) {
+    const flushed = flushedNamesOf(name, opts);
+    if (flushed === undefined) {
       return Number(db.prepare("DELETE FROM cache_entries").run().changes);
     }
-    let wanted = name.toLowerCase();
-    if (!wanted.endsWith(".")) wanted += ".";
+    if (!flushed.subtree) {
+      return Number(
+        db.prepare("DELETE FROM cache_entries WHERE name = ?").run(
+          flushed.name,
+        ).changes,
+      );
+    }
+    // The running cache's own test, not LIKE: `_` (legal in names) and `%`
+    // are no wildcards to it, and a dot escaped in a label (`a\.example.`)
+    // separates nothing. The dump is bounded (MAX_DUMP_BYTES): one scan.
+    db.function(
+      "kudurru_flushed",
+      { deterministic: true },
+      (key) => typeof key === "string" && flushed.covers(key) ? 1 : 0,
+    );
     return Number(
-      db.prepare("DELETE FROM cache_entries WHERE name = ?").run(wanted)
+      db.prepare("DELETE FROM cache_entries WHERE kudurru_flushed(name)").run()
         .changes,
     );
   } finally {

@@ -19,6 +19,7 @@ import {
 } from "../stages/upstream/testdata/upstream_fixtures.ts";
 import { createUpstreamStage } from "../stages/upstream/upstream.ts";
 import {
+  flushCacheDump,
   forgetCacheDump,
   loadCacheDump,
   LOCAL_DB_SCHEMA_VERSION,
@@ -96,6 +97,27 @@ Deno.test("local.db forget empties the dump: a crash before the next save brings
   forgetCacheDump(tmp.path, logger);
   assert.deepEqual(loadCacheDump(tmp.path, { logger }), []);
   assert.deepEqual(logger.lines, []);
+});
+
+Deno.test("local.db flush of a subtree removes a name and the names below it, `_` no wildcard", async () => {
+  await using tmp = await tempDb();
+  const named = (name: string) => ({ ...entry(`${name} 1 1 --`), name });
+  const below = ["a_b.example.", "x.a_b.example.", "y.x.a_b.example."];
+  // In a LIKE pattern `_` would match any character.
+  const beside = [
+    "aab.example.",
+    "x.aab.example.",
+    "xa_b.example.",
+    "x.a-b.example.",
+    "example.",
+  ];
+  saveCacheDump(tmp.path, [...below, ...beside].map(named));
+  assert.equal(flushCacheDump(tmp.path, "A_B.example", { subtree: true }), 3);
+  const left = loadCacheDump(tmp.path, { logger: memoryLogger() });
+  assert.deepEqual(left.map((e) => e.name), beside);
+  assert.equal(flushCacheDump(tmp.path, "example", { subtree: false }), 1);
+  assert.equal(flushCacheDump(tmp.path, ".", { subtree: true }), 4, "root");
+  assert.deepEqual(loadCacheDump(tmp.path, { logger: memoryLogger() }), []);
 });
 
 Deno.test("local.db refuses a file from a newer kudurru", async (t) => {

@@ -181,7 +181,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     const control = await startControlSocket(
       config.node.dataDir,
       {
-        flushCache: (name) => listeners.flushCache(name),
+        flushCache: (name, opts) => listeners.flushCache(name, opts),
         runningConfig: () => ({
           source: opts.configSource,
           startedAt,

@@ -10,6 +10,7 @@ import type { Snapshot } from "../pipeline/snapshot.ts";
 import { SnapshotReceiver } from "./snapshot_post.ts";
 import type { PostedQueryEvents } from "../pipeline/query_event_pack.ts";
 import type { SerializedEntry } from "../stages/cache/cache_dump.ts";
+import type { FlushOptions } from "../stages/cache/flushed_names.ts";
 import {
   type CacheStats,
   cacheStatsDelta,
@@ -45,7 +46,7 @@ export type CountingQueryHandler = QueryHandler & {
   exportCache?(): SerializedEntry[];
   importCache?(entries: readonly unknown[]): number;
   importSharedCache?(entries: readonly unknown[]): number;
-  flushCache?(name?: string): number;
+  flushCache?(name?: string, opts?: FlushOptions): number;
   /** Entries stored from answers cut for their client (CacheDumpHooks). */
   onCutAnswerStored?(listener: (entry: SerializedEntry) => void): void;
   /** The query events since the previous call (`QueryEventHooks`). */
@@ -310,7 +311,9 @@ export function runListenerWorker(createHandler: HandlerFactory): void {
         post({
           type: "cache-flushed",
           id: msg.id,
-          removed: handler?.flushCache?.(msg.name) ?? 0,
+          removed: handler?.flushCache?.(msg.name, {
+            subtree: msg.subtree === true,
+          }) ?? 0,
         });
         return;
       case "restart-event-strings":

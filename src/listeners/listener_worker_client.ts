@@ -15,6 +15,7 @@ import { describeBindError, ListenerError } from "./listener_error.ts";
 import { formatListenAddress } from "./listen_address.ts";
 import { SnapshotSender } from "./snapshot_post.ts";
 import type { SerializedEntry } from "../stages/cache/cache_dump.ts";
+import type { FlushOptions } from "../stages/cache/flushed_names.ts";
 import type {
   CounterDeltas,
   WorkerReply,
@@ -52,10 +53,11 @@ export interface ListenerWorker {
   /** Posts entries another worker shared (see CacheStage.importShared). */
   postSharedCache(entries: SerializedEntry[]): void;
   /**
-   * Drops the worker's cached answers (all, or those for `name`); resolves
-   * to how many went, 0 when the worker has no cache or has stopped.
+   * Drops the worker's cached answers (all, or those for `name`, with
+   * `subtree` for the names below it too); resolves to how many went, 0
+   * when the worker has no cache or has stopped.
    */
-  flushCache(name?: string): Promise<number>;
+  flushCache(name?: string, opts?: FlushOptions): Promise<number>;
   /**
    * Graceful stop, then terminate; never rejects. Resolves to the worker's
    * cache dump: the one taken as the stop began when the worker did not
@@ -164,7 +166,7 @@ export function startListenerWorker(
         );
       }
     },
-    flushCache(name) {
+    flushCache(name, opts) {
       if (terminated) return Promise.resolve(0);
       const id = nextFlushId++;
       const done = new Promise<number>((resolve) => flushes.set(id, resolve));
@@ -173,6 +175,7 @@ export function startListenerWorker(
           type: "flush-cache",
           id,
           ...(name !== undefined && { name }),
+          ...(opts?.subtree === true && { subtree: true }),
         } satisfies WorkerRequest,
       );
       return done;

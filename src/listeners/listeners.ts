@@ -28,6 +28,7 @@ import {
 import { TCP_IDLE_TIMEOUT_MS, TCP_MAX_CONNECTIONS } from "./tcp.ts";
 import { type CounterDeltas, emptySocketCounters } from "./worker_messages.ts";
 import { emptyCacheStats } from "../stages/cache/cache_stats.ts";
+import type { FlushOptions } from "../stages/cache/flushed_names.ts";
 import {
   mergeEntries,
   type SerializedEntry,
@@ -109,10 +110,11 @@ export interface DnsListeners {
   /** Posts a cache dump (from local.db) to every UDP and TCP worker. */
   importCache(entries: SerializedEntry[]): void;
   /**
-   * Drops cached answers in every worker (all, or those for `name`);
-   * resolves to how many went, summed over the workers.
+   * Drops cached answers in every worker (all, or those for `name`, with
+   * `subtree` for the names below it too); resolves to how many went,
+   * summed over the workers.
    */
-  flushCache(name?: string): Promise<number>;
+  flushCache(name?: string, opts?: FlushOptions): Promise<number>;
   /** Graceful: stop accepting, finish the queries in flight, close. */
   stop(): Promise<void>;
   /**
@@ -155,9 +157,9 @@ export async function startDnsListeners(
         if (transport === "udp" || transport === "tcp") w.postCache(entries);
       }
     },
-    async flushCache(name) {
+    async flushCache(name, opts) {
       const removed = await Promise.all(
-        set.workers.map((w) => w.flushCache(name)),
+        set.workers.map((w) => w.flushCache(name, opts)),
       );
       return removed.reduce((sum, n) => sum + n, 0);
     },

@@ -61,8 +61,11 @@ export type WorkerRequest =
   | { type: "cache"; entries: SerializedEntry[] }
   /** Entries another worker stored from cut answers (its `cache-share`). */
   | { type: "shared-cache"; entries: SerializedEntry[] }
-  /** Drop cached answers: every one, or those for `name`. */
-  | { type: "flush-cache"; id: number; name?: string }
+  /**
+   * Drop cached answers: every one, or those for `name`, and with `subtree`
+   * those for the names below it too.
+   */
+  | { type: "flush-cache"; id: number; name?: string; subtree?: boolean }
   /**
    * An `events` batch did not follow the previous one (see
    * QueryEventReceiver): start a new string table.

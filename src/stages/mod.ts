@@ -29,6 +29,7 @@ import {
 import {
   type CacheStage,
   createCacheStage,
+  type FlushOptions,
   type SerializedEntry,
 } from "./cache/mod.ts";
 import { createUpstreamStage, upstreamCacheScope } from "./upstream/mod.ts";
@@ -99,8 +100,11 @@ export interface CacheDumpHooks {
   importCache(entries: readonly unknown[]): number;
   /** Takes entries another worker shares; within the cache's size bound. */
   importSharedCache(entries: readonly unknown[]): number;
-  /** Drops every cached answer, or those for `name`; returns how many went. */
-  flushCache(name?: string): number;
+  /**
+   * Drops every cached answer, or those for `name` (with `subtree`, and for
+   * the names below it); returns how many went.
+   */
+  flushCache(name?: string, opts?: FlushOptions): number;
   /** The cache's counters (hits, misses, evictions, …) and size, for metrics. */
   cacheStats(): ReturnType<CacheStage["stats"]>;
   /** See CacheStage.onCutAnswerStored: entries the other listeners should have. */
@@ -159,7 +163,7 @@ export function createStandardQueryHandler(
     importCache: (entries: readonly unknown[]) => cache.importEntries(entries),
     importSharedCache: (entries: readonly unknown[]) =>
       cache.importShared(entries),
-    flushCache: (name?: string) => cache.flush(name),
+    flushCache: (name?: string, opts?: FlushOptions) => cache.flush(name, opts),
     drainEvents: () => events.drain(),
     restartEventStrings: () => events.restartStrings(),
     cacheStats: () => cache.stats(),

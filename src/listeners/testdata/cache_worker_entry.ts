@@ -10,7 +10,7 @@
  */
 import { createLogger } from "../../log/logger.ts";
 import { createQueryHandler, type Stage } from "../../pipeline/mod.ts";
-import { createCacheStage } from "../../stages/cache/mod.ts";
+import { createCacheStage, type FlushOptions } from "../../stages/cache/mod.ts";
 import { forwarded } from "../../stages/cache/testdata/answers.ts";
 import { runListenerWorker } from "../listener_worker.ts";
 
@@ -56,7 +56,7 @@ runListenerWorker(() => {
     importCache: (entries: readonly unknown[]) => cache.importEntries(entries),
     importSharedCache: (entries: readonly unknown[]) =>
       cache.importShared(entries),
-    flushCache: (name?: string) => cache.flush(name),
+    flushCache: (name?: string, opts?: FlushOptions) => cache.flush(name, opts),
     cacheStats: () => cache.stats(),
     onCutAnswerStored: cache.onCutAnswerStored,
   });

@@ -16,6 +16,7 @@
  * entries and `maxBytes` bytes are kept.
  */
 import type { CacheEntry } from "./cache_entry.ts";
+import { flushedNamesOf, type FlushOptions } from "./flushed_names.ts";
 
 /**
  * Entries kept per name; past this many, the name's oldest goes, so one
@@ -181,30 +182,38 @@ export class AnswerCache {
 
   /**
    * Removes every entry, or those for `name` (any case, trailing dot
-   * optional; every type and class). Returns how many went.
+   * optional; every type and class), and with `subtree` those of every
+   * name below it too. Returns how many went.
    */
-  flush(name?: string): number {
+  flush(name?: string, opts: FlushOptions = {}): number {
     const before = this.size;
-    if (name === undefined) {
+    const flushed = flushedNamesOf(name, opts);
+    if (flushed === undefined) {
       this.#recent = new Map();
       this.#older = new Map();
       this.#recentSize = this.#olderSize = 0;
       this.#recentBytes = this.#olderBytes = 0;
       return before;
     }
-    let wanted = name.toLowerCase();
-    if (!wanted.endsWith(".")) wanted += ".";
-    const recent = this.#recent.get(wanted);
-    if (recent !== undefined) {
-      this.#recentSize -= recent.length;
-      this.#recentBytes -= listBytes(recent);
-      this.#recent.delete(wanted);
-    }
-    const older = this.#older.get(wanted);
-    if (older !== undefined) {
-      this.#olderSize -= older.length;
-      this.#olderBytes -= listBytes(older);
-      this.#older.delete(wanted);
+    for (const recent of [true, false]) {
+      const generation = recent ? this.#recent : this.#older;
+      // One name: one lookup. A subtree: every name held is looked at.
+      const names = flushed.subtree
+        ? [...generation.keys()].filter(flushed.covers)
+        : [flushed.name];
+      for (const key of names) {
+        const list = generation.get(key);
+        if (list === undefined) continue;
+        generation.delete(key);
+        const bytes = listBytes(list);
+        if (recent) {
+          this.#recentSize -= list.length;
+          this.#recentBytes -= bytes;
+        } else {
+          this.#olderSize -= list.length;
+          this.#olderBytes -= bytes;
+        }
+      }
     }
     return before - this.size;
   }

@@ -68,6 +68,34 @@ Deno.test("answer cache flushes every type of one name", () => {
   assert.equal(cache.size, 1);
 });
 
+Deno.test("answer cache flushes a name and every name below it with subtree", () => {
+  const cache = new AnswerCache(100);
+  const kept = [
+    "notexample.com.",
+    "com.",
+    "example.org.",
+    "evil\\.example.com.",
+  ];
+  const flushed = ["example.com.", "www.example.com.", "a.b.example.com."];
+  for (const name of [...flushed, ...kept]) cache.set(entry(name));
+  cache.set(entry("www.example.com.", 28));
+  // Half in the older generation: both are walked.
+  cache.setLimits(8, Infinity);
+  cache.set(entry("x.example.com."));
+  assert.equal(cache.flush("Example.COM", { subtree: true }), 5);
+  for (const name of kept) assert.ok(find(cache, entry(name)), name);
+  for (const name of [...flushed, "x.example.com."]) {
+    assert.equal(find(cache, entry(name)), undefined, name);
+  }
+  assert.equal(cache.size, kept.length);
+  assert.equal(
+    cache.bytes,
+    kept.reduce((sum, name) => sum + entryBytes(entry(name)), 0),
+  );
+  assert.equal(cache.flush(".", { subtree: true }), kept.length, "the root");
+  assert.equal(cache.size, 0);
+});
+
 Deno.test("answer cache tells a name's entries apart by type and ECS scope", () => {
   const cache = new AnswerCache(100);
   const kept = [

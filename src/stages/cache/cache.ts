@@ -8,9 +8,7 @@ import {
   overloaded,
   type Request,
   type Response,
-  type Stage,
 } from "../../pipeline/mod.ts";
-import type { CacheSettings } from "../../pipeline/settings.ts";
 import { AnswerCache } from "./answer_cache.ts";
 import { buildEntry, type CacheEntry } from "./cache_entry.ts";
 import {
@@ -22,7 +20,7 @@ import {
 } from "./cache_dump.ts";
 import { cacheKey, cacheVariant, isCacheableQuery } from "./cache_key.ts";
 import { type CachePolicy, cachePolicyOf } from "./cache_policy.ts";
-import { type CacheStats, emptyCacheStats } from "./cache_stats.ts";
+import { emptyCacheStats } from "./cache_stats.ts";
 import {
   isTruncated,
   writeCachedAnswer,
@@ -31,6 +29,7 @@ import {
 import { type Outcome, waiterResponse } from "./waiter_response.ts";
 import { FailureCache } from "./failure_cache.ts";
 import { FlushLog } from "./flush_log.ts";
+import type { CacheStage, CacheStageOptions } from "./cache_stage.ts";
 import {
   answerStaleAtOnce,
   DEFAULT_MAX_BYTE_COUNT,
@@ -42,62 +41,6 @@ import {
   MAX_SHARED_OCTETS,
   MAX_WAITERS,
 } from "./cache_rules.ts";
-
-export interface CacheStageOptions {
-  /** Milliseconds since the epoch; tests pass a fake clock. @default Date.now */
-  now?: () => number;
-  /**
-   * What an answer to `req` depends on besides its question (the client's
-   * upstream group, the ECS option sent: RFC 7871 §7.3), as part of its
-   * key; "" for nothing. False: the query bypasses the cache, neither
-   * answered from it nor stored (conditional forwarding). @default ""
-   */
-  scope?: (req: Request) => string | false;
-}
-
-/** The stage, plus the operations `kudurru cache flush` and tests use. */
-export interface CacheStage extends Stage {
-  /**
-   * Takes the snapshot's `cache` settings as soon as it arrives (the
-   * handler's setSnapshot), before any query: their bounds then apply to
-   * entries imported from a dump or another worker too, and a lower bound
-   * drops the least recently used entries at once. Queries apply the
-   * settings they carry as well.
-   */
-  applySettings(settings: CacheSettings | undefined): void;
-  /** Drops every entry, or every entry for `name` (all types). Returns how many went. */
-  flush(name?: string): number;
-  /** Counts since the stage was made, and the current number of entries. */
-  stats(): CacheStats;
-  /** Resolves when no background refresh (prefetch, late answer) is running. */
-  whenIdle(): Promise<void>;
-  /**
-   * The entries still usable at `now` (fresh or within the stale window of
-   * the last settings seen), as plain data; see cache_dump.ts.
-   * @default now the stage's clock
-   */
-  exportEntries(now?: number): SerializedEntry[];
-  /** Takes entries from a dump; returns how many were usable at `now`. */
-  importEntries(entries: readonly unknown[], now?: number): number;
-  /**
-   * Takes entries another worker shares (onCutAnswerStored), within the
-   * size bounds of the settings last seen (the defaults before any): unlike
-   * a dump, they never make room for themselves.
-   */
-  importShared(entries: readonly unknown[], now?: number): number;
-  /**
-   * Calls `listener` with the entries the other listener workers should
-   * have: each entry stored from an answer cut for its client (TC=1, or
-   * additional records left out), and each entry answered with TC=1 from
-   * the cache (fresh, stale or to a coalesced asker), before that answer
-   * goes out: the client's retry comes over TCP, which another worker with
-   * its own cache serves. An entry goes once, and once more after each
-   * failed refresh (with when it failed, so the other worker answers it
-   * stale at once too). Entries of more than MAX_SHARED_OCTETS are not
-   * handed on (see README.md).
-   */
-  onCutAnswerStored(listener: (entry: SerializedEntry) => void): void;
-}
 
 /** Creates the cache stage; it passes everything on until the snapshot carries cache settings. */
 export function createCacheStage(opts: CacheStageOptions = {}): CacheStage {
@@ -368,10 +311,10 @@ export function createCacheStage(opts: CacheStageOptions = {}): CacheStage {
     applySettings(settings) {
       if (settings !== undefined) applyPolicy(cachePolicyOf(settings));
     },
-    flush(name) {
-      flushes.note(name, now());
-      failures.clear();
-      return cache.flush(name);
+    flush(name, opts) {
+      flushes.note(name, now(), opts);
+      failures.forget(name, opts);
+      return cache.flush(name, opts);
     },
     stats: () => ({
       ...stats,

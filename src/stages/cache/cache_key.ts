@@ -40,6 +40,12 @@ export function cacheKey(req: Request, scope?: string): string {
   return scope === undefined || scope === "" ? key : `${key} ${scope}`;
 }
 
+/** The question name `key` was made for (a name escapes its spaces: `\032`). */
+export function questionNameOf(key: string): string {
+  const space = key.indexOf(" ");
+  return space === -1 ? key : key.slice(0, space);
+}
+
 /** The key's type, class, DO and CD as one number, for finding hits without a key. */
 export function cacheVariant(req: Request): number {
   const question = req.query.question!;

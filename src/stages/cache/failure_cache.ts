@@ -10,6 +10,8 @@
  * back should be seen soon); an answer that is not a failure ends it.
  */
 import type { Outcome } from "./waiter_response.ts";
+import { questionNameOf } from "./cache_key.ts";
+import { flushedNamesOf, type FlushOptions } from "./flushed_names.ts";
 
 export const FAILURE_FIRST_MS = 1_000;
 export const FAILURE_MAX_MS = 30_000;
@@ -54,9 +56,17 @@ export class FailureCache {
     this.#failures.delete(key);
   }
 
-  /** Forgets every failure (a cache flush). */
-  clear(): void {
-    this.#failures.clear();
+  /**
+   * A cache flush: forgets the failures of the questions it covers, every
+   * one without a name. Those of other names stay: their upstreams have not
+   * answered since.
+   */
+  forget(name?: string, opts?: FlushOptions): void {
+    const flushed = flushedNamesOf(name, opts);
+    if (flushed === undefined) return this.#failures.clear();
+    for (const key of this.#failures.keys()) {
+      if (flushed.covers(questionNameOf(key))) this.#failures.delete(key);
+    }
   }
 
   get size(): number {

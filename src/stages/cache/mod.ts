@@ -1,9 +1,7 @@
 /** The cache stage; see README.md. */
-export {
-  type CacheStage,
-  type CacheStageOptions,
-  createCacheStage,
-} from "./cache.ts";
+export { createCacheStage } from "./cache.ts";
+export type { CacheStage, CacheStageOptions } from "./cache_stage.ts";
+export type { FlushOptions } from "./flushed_names.ts";
 export type { CacheStats } from "./cache_stats.ts";
 export { cacheKey, isCacheableQuery } from "./cache_key.ts";
 export { EDE_STALE_ANSWER } from "./entry_answer.ts";

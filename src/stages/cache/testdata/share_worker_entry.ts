@@ -11,7 +11,7 @@ import { RCODE } from "../../../dns/wire/mod.ts";
 import { runListenerWorker } from "../../../listeners/listener_worker.ts";
 import { createLogger } from "../../../log/logger.ts";
 import { createQueryHandler, type Stage } from "../../../pipeline/mod.ts";
-import { createCacheStage } from "../mod.ts";
+import { createCacheStage, type FlushOptions } from "../mod.ts";
 import { forwarded } from "./answers.ts";
 
 const INSTANCE = crypto.randomUUID().replaceAll("-", "");
@@ -47,7 +47,7 @@ runListenerWorker(() => {
     },
     importSharedCache: (entries: readonly unknown[]) =>
       cache.importShared(entries),
-    flushCache: (name?: string) => cache.flush(name),
+    flushCache: (name?: string, opts?: FlushOptions) => cache.flush(name, opts),
     onCutAnswerStored: cache.onCutAnswerStored,
   });
 });
