@@ -2,7 +2,9 @@
  * Builds a primary zone's content from its DNSZone and the DNSRecordSets that
  * point at it (seed §4.1, §4.2): apex SOA and NS from the zone object, then
  * every served endpoint, with duplicates, CNAME conflicts and names outside
- * the zone reported as problems on the later declaration and left out.
+ * the zone reported as problems on the later declaration and left out. The
+ * checks in content_checks.ts then report what the assembled zone never
+ * answers (occluded data) and RRsets served with another TTL than written.
  */
 import { createHash } from "node:crypto";
 import type { DNSZone } from "../api/v1alpha1/dnszone.ts";
@@ -17,24 +19,25 @@ import {
   TYPE,
   zoneNameOf,
 } from "./content_apex.ts";
+import {
+  type DeclaredRRSet,
+  formatRecordSetRef,
+  occludedRRSets,
+  type RecordSetProblem,
+  type RecordSetProblemReason,
+  type RecordSetRef,
+  type RecordSetWarning,
+  ttlMismatches,
+} from "./content_checks.ts";
 import { formatRdata, typeName } from "./format.ts";
 import type { ForwardZone, RecordData, RRSet, ZoneContent } from "./types.ts";
 
-/** Why an endpoint of a DNSRecordSet is not served. */
-export type RecordSetProblemReason =
-  | "Duplicated"
-  | "OutsideZone"
-  | "CNAMEConflict"
-  | "Invalid";
-
-/** One endpoint left out of a zone, for the record set's status conditions. */
-export interface RecordSetProblem {
-  recordSet: { namespace: string; name: string };
-  reason: RecordSetProblemReason;
-  message: string;
-  /** Index into spec.endpoints. */
-  endpoint: number;
-}
+export type {
+  RecordSetProblem,
+  RecordSetProblemReason,
+  RecordSetWarning,
+  RecordSetWarningReason,
+} from "./content_checks.ts";
 
 /** The result of {@linkcode buildZoneContent}. */
 export interface ZoneBuild {
@@ -43,12 +46,14 @@ export interface ZoneBuild {
   contentHash: string;
   /** Records (rdata items) that came from DNSRecordSets; SOA and spec.nameservers not counted. */
   recordCount: number;
+  /** Endpoints not served: left out of the zone, or never answered. */
   problems: RecordSetProblem[];
+  /** Endpoints served, but not as written (their record sets are still served). */
+  warnings: RecordSetWarning[];
 }
 
 /** One owner+type being assembled, and who declared it. */
-interface Slot {
-  rrset: RRSet;
+interface Slot extends DeclaredRRSet {
   /** "DNSZone" for apex data from the zone object, else "namespace/name". */
   source: string;
   rdataSeen: Set<string>;
@@ -56,8 +61,12 @@ interface Slot {
 
 const ZONE_SOURCE = "DNSZone";
 
+function recordSetRefOf(rs: DNSRecordSet): RecordSetRef {
+  return { namespace: rs.metadata.namespace ?? "", name: rs.metadata.name };
+}
+
 function sourceOf(rs: DNSRecordSet): string {
-  return `${rs.metadata.namespace ?? ""}/${rs.metadata.name}`;
+  return formatRecordSetRef(recordSetRefOf(rs));
 }
 
 /** Record sets in declaration order: oldest first, then namespace/name. */
@@ -111,6 +120,8 @@ class ZoneAssembly {
     const rdataSeen = new Set(rrset.rdata.map(rdataKey));
     this.typesAt(rrset.name).set(rrset.type, {
       rrset,
+      recordSet: undefined,
+      endpoints: [],
       source: ZONE_SOURCE,
       rdataSeen,
     });
@@ -119,10 +130,7 @@ class ZoneAssembly {
   addEndpoint(rs: DNSRecordSet, endpoint: Endpoint, index: number): void {
     const report = (reason: RecordSetProblemReason, message: string): void => {
       this.problems.push({
-        recordSet: {
-          namespace: rs.metadata.namespace ?? "",
-          name: rs.metadata.name,
-        },
+        recordSet: recordSetRefOf(rs),
         reason,
         message,
         endpoint: index,
@@ -171,7 +179,11 @@ class ZoneAssembly {
     if (conflict !== undefined) {
       return report("CNAMEConflict", `${owner}: ${conflict}`);
     }
-    const slot = existing ?? this.newSlot(types, owner, type, endpoint, source);
+    const ttl = endpoint.recordTTL ?? this.defaultTTL;
+    const slot = existing ?? this.newSlot(types, owner, type, ttl, rs);
+    slot.endpoints.push({ index, ttl });
+    // RFC 2181 §5.2: one TTL per RRset, the lowest (ttlMismatches reports it).
+    slot.rrset.ttl = Math.min(slot.rrset.ttl, ttl);
     for (const item of rdata) {
       const key = rdataKey(item);
       if (slot.rdataSeen.has(key)) continue;
@@ -207,17 +219,14 @@ class ZoneAssembly {
     types: Map<number, Slot>,
     owner: string,
     type: number,
-    endpoint: Endpoint,
-    source: string,
+    ttl: number,
+    rs: DNSRecordSet,
   ): Slot {
     const slot: Slot = {
-      rrset: {
-        name: owner,
-        type,
-        ttl: endpoint.recordTTL ?? this.defaultTTL,
-        rdata: [],
-      },
-      source,
+      rrset: { name: owner, type, ttl, rdata: [] },
+      recordSet: recordSetRefOf(rs),
+      endpoints: [],
+      source: sourceOf(rs),
       rdataSeen: new Set(),
     };
     types.set(type, slot);
@@ -340,7 +349,11 @@ export function buildZoneContent(
     content: { name: zoneName, objectName: zone.metadata.name, serial, rrsets },
     contentHash: hashRRSets(rrsets),
     recordCount,
-    problems: assembly.problems,
+    problems: [
+      ...assembly.problems,
+      ...occludedRRSets(assembly.owners, zoneName),
+    ],
+    warnings: ttlMismatches(slots),
   };
 }
 

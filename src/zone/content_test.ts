@@ -1,64 +1,7 @@
 import assert from "node:assert/strict";
-import type { DNSZone, DNSZoneSpec } from "../api/v1alpha1/dnszone.ts";
-import type { DNSRecordSet, Endpoint } from "../api/v1alpha1/dnsrecordset.ts";
 import { buildZoneContent, forwardZoneOf, withSerial } from "./content.ts";
+import { ep, NOW, recordSet, zone } from "./testdata/zone_objects.ts";
 import { sectionText } from "./testdata/zone_text.ts";
-
-const NOW = new Date("2030-01-01T00:00:00Z");
-
-function zone(
-  spec: Partial<DNSZoneSpec> = {},
-  serial?: number,
-): DNSZone {
-  return {
-    apiVersion: "kudurru.io/v1alpha1",
-    kind: "DNSZone",
-    metadata: { name: "example-org" },
-    spec: {
-      zoneName: "example.org.",
-      type: "primary",
-      defaultTTL: 300,
-      policy: {
-        queryAccess: "allow",
-        zoneTransfer: "deny",
-        notify: "none",
-        update: "deny",
-      },
-      nameservers: ["ns1.example.org.", "ns2.example.org."],
-      ...spec,
-    },
-    ...(serial === undefined ? {} : { status: { serial } }),
-  };
-}
-
-function recordSet(
-  name: string,
-  endpoints: Endpoint[],
-  opts: { namespace?: string; created?: string; zoneRef?: string } = {},
-): DNSRecordSet {
-  return {
-    apiVersion: "kudurru.io/v1alpha1",
-    kind: "DNSRecordSet",
-    metadata: {
-      name,
-      namespace: opts.namespace ?? "apps",
-      creationTimestamp: opts.created ?? "2029-01-01T00:00:00Z",
-    },
-    spec: {
-      zoneRef: { name: opts.zoneRef ?? "example-org" },
-      endpoints,
-    },
-  };
-}
-
-function ep(
-  dnsName: string,
-  recordType: string,
-  targets: string[],
-  extra: Partial<Endpoint> = {},
-): Endpoint {
-  return { dnsName, recordType, targets, ...extra };
-}
 
 function lines(build: ReturnType<typeof buildZoneContent>): string[] {
   return build.content.rrsets.flatMap((rrset) => sectionText([rrset]));

@@ -8,6 +8,8 @@ export {
   forwardZoneOf,
   type RecordSetProblem,
   type RecordSetProblemReason,
+  type RecordSetWarning,
+  type RecordSetWarningReason,
   withSerial,
   type ZoneBuild,
 } from "./content.ts";

@@ -73,6 +73,7 @@ export const CORPUS: CorpusQuery[] = [
   q("unknown type TYPE65400", `private.${M}`, "TYPE65400"),
   q("nameserver A", `ns1.${M}`, "A"),
   q("nameserver AAAA", `ns1.${M}`, "AAAA"),
+  q("RRset whose records differ in TTL", `ttls.${M}`, "A"),
   // NODATA and NXDOMAIN, with the SOA minimum as negative TTL.
   q("NODATA for a missing type", `www.${M}`, "MX"),
   q("NODATA TXT", `mail.${M}`, "TXT"),

@@ -136,6 +136,10 @@ export const RECORD_SETS: DNSRecordSet[] = [
     rr(`big.${M}`, "TXT", BIG_TXT),
     rr(`cbig.${M}`, "CNAME", [`big.${M}`]),
     rr(`bigger.${M}`, "TXT", BIGGER_TXT),
+    // One RRset whose records ask for different TTLs, the higher first
+    // (RFC 2181 §5.2: served with the lowest; an audit got the first).
+    rr(`ttls.${M}`, "A", ["192.0.2.150"], 600),
+    rr(`ttls.${M}`, "A", ["192.0.2.151"], 300),
   ]),
   recordSet("aliases", "kudurru-test", [
     rr(`alias.${M}`, "CNAME", [`www.${M}`]),

@@ -65,6 +65,14 @@ export const KNOWN_DISAGREEMENTS: Record<string, KnownDisagreement> = {
     kudurru: "knot",
     why: ADDITIONAL_FOR_TARGETS,
   },
+  "RRset whose records differ in TTL": {
+    nsd: "each record with the TTL written for it, 600 and 300",
+    knot:
+      "every record with the TTL of the last one in the zone file, 300 (a notice: TTL mismatch)",
+    kudurru: "knot",
+    why:
+      "RFC 2181 §5.2: the records of an RRset share one TTL, and a client treats differing TTLs as the lowest; kudurru serves the lowest whatever the order (here the last) and warns the record set (TTLMismatch)",
+  },
   "CNAME into the second zone": {
     nsd: "follows the CNAME into other.test. and adds www.other.test. A",
     knot: "answers the CNAME only and stops at the zone boundary",
