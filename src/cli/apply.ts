@@ -3,6 +3,7 @@ import { type Command, parseFlags, UsageError } from "./command.ts";
 import { applyYamlText } from "../objects/apply_file.ts";
 import type { LoadReport } from "../objects/report.ts";
 import { openLocalStore, STORE_FLAGS } from "./local_store.ts";
+import { checkExport } from "./export_marker.ts";
 
 export const applyCommand: Command = {
   name: "apply",
@@ -23,6 +24,9 @@ export const applyCommand: Command = {
     const text = file === "-"
       ? await io.readStdin()
       : await readObjectsFile(file);
+    // An export cut short must not half-apply; a hand-written file has no
+    // marker lines and is taken as it is.
+    checkExport(text, file === "-" ? "standard input" : `"${file}"`);
     const store = await openLocalStore(values);
     try {
       const report = await applyYamlText(

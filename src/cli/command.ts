@@ -107,10 +107,24 @@ export function flagProblem(
 
 const encoder = new TextEncoder();
 
+/**
+ * Writes all of `bytes`. One writeSync may write only part: on a full disk
+ * (`kudurru export > file`) it writes what fits and returns the count, and
+ * only the next write fails, so the command fails instead of exiting 0.
+ */
+export function writeAllSync(
+  out: { writeSync(p: Uint8Array): number },
+  bytes: Uint8Array,
+): void {
+  for (let done = 0; done < bytes.length;) {
+    done += out.writeSync(bytes.subarray(done));
+  }
+}
+
 /** The real process streams. */
 export const processIO: CommandIO = {
-  stdout: (text) => Deno.stdout.writeSync(encoder.encode(text)),
-  stderr: (text) => Deno.stderr.writeSync(encoder.encode(text)),
+  stdout: (text) => writeAllSync(Deno.stdout, encoder.encode(text)),
+  stderr: (text) => writeAllSync(Deno.stderr, encoder.encode(text)),
   readStdin: async () => await new Response(Deno.stdin.readable).text(),
   env: (name) => Deno.env.get(name),
 };

@@ -8,6 +8,7 @@
  * running server.
  */
 import { join } from "node:path";
+import { diskAdvice, messageOf } from "./disk_errors.ts";
 
 /** The lock file's name in the data directory. */
 export const LOCK_FILE = "kudurru.lock";
@@ -22,16 +23,22 @@ export interface DataDirLock {
  * Takes the lock on `dataDir`, which must exist. The file holds the pid of
  * the server that has it, for the message a second server prints.
  *
- * @throws {Error} naming the data directory when another process holds it
+ * @throws {Error} naming the data directory when another process holds it,
+ *   and naming the lock file when it cannot be opened or written
  */
 export async function lockDataDir(dataDir: string): Promise<DataDirLock> {
   const path = join(dataDir, LOCK_FILE);
-  const file = await Deno.open(path, {
-    read: true,
-    write: true,
-    create: true,
-    mode: 0o640,
-  });
+  let file: Deno.FsFile;
+  try {
+    file = await Deno.open(path, {
+      read: true,
+      write: true,
+      create: true,
+      mode: 0o640,
+    });
+  } catch (err) {
+    throw lockFileError("open", path, dataDir, err);
+  }
   let locked = false;
   try {
     locked = await file.tryLock(true);
@@ -49,8 +56,12 @@ export async function lockDataDir(dataDir: string): Promise<DataDirLock> {
       }): stop it, or give this one its own node.dataDir`,
     );
   }
-  await file.truncate(0);
-  await file.write(new TextEncoder().encode(`${Deno.pid}\n`));
+  try {
+    await writePid(file);
+  } catch (err) {
+    file.close(); // releases the lock too: this server will not start
+    throw lockFileError("write", path, dataDir, err);
+  }
   return {
     path,
     release() {
@@ -61,4 +72,31 @@ export async function lockDataDir(dataDir: string): Promise<DataDirLock> {
       }
     },
   };
+}
+
+/**
+ * Overwrites the file with this pid, then cuts what is left of an older,
+ * longer one. Writing first keeps the old bytes' blocks: on a full disk a
+ * pid no longer than the last one still fits.
+ */
+async function writePid(file: Deno.FsFile): Promise<void> {
+  const bytes = new TextEncoder().encode(`${Deno.pid}\n`);
+  for (let done = 0; done < bytes.length;) {
+    done += await file.write(bytes.subarray(done));
+  }
+  await file.truncate(bytes.length);
+}
+
+function lockFileError(
+  verb: "open" | "write",
+  path: string,
+  dataDir: string,
+  err: unknown,
+): Error {
+  return new Error(
+    `Cannot ${verb} the lock file "${path}": ${messageOf(err)}${
+      diskAdvice(err, dataDir)
+    }`,
+    { cause: err },
+  );
 }

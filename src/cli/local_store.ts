@@ -11,6 +11,7 @@ import { openSqliteStore } from "../store/sqlite/sqlite_store.ts";
 import { createMemoryStore } from "../store/memory/memory_store.ts";
 import { machineFacts } from "./machine.ts";
 import { UsageError } from "./command.ts";
+import { diskAdvice } from "./disk_errors.ts";
 
 /** Flags every local-store command accepts. */
 export const STORE_FLAGS = {
@@ -78,9 +79,7 @@ export async function ensureDataDir(dir: string): Promise<void> {
     if (!(await isDirectory(dir))) {
       await Deno.mkdir(dir, { recursive: true, mode: DATA_DIR_MODE });
     }
-    const probe = join(dir, `.write-test-${crypto.randomUUID()}`);
-    await Deno.writeTextFile(probe, "");
-    await Deno.remove(probe);
+    await probeWrite(dir);
   } catch (err) {
     if (err instanceof Deno.errors.NotCapable) {
       throw new Error(
@@ -95,10 +94,27 @@ export async function ensureDataDir(dir: string): Promise<void> {
       );
     }
     const why = err instanceof Error ? err.message : String(err);
+    const disk = diskAdvice(err, dir);
     throw new Error(
-      `Cannot use data directory "${dir}": ${why}; make it writable for this user or choose another (node.dataDir, or --data-dir on CLI commands)`,
+      disk
+        ? `Cannot use data directory "${dir}": ${why}${disk}`
+        : `Cannot use data directory "${dir}": ${why}; make it writable for this user or choose another (node.dataDir, or --data-dir on CLI commands)`,
       { cause: err },
     );
+  }
+}
+
+/**
+ * Writes one byte and removes it again. An empty file needs no data block,
+ * so a full disk would pass an empty probe and fail later, on the lock file
+ * or state.db.
+ */
+async function probeWrite(dir: string): Promise<void> {
+  const probe = join(dir, `.write-test-${crypto.randomUUID()}`);
+  try {
+    await Deno.writeTextFile(probe, "x");
+  } finally {
+    await Deno.remove(probe).catch(() => {});
   }
 }
 

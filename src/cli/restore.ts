@@ -1,11 +1,13 @@
 /** `kudurru restore FILE`: apply an export, keeping each object's manager. */
 import { type Command, parseFlags, UsageError } from "./command.ts";
 import { openLocalStore, STORE_FLAGS } from "./local_store.ts";
+import { checkExport } from "./export_marker.ts";
 
 export const restoreCommand: Command = {
   name: "restore",
   summary: "Restore objects from a kudurru export",
-  usage: "  kudurru restore FILE|- [--data-dir DIR] [--config FILE]",
+  usage: "  kudurru restore FILE|- [--data-dir DIR] [--config FILE]\n" +
+    "  an export cut short (its last line missing) is refused before anything is written",
   async run(args, io) {
     const { values, positionals } = parseFlags("restore", args, STORE_FLAGS, 1);
     const [file] = positionals;
@@ -15,6 +17,18 @@ export const restoreCommand: Command = {
       );
     }
     const text = file === "-" ? await io.readStdin() : await readBackup(file);
+    const what = file === "-" ? "standard input" : `"${file}"`;
+    if (text.trim() === "") {
+      // What `kudurru export > FILE` leaves on a disk with no room at all.
+      throw new Error(
+        `Cannot use ${what}: it is empty; it was probably written on a full disk: use an earlier backup, or export again`,
+      );
+    }
+    if (checkExport(text, what) === "unmarked") {
+      io.stderr(
+        `note: ${what} lacks the first and last lines of a kudurru export (hand-written, or from an older kudurru), so it cannot be checked for being complete\n`,
+      );
+    }
     const store = await openLocalStore(values);
     try {
       await store.restore(text);

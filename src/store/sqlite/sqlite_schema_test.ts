@@ -200,3 +200,22 @@ Deno.test("sqlite schema missing directory gets an error naming the path", async
     });
   });
 });
+
+Deno.test({
+  name:
+    "sqlite schema on a full disk says to free space, not to check the directory",
+  // /dev/full fails every write with ENOSPC, as a full disk does.
+  ignore: Deno.build.os !== "linux",
+  async fn() {
+    await inTempDir(async (dir) => {
+      const path = join(dir, "state.db");
+      await Deno.symlink("/dev/full", path);
+      await assert.rejects(
+        openSqliteStore(path),
+        new RegExp(
+          `^Error: Cannot open "${path}": database or disk is full; the disk is full: free space in ${dir}$`,
+        ),
+      );
+    });
+  },
+});

@@ -5,6 +5,7 @@
  * also poll the changes table, so writes by another process (the CLI while
  * `kudurru serve` runs) reach them.
  */
+import { dirname } from "node:path";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import type { KObject, ObjectKey } from "../../api/v1alpha1/meta.ts";
 import type { Logger } from "../../log/logger.ts";
@@ -252,6 +253,28 @@ function cannotOpen(path: string, err: unknown): Error {
   if (/not a database|malformed/i.test(message)) {
     return new Error(
       `Cannot open "${path}": it is not a readable SQLite database (${message}); move it aside or restore it from a backup, kudurru leaves it untouched`,
+      { cause: err },
+    );
+  }
+  // "Check the directory" would send someone with a full or failing disk
+  // to look at permissions.
+  if (
+    /database or disk is full|SQLITE_FULL|No space left on device/i.test(
+      message,
+    )
+  ) {
+    return new Error(
+      `Cannot open "${path}": ${message}; the disk is full: free space in ${
+        dirname(path)
+      }`,
+      { cause: err },
+    );
+  }
+  if (/disk I\/O error|Read-only file system/i.test(message)) {
+    return new Error(
+      `Cannot open "${path}": ${message}; the file system holding ${
+        dirname(path)
+      } may be read-only or failing`,
       { cause: err },
     );
   }
