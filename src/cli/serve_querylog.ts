@@ -1,16 +1,16 @@
 /**
- * The query log as `kudurru serve` opens it: a damaged file moved aside
- * for a new one, no log at all rather than no DNS, and a warning when
- * others may read who asked for what.
+ * The query log as `kudurru serve` opens it: never in the way of DNS (a
+ * file that does not open is tried again later), a readiness note while it
+ * is not written, and a warning when others may read who asked for what.
  */
 import { join } from "node:path";
 import type { Config } from "../config/schema.ts";
 import type { Logger } from "../log/logger.ts";
+import type { HealthCheck } from "../health/health.ts";
 import {
   createQueryLogWriter,
-  isDamagedDatabaseError,
-  moveAsideDamaged,
   QUERYLOG_DB_FILE,
+  type QueryLogWriter,
 } from "../querylog/mod.ts";
 
 /**
@@ -36,41 +36,37 @@ export function warnIfQueryLogPublic(dataDir: string, logger: Logger): void {
 }
 
 /**
- * The query-log writer, or none when querylog.db cannot be opened (a newer
- * schema, a corrupt file): DNS must not stop over its log. Logged loudly.
+ * The query-log writer. A querylog.db that does not open (a full disk, a
+ * newer kudurru's file) must not stop DNS, nor silence the log for good: the
+ * writer logs it, keeps events in memory (up to its bound, counting what it
+ * drops) and opens the file again once it can; a damaged file is moved aside
+ * for a new one (src/querylog/writer_connection.ts).
  */
-export function openQueryLog(config: Config, logger: Logger) {
-  const path = join(config.node.dataDir, QUERYLOG_DB_FILE);
-  const open = () =>
-    createQueryLogWriter({
-      path,
-      node: config.node.name,
-      settings: config.querylog,
-      logger,
-    });
-  try {
-    try {
-      return open();
-    } catch (err) {
-      if (!isDamagedDatabaseError(err)) throw err;
-      // A damaged file must not silence the log for good: keep it aside
-      // for a look later and start a new one.
-      const aside = moveAsideDamaged(path);
-      logger.error(
-        "The query log was damaged; moved it aside and started a new one",
-        {
-          path,
-          movedTo: aside,
-          error: err,
-        },
-      );
-      return open();
-    }
-  } catch (err) {
-    logger.error("Cannot open the query log; serving without it", {
-      path,
-      error: err,
-    });
-    return undefined;
-  }
+export function openQueryLog(config: Config, logger: Logger): QueryLogWriter {
+  return createQueryLogWriter({
+    path: join(config.node.dataDir, QUERYLOG_DB_FILE),
+    node: config.node.name,
+    settings: config.querylog,
+    logger,
+  });
+}
+
+/**
+ * A readiness note while the query log is not written: DNS answers, so the
+ * node stays ready (a load balancer must not take it out over its log), but
+ * /healthz/ready says why the log is empty.
+ */
+export function queryLogHealthCheck(
+  writer: Pick<QueryLogWriter, "stats">,
+): HealthCheck {
+  return () => {
+    const stats = writer.stats();
+    if (!stats.failing) return { ready: true };
+    return {
+      ready: true,
+      reason: `the query log is not being written: ${
+        stats.lastError ?? "not open"
+      }`,
+    };
+  };
 }

@@ -17,6 +17,14 @@ export interface QueryLogStats {
   written: number;
   /** Events dropped (queue full, write failed) since the writer started. */
   dropped: number;
+  /** Of `dropped`, those lost to writes that failed (the rest found a queue full). */
+  droppedWriteFailed?: number;
+  /** Transactions that failed and were rolled back. */
+  failedBatches?: number;
+  /** Attempts to open querylog.db that failed. */
+  failedOpens?: number;
+  /** True while the query log cannot be written. */
+  failing?: boolean;
   /** Reads that skipped an undecodable event chunk, in this process. */
   unreadableChunks?: number;
   /** Damaged querylog.db files moved aside and replaced while running. */
@@ -30,7 +38,10 @@ export function createStateMetrics(registry: Registry) {
   /** Totals already added to the counters. */
   const counted = {
     written: 0,
-    dropped: 0,
+    droppedQueueFull: 0,
+    droppedWriteFailed: 0,
+    failedBatches: 0,
+    failedOpens: 0,
     unreadableChunks: 0,
     damagedFilesReplaced: 0,
   };
@@ -58,7 +69,30 @@ export function createStateMetrics(registry: Registry) {
   });
   const dropped = new client.Counter({
     name: "kudurru_querylog_dropped_total",
-    help: "Query log events dropped (queue full or write failed).",
+    help:
+      'Query log events dropped, by reason: "queue_full" (no room in the writer\'s or a listener worker\'s queue, as when the log cannot be written for long), "write_failed" (their batch failed three times, or was still unwritten at shutdown).',
+    labelNames: ["reason"],
+    registers,
+  });
+  for (const reason of ["queue_full", "write_failed"]) {
+    dropped.inc({ reason }, 0);
+  }
+  const failedBatches = new client.Counter({
+    name: "kudurru_querylog_failed_batches_total",
+    help:
+      "Query log transactions that failed and were rolled back; each is retried, and dropped after its third failure.",
+    registers,
+  });
+  const failedOpens = new client.Counter({
+    name: "kudurru_querylog_failed_opens_total",
+    help:
+      "Attempts to open querylog.db that failed (a full disk, a newer kudurru's file); each is tried again, at most a minute later.",
+    registers,
+  });
+  const writeError = new client.Gauge({
+    name: "kudurru_querylog_write_error",
+    help:
+      "1 while the query log cannot be written (querylog.db does not open, or writes failed since the last that worked), else 0.",
     registers,
   });
   const unreadable = new client.Counter({
@@ -71,7 +105,7 @@ export function createStateMetrics(registry: Registry) {
   const replaced = new client.Counter({
     name: "kudurru_querylog_damaged_files_replaced_total",
     help:
-      "Times querylog.db was found damaged while running, moved aside and replaced with a new file.",
+      "Times querylog.db was found damaged (at start or while running), moved aside and replaced with a new file.",
     registers,
   });
 
@@ -79,11 +113,12 @@ export function createStateMetrics(registry: Registry) {
   function advance(
     counter: client.Counter,
     key: keyof typeof counted,
-    total: number,
+    total: number | undefined,
+    labels: Partial<Record<string, string>> = {},
   ): void {
-    if (!Number.isFinite(total) || total < 0) return;
+    if (total === undefined || !Number.isFinite(total) || total < 0) return;
     const added = total >= counted[key] ? total - counted[key] : total;
-    if (added > 0) counter.inc(added);
+    if (added > 0) counter.inc(labels, added);
     counted[key] = total;
   }
 
@@ -92,13 +127,18 @@ export function createStateMetrics(registry: Registry) {
       queueDepth.set(stats.queued);
     }
     advance(written, "written", stats.written);
-    advance(dropped, "dropped", stats.dropped);
-    if (stats.unreadableChunks !== undefined) {
-      advance(unreadable, "unreadableChunks", stats.unreadableChunks);
-    }
-    if (stats.damagedFilesReplaced !== undefined) {
-      advance(replaced, "damagedFilesReplaced", stats.damagedFilesReplaced);
-    }
+    const writeFailed = stats.droppedWriteFailed ?? 0;
+    advance(dropped, "droppedQueueFull", stats.dropped - writeFailed, {
+      reason: "queue_full",
+    });
+    advance(dropped, "droppedWriteFailed", writeFailed, {
+      reason: "write_failed",
+    });
+    advance(failedBatches, "failedBatches", stats.failedBatches);
+    advance(failedOpens, "failedOpens", stats.failedOpens);
+    advance(unreadable, "unreadableChunks", stats.unreadableChunks);
+    advance(replaced, "damagedFilesReplaced", stats.damagedFilesReplaced);
+    if (stats.failing !== undefined) writeError.set(stats.failing ? 1 : 0);
   }
 
   let snapshot: () => Snapshot | undefined = () => undefined;

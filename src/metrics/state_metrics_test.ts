@@ -8,11 +8,12 @@ import { snapshotOf, zoneFromText } from "../pipeline/testing/fixtures.ts";
 Deno.test("query log stats are set, or pulled at scrape time, as counters that only grow", async () => {
   const registry = newRegistry();
   const metrics = createDnsMetrics(registry);
+  const queueFull = { reason: "queue_full" };
   metrics.setQueryLogStats({ queued: 7, written: 100, dropped: 1 });
   let text = await registry.metrics();
   assert.equal(sample(text, "kudurru_querylog_queue_depth"), 7);
   assert.equal(sample(text, "kudurru_querylog_written_total"), 100);
-  assert.equal(sample(text, "kudurru_querylog_dropped_total"), 1);
+  assert.equal(sample(text, "kudurru_querylog_dropped_total", queueFull), 1);
   let stats = { queued: 0, written: 150, dropped: 1 };
   metrics.readQueryLogStatsFrom(() => stats);
   text = await registry.metrics();
@@ -21,7 +22,44 @@ Deno.test("query log stats are set, or pulled at scrape time, as counters that o
   stats = { queued: 2, written: 10, dropped: 0 }; // a new writer started from zero
   text = await registry.metrics();
   assert.equal(sample(text, "kudurru_querylog_written_total"), 160);
-  assert.equal(sample(text, "kudurru_querylog_dropped_total"), 1);
+  assert.equal(sample(text, "kudurru_querylog_dropped_total", queueFull), 1);
+});
+
+Deno.test("query log drops show by reason, with failed batches, failed opens and a write-error gauge", async () => {
+  const registry = newRegistry();
+  const metrics = createDnsMetrics(registry);
+  const stats = {
+    queued: 0,
+    written: 0,
+    dropped: 0,
+    droppedWriteFailed: 0,
+    failedBatches: 0,
+    failedOpens: 0,
+    failing: false,
+  };
+  metrics.readQueryLogStatsFrom(() => stats);
+  let text = await registry.metrics();
+  const dropped = (reason: string) =>
+    sample(text, "kudurru_querylog_dropped_total", { reason });
+  assert.equal(dropped("queue_full"), 0, "both reasons show from the start");
+  assert.equal(dropped("write_failed"), 0);
+  assert.equal(sample(text, "kudurru_querylog_write_error"), 0);
+  Object.assign(stats, {
+    dropped: 250,
+    droppedWriteFailed: 200,
+    failedBatches: 7,
+    failedOpens: 3,
+    failing: true,
+  });
+  text = await registry.metrics();
+  assert.equal(dropped("queue_full"), 50);
+  assert.equal(dropped("write_failed"), 200);
+  assert.equal(sample(text, "kudurru_querylog_failed_batches_total"), 7);
+  assert.equal(sample(text, "kudurru_querylog_failed_opens_total"), 3);
+  assert.equal(sample(text, "kudurru_querylog_write_error"), 1);
+  stats.failing = false;
+  text = await registry.metrics();
+  assert.equal(sample(text, "kudurru_querylog_write_error"), 0);
 });
 
 Deno.test("reads that skipped an undecodable event chunk show as a counter", async () => {

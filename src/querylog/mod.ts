@@ -24,5 +24,6 @@ export {
   type QueryLogSettings,
   ROLLUP_RETENTION_MS,
 } from "./settings.ts";
+export { QueryLogNotOpenError } from "./writer_connection.ts";
 export { SPECIAL_USE_SUFFIXES } from "./special_use_names.ts";
 export * from "./queries.ts";

@@ -61,6 +61,16 @@ export interface RetentionReport {
   usedBytes: number;
 }
 
+/** What a sweep that did not run reports (the file was not open). */
+export const NO_RETENTION: Readonly<RetentionReport> = {
+  deletedEvents: 0,
+  deletedRollupRows: 0,
+  deletedDictionaryRows: 0,
+  vacuumedPages: 0,
+  fileBytes: 0,
+  usedBytes: 0,
+};
+
 /** Runs one sweep; see the file comment. */
 export async function runRetention(
   db: DatabaseSync,

@@ -8,10 +8,11 @@
  * full, new events are dropped and counted, and a failed batch stays queued
  * and is retried on the next tick (the queue bound caps what that costs).
  *
- * A file that opens but turns out damaged later (SQLite reads most pages
- * only when a write or a sweep needs them) would fail every batch for good:
- * it is moved aside and a new one started, as `kudurru serve` does with a
- * file that does not open.
+ * A file that does not open (a full disk, a newer kudurru's file) is tried
+ * again on later ticks while events wait in the queue, and a damaged file is
+ * moved aside for a new one, at start or when a write or a sweep finds it so
+ * (writer_connection.ts). While writes fail, the log gets one line when it
+ * starts, a summary a minute, and one when it works again (write_outage.ts).
  */
 import type { DatabaseSync } from "node:sqlite";
 import type { Logger } from "../log/logger.ts";
@@ -19,23 +20,22 @@ import type { QueryEvent } from "../pipeline/query_event.ts";
 import {
   isPackedQueryEvents,
   type PackedQueryEvents,
-  QueryEventPacker,
 } from "../pipeline/query_event_pack.ts";
-import { type BatchSlice, BatchStore } from "./batch_store.ts";
+import type { BatchSlice } from "./batch_store.ts";
 import { unreadableChunks } from "./event_chunks.ts";
-import {
-  isDamagedDatabaseError,
-  moveAsideDamaged,
-  openQueryLogDb,
-} from "./db.ts";
+import { openQueryLogDb } from "./db.ts";
 import { foldDomainMinutes } from "./domain_hours.ts";
 import { createEventFilter, type EventFilter } from "./event_filter.ts";
+import { EventQueue, packEvents } from "./event_queue.ts";
 import {
+  NO_RETENTION,
   type RetentionReport,
   type RetentionState,
   runRetention,
 } from "./retention.ts";
-import { HOUR_MS, type QueryLogSettings, retentionLimits } from "./settings.ts";
+import { type QueryLogSettings, retentionLimits } from "./settings.ts";
+import { errorText, WriteOutage } from "./write_outage.ts";
+import { WriterConnection } from "./writer_connection.ts";
 
 export interface QueryLogWriterOptions {
   /** The database file (`<dataDir>/querylog.db`). */
@@ -74,8 +74,13 @@ export interface QueryLogWriterStats {
   queued: number;
   /** Events stored (or, under privacy "none", counted). */
   written: number;
-  /** Events lost: the queue was full, or a batch failed three times. */
+  /** Events lost: the queue was full, or they could not be written. */
   dropped: number;
+  /**
+   * Of `dropped`, those whose batch failed three times, or that were still
+   * unwritten when the writer closed (the rest found the queue full).
+   */
+  droppedWriteFailed: number;
   /** Events left out by querylog.exclude or enabled: false. */
   excluded: number;
   /** Events that were not valid QueryEvents. */
@@ -84,11 +89,18 @@ export interface QueryLogWriterStats {
   batches: number;
   /** Transactions rolled back. */
   failedBatches: number;
-  /** The last write or retention error, if any. */
+  /** Attempts to open the file that failed (each is tried again later). */
+  failedOpens: number;
+  /**
+   * True while the log cannot be written: the file is not open, or writes
+   * failed since the last one that worked.
+   */
+  failing: boolean;
+  /** The last open, write or retention error, if any. */
   lastError: string | undefined;
   /** Chunks any reader of this process skipped as undecodable (unreadableChunks). */
   unreadableChunks: number;
-  /** Damaged files moved aside and replaced with a new one while running. */
+  /** Damaged files moved aside and replaced with a new one, at start or later. */
   damagedFilesReplaced: number;
 }
 
@@ -108,27 +120,27 @@ export interface QueryLogWriter {
    */
   runRetention(): Promise<RetentionReport>;
   /**
-   * The writer's connection, for queries in the same process (read it for
-   * each use: a damaged file is replaced with a new connection).
+   * The writer's connection, for queries in the same process. Read it for
+   * each use: a damaged file is replaced with a new connection, and one that
+   * did not open is opened again later.
+   * @throws {QueryLogNotOpenError} while the file is not open
    */
   readonly db: DatabaseSync;
-  /** Flushes what is queued, stops the timers and closes the database. */
+  /**
+   * Flushes what is queued (opening the file once more if it is not open),
+   * stops the timers and closes the database. Events it cannot write are
+   * counted as dropped, with one line that says how many and why.
+   */
   close(): Promise<void>;
 }
 
 /** A batch that fails this many times in a row (not for a lock) is dropped. */
 const MAX_BATCH_ATTEMPTS = 3;
-/**
- * A damaged file is replaced at most this often: a disk that damages every
- * file it is given must not fill up with copies.
- */
-const MIN_MS_BETWEEN_REPLACEMENTS = HOUR_MS;
 
 /**
  * Opens `opts.path` (creating and migrating it) and starts the flush and
- * retention loops.
- *
- * @throws when the file cannot be opened or is from a newer kudurru
+ * retention loops. A file that does not open is logged and tried again on
+ * later ticks (see the file comment): this does not throw for it.
  */
 export function createQueryLogWriter(
   opts: QueryLogWriterOptions,
@@ -138,67 +150,84 @@ export function createQueryLogWriter(
   const batchSize = Math.max(1, opts.batchSize ?? 100_000);
   const interval = opts.flushIntervalMs ?? 1000;
   const logger = opts.logger.with({ component: "querylog", node: opts.node });
-  // Short: a lock held elsewhere must not stall the main thread for long.
-  const open = () => openQueryLogDb(opts.path, { busyTimeoutMs: 50 });
-  let db = open();
-  let store = new BatchStore(db);
-  let lastReplacement = -Infinity;
+  const connection = new WriterConnection({
+    path: opts.path,
+    // Short: a lock held elsewhere must not stall the main thread for long.
+    open: () => openQueryLogDb(opts.path, { busyTimeoutMs: 50 }),
+    logger,
+    now,
+  });
   let settings = opts.settings;
   let filter: EventFilter = createEventFilter(settings);
-  /** Batches waiting, oldest first; the first may be partly written. */
-  let queue: BatchSlice[] = [];
-  let queued = 0;
+  const queue = new EventQueue();
   let attempts = 0;
+  /** close() has begun: its own line says what could not be written. */
+  let closing = false;
   let closed = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
-  let draining: Promise<void> | undefined;
+  let draining: Promise<boolean> | undefined;
   const retentionState: RetentionState = {};
   let retentionRun: Promise<RetentionReport> | undefined;
-  const counters: Omit<QueryLogWriterStats, "queued" | "unreadableChunks"> = {
+  const counters = {
     written: 0,
     dropped: 0,
+    droppedWriteFailed: 0,
     excluded: 0,
     invalid: 0,
     batches: 0,
     failedBatches: 0,
-    lastError: undefined,
-    damagedFilesReplaced: 0,
+    lastError: undefined as string | undefined,
   };
+  const outage = new WriteOutage(logger, now, () => ({
+    failedBatches: counters.failedBatches,
+    failedOpens: connection.failedOpens,
+    dropped: counters.dropped,
+  }));
 
-  /**
-   * After `err`, when it says the file is damaged: moves the file aside and
-   * opens a new one (see the file comment). True when it did.
-   */
-  function replaceDamagedFile(err: unknown): boolean {
-    if (!isDamagedDatabaseError(err)) return false;
-    if (now() - lastReplacement < MIN_MS_BETWEEN_REPLACEMENTS) return false;
-    lastReplacement = now();
-    try {
-      db.close();
-      const aside = moveAsideDamaged(opts.path);
-      db = open();
-      store = new BatchStore(db);
-      counters.damagedFilesReplaced++;
-      logger.error(
-        "The query log is damaged; moved it aside and started a new one",
-        { path: opts.path, movedTo: aside, error: err },
-      );
+  /** A failure, logged by the outage it belongs to (not while closing). */
+  function report(
+    level: "warn" | "error",
+    message: string,
+    err: unknown,
+    fields: Record<string, unknown> = {},
+  ): void {
+    counters.lastError = errorText(err);
+    if (!closing) outage.failed(level, message, err, fields);
+  }
+
+  /** True when the file is open, after opening it if it was due (or `force`). */
+  function ensureOpen(force = false): boolean {
+    if (connection.isOpen) return true;
+    const result = connection.openIfDue(force);
+    if (result.open) {
+      // Nothing waits to prove it: opening is the news. Else the next
+      // write says whether it works.
+      if (queue.size === 0) outage.succeeded();
       return true;
-    } catch (replaceErr) {
-      logger.error("Cannot replace the damaged query log", {
-        path: opts.path,
-        error: replaceErr,
-      });
-      if (!db.isOpen) {
-        try {
-          db = open();
-          store = new BatchStore(db);
-        } catch {
-          // Batches fail and are counted as before; nothing more to do.
-        }
-      }
-      return false;
     }
+    if ("error" in result) {
+      report(
+        "error",
+        "Cannot open the query log; will try again, keeping events in memory meanwhile",
+        result.error,
+        { path: opts.path, maxQueue },
+      );
+    }
+    return false;
+  }
+
+  /** After `err`: a damaged file is replaced; true when the new one is open. */
+  function replaceIfDamaged(err: unknown): boolean {
+    const replacement = connection.replaceDamaged(err);
+    if ("error" in replacement) {
+      report(
+        "error",
+        "Cannot replace the damaged query log; will try again, keeping events in memory meanwhile",
+        replacement.error,
+        { path: opts.path, damage: errorText(err) },
+      );
+    }
+    return replacement.replaced;
   }
 
   function schedule(delay: number): void {
@@ -213,38 +242,12 @@ export function createQueryLogWriter(
     }, delay);
   }
 
-  /** Up to batchSize events from the front of the queue. */
-  function front(): BatchSlice[] {
-    const slices: BatchSlice[] = [];
-    let room = batchSize;
-    for (const slice of queue) {
-      if (room === 0) break;
-      const take = Math.min(room, slice.to - slice.from);
-      slices.push({ ...slice, to: slice.from + take });
-      room -= take;
-    }
-    return slices;
-  }
-
-  /** Removes the events of `slices` (the queue's front) from the queue. */
-  function consume(slices: readonly BatchSlice[]): number {
-    let events = 0;
-    for (const slice of slices) {
-      const head = queue[0]!;
-      head.from = slice.to;
-      events += slice.to - slice.from;
-      if (head.from === head.to) queue.shift();
-    }
-    queued -= events;
-    return events;
-  }
-
   /** Writes the oldest batch; false when it failed (and is still queued). */
   function writeOneBatch(): boolean {
-    const batch = front();
+    const batch = queue.front(batchSize);
     try {
-      const result = store.writeEvents(batch, filter, now());
-      consume(batch);
+      const result = connection.store.writeEvents(batch, filter, now());
+      queue.consume(batch);
       attempts = 0;
       counters.batches++;
       counters.written += result.written;
@@ -256,37 +259,56 @@ export function createQueryLogWriter(
           reason: result.lastInvalid,
         });
       }
+      outage.succeeded();
       return true;
     } catch (err) {
-      counters.failedBatches++;
-      counters.lastError = err instanceof Error ? err.message : String(err);
-      if (replaceDamagedFile(err)) return writeOneBatch();
-      const locked = /locked|busy/i.test(counters.lastError);
-      if (!locked && ++attempts >= MAX_BATCH_ATTEMPTS) {
-        const events = consume(batch);
-        counters.dropped += events;
-        attempts = 0;
-        logger.error("Dropped a query-log batch that failed repeatedly", {
-          events,
-          error: err,
-        });
-      } else {
-        logger.warn("Cannot write a query-log batch; will retry", {
-          events: batch.reduce((n, s) => n + s.to - s.from, 0),
-          error: err,
-        });
-      }
-      return false;
+      return batchFailed(batch, err);
     }
   }
 
-  function drain(): Promise<void> {
+  /** A batch failed with `err`; true when it was written after all. */
+  function batchFailed(batch: BatchSlice[], err: unknown): boolean {
+    if (!connection.isOpen) {
+      // Closed underneath ("database is not open"): no transaction ran.
+      // The batch waits for the file to open again.
+      connection.lost(err);
+      report("error", "The query log was closed; opening it again", err);
+      return false;
+    }
+    counters.failedBatches++;
+    counters.lastError = errorText(err);
+    if (replaceIfDamaged(err)) return writeOneBatch();
+    // A replacement that failed left no file open: the batch waits for one.
+    if (!connection.isOpen) return false;
+    const locked = /locked|busy/i.test(counters.lastError);
+    if (!locked && ++attempts >= MAX_BATCH_ATTEMPTS) {
+      const events = queue.consume(batch);
+      counters.dropped += events;
+      counters.droppedWriteFailed += events;
+      attempts = 0;
+      if (!closing) outage.dropped(events, err);
+    } else {
+      report("warn", "Cannot write a query-log batch; will retry", err, {
+        events: batch.reduce((n, s) => n + s.to - s.from, 0),
+      });
+    }
+    return false;
+  }
+
+  /**
+   * Writes batches until the queue is empty (true) or one fails, the file
+   * is not open or the writer closed (false).
+   */
+  function drain(): Promise<boolean> {
     if (draining) return draining;
     const loop = async () => {
-      while (queued > 0 && !closed && writeOneBatch()) {
+      if (!ensureOpen()) return false;
+      while (queue.size > 0) {
+        if (closed || !writeOneBatch()) return false;
         // Let the event loop (API, timers, workers' messages) breathe.
-        if (queued > 0) await new Promise((r) => setTimeout(r, 0));
+        if (queue.size > 0) await new Promise((r) => setTimeout(r, 0));
       }
+      return true;
     };
     // .finally runs after the assignment, even when loop() ends at once.
     draining = loop().finally(() => draining = undefined);
@@ -295,32 +317,41 @@ export function createQueryLogWriter(
 
   /** Folds finished minutes into domain_hours, then the retention sweep. */
   async function maintain(): Promise<RetentionReport> {
+    if (!connection.isOpen) return NO_RETENTION;
+    const db = connection.db;
     await foldDomainMinutes(db, now());
     return await runRetention(db, {
       now: now(),
       limits: retentionLimits(settings),
       state: retentionState,
       logger,
-      onDictionariesPruned: () => store.encoder.resetDictionaries(),
+      onDictionariesPruned: () => {
+        if (connection.isOpen) connection.store.encoder.resetDictionaries();
+      },
     });
   }
 
   async function retention(): Promise<RetentionReport> {
     retentionRun ??= maintain().catch((err) => {
-      counters.lastError = err instanceof Error ? err.message : String(err);
-      logger.warn("Query-log retention failed", { error: err });
-      replaceDamagedFile(err);
-      return { deletedEvents: 0 } as RetentionReport;
+      counters.lastError = errorText(err);
+      if (!connection.isOpen) {
+        connection.lost(err);
+        return NO_RETENTION;
+      }
+      // While writes fail, their summary names this error too.
+      if (!outage.active) {
+        logger.warn("Query-log retention failed", { error: err });
+      }
+      replaceIfDamaged(err);
+      return NO_RETENTION;
     }).finally(() => retentionRun = undefined);
     return await retentionRun;
   }
 
-  /** Writes until the queue is empty or a batch fails. */
+  /** Writes until the queue is empty, a batch fails or the file is not open. */
   async function flush(): Promise<void> {
-    while (queued > 0 && !closed) {
-      const before = counters.failedBatches;
-      await drain();
-      if (counters.failedBatches !== before) return;
+    while (queue.size > 0 && !closed) {
+      if (!await drain()) return;
     }
   }
 
@@ -338,18 +369,27 @@ export function createQueryLogWriter(
         counters.excluded += batch.count;
         return;
       }
-      const take = Math.min(maxQueue - queued, batch.count);
-      if (take > 0) {
-        queue.push({ batch, from: 0, to: take });
-        queued += take;
-      }
+      const take = queue.push(batch, maxQueue);
       if (take < batch.count) counters.dropped += batch.count - take;
-      if (queued >= batchSize) schedule(0);
+      if (queue.size >= batchSize) schedule(0);
     } catch (err) {
-      counters.lastError = err instanceof Error ? err.message : String(err);
+      counters.lastError = errorText(err);
     }
   }
 
+  /** close(): what could not be written is counted and named once. */
+  function dropUnwritten(): void {
+    const events = queue.clear();
+    if (events === 0) return;
+    counters.dropped += events;
+    counters.droppedWriteFailed += events;
+    logger.error("Closed the query log with events it could not write", {
+      events,
+      error: counters.lastError ?? "not written",
+    });
+  }
+
+  ensureOpen(true);
   const retentionEvery = opts.retentionIntervalMs ?? 60_000;
   const retentionTimer = retentionEvery > 0
     ? setInterval(() => void retention(), retentionEvery)
@@ -358,30 +398,21 @@ export function createQueryLogWriter(
 
   return {
     get db() {
-      return db;
+      return connection.db;
     },
     enqueue(events) {
-      const packer = new QueryEventPacker(128);
-      let bad = 0;
-      try {
-        for (const event of events) {
-          try {
-            packer.add(event);
-          } catch {
-            bad++; // not a QueryEvent
-          }
-        }
-      } catch {
-        bad++; // not a list
-      }
-      counters.invalid += bad;
-      enqueuePacked(packer.take());
+      const { batch, invalid } = packEvents(events);
+      counters.invalid += invalid;
+      enqueuePacked(batch);
     },
     enqueuePacked,
     stats: () => ({
-      queued,
+      queued: queue.size,
       ...counters,
+      failedOpens: connection.failedOpens,
+      failing: outage.active || !connection.isOpen,
       unreadableChunks: unreadableChunks(),
+      damagedFilesReplaced: connection.damagedFilesReplaced,
     }),
     flush,
     updateSettings(next) {
@@ -390,17 +421,18 @@ export function createQueryLogWriter(
     },
     runRetention: retention,
     async close() {
-      if (closed) return;
+      if (closed || closing) return;
+      closing = true;
+      // The last chance for what is queued: a disk may have room again.
+      if (queue.size > 0) ensureOpen(true);
       await flush();
       closed = true;
       if (timer !== undefined) clearTimeout(timer);
       if (retentionTimer !== undefined) clearInterval(retentionTimer);
       await draining;
       await retentionRun;
-      counters.dropped += queued;
-      queue = [];
-      queued = 0;
-      if (db.isOpen) db.close();
+      dropUnwritten();
+      connection.close();
     },
   };
 }
