@@ -22,6 +22,7 @@ import { seedFirstBoot } from "../objects/bootstrap.ts";
 import { createObjectsLoader } from "../objects/loader.ts";
 import { startDnsListeners } from "../listeners/listeners.ts";
 import { startSnapshotBuilder } from "../snapshot/builder.ts";
+import { RebuildHold } from "../snapshot/rebuild_hold.ts";
 import { startZoneController } from "../controller/zone_controller.ts";
 import { createPrivateFile, ensureDataDir } from "./local_store.ts";
 import { lockDataDir } from "./data_dir_lock.ts";
@@ -40,7 +41,11 @@ import { startOpsServer } from "../health/ops_server.ts";
 import { createDnsMetrics } from "../metrics/dns_metrics.ts";
 import { startMetricsServer } from "../metrics/metrics_server.ts";
 import { parseListenAddress } from "../listeners/listen_address.ts";
-import { openQueryLog, warnIfQueryLogPublic } from "./serve_querylog.ts";
+import {
+  openQueryLog,
+  queryLogHealthCheck,
+  warnIfQueryLogPublic,
+} from "./serve_querylog.ts";
 import {
   ignoreHangup,
   nextShutdownSignal,
@@ -128,6 +133,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     let droppedInWorkers = 0;
     if (querylog) {
       stops.push(() => querylog.close());
+      health.register("querylog", queryLogHealthCheck(querylog));
       metrics.readQueryLogStatsFrom(() => {
         const stats = querylog.stats();
         return { ...stats, dropped: stats.dropped + droppedInWorkers };
@@ -204,8 +210,12 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         { cause: err },
       );
     });
+    // The loader holds whole-zone rebuilds while it writes a file's objects:
+    // a zone's record sets arrive one by one, and are built once.
+    const rebuildHold = new RebuildHold();
     const loader = createObjectsLoader({
       store,
+      hold: rebuildHold,
       inline: config.objects,
       inlineSource: opts.configSource
         ? basename(opts.configSource)
@@ -231,6 +241,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       store,
       logger,
       upstreamGroups: Object.keys(config.upstreams.groups),
+      hold: rebuildHold,
     });
     stops.push(() => controller.stop());
     // blocking.initStrategy says which lists are in force from the first
@@ -273,6 +284,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         ratelimit: config.ratelimit,
       },
       blocking: blocking.assembler,
+      hold: rebuildHold,
       onSnapshot: (snapshot) => {
         listeners.setSnapshot(snapshot);
         posted = snapshot;

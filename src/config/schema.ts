@@ -59,7 +59,8 @@ export const configSchema = z.strictObject({
     ...HOST_RESTART,
   }),
   objectsDir: text("/etc/kudurru/objects.d", {
-    help: "Directory of *.yaml object files; empty disables it",
+    help:
+      "Directory of object files (*.yaml, *.yml, *.json; subdirectories are not read); empty disables it",
     defaultText:
       "objects.d next to the config file; /etc/kudurru/objects.d as root " +
       "and ./objects.d otherwise when there is no file",

@@ -9,6 +9,7 @@ import type { Logger } from "../log/logger.ts";
 import type { Store } from "../store/store.ts";
 import type { Backoff } from "../snapshot/kind_mirror.ts";
 import { startZoneReconciler, type ZoneReconciler } from "./zone_reconciler.ts";
+import type { RebuildHold } from "../snapshot/rebuild_hold.ts";
 
 export interface ZoneControllerOptions {
   store: Store;
@@ -26,6 +27,11 @@ export interface ZoneControllerOptions {
    * Ready. Unchecked when absent.
    */
   upstreamGroups?: readonly string[];
+  /**
+   * While held (the objects loader writing a file's objects), passes wait for
+   * the release (at most its `maxWaitMs`): one build of the whole change.
+   */
+  hold?: RebuildHold;
 }
 
 export interface ZoneController {
@@ -65,6 +71,7 @@ export function startZoneController(
         ...(opts.retryMs !== undefined ? { retryMs: opts.retryMs } : {}),
         ...(opts.backoff ? { backoff: opts.backoff } : {}),
         ...(opts.upstreamGroups && { upstreamGroups: opts.upstreamGroups }),
+        ...(opts.hold ? { hold: opts.hold } : {}),
       });
     },
     () => {

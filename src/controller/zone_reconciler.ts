@@ -14,8 +14,10 @@ import type { Backoff, MirroredObject } from "../snapshot/kind_mirror.ts";
 import {
   ZoneBuildCache,
   type ZoneProblem,
+  type ZoneWarning,
 } from "../snapshot/zone_build_cache.ts";
 import { ZoneState, type ZoneStateChange } from "../snapshot/zone_state.ts";
+import type { RebuildHold } from "../snapshot/rebuild_hold.ts";
 import {
   forwardZoneStatus,
   primaryZoneStatus,
@@ -39,6 +41,8 @@ export interface ZoneReconcilerOptions {
   /** The names in `upstreams.groups`, checked against forward zones. */
   upstreamGroups?: readonly string[];
   backoff?: Backoff;
+  /** While held, passes wait for the release (at most its `maxWaitMs`). */
+  hold?: RebuildHold;
 }
 
 /** A running reconciler. */
@@ -47,6 +51,8 @@ export interface ZoneReconciler {
 }
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
+/** How long a pass writes statuses before it lets other work run. */
+const YIELD_AFTER_MS = 50;
 
 /** A status write this pass wants to make. */
 interface StatusWrite {
@@ -87,6 +93,8 @@ export function startZoneReconciler(
   /** Which object serves each primary zone name (zone_owner.ts), per pass. */
   let owners = new Map<string, string>();
   let running: Promise<void> | undefined;
+  /** Cancels the pass that waits for the hold's release. */
+  let awaitingRelease: (() => void) | undefined;
 
   const state = new ZoneState({
     store: opts.store,
@@ -114,14 +122,34 @@ export function startZoneReconciler(
   function schedule(delay: number): void {
     if (stopped || !state.isSynced) return;
     dirty = true;
-    if (timer !== undefined || running !== undefined) return;
+    if (timer !== undefined || running !== undefined || awaitingRelease) {
+      return;
+    }
     timer = setTimeout(() => {
       timer = undefined;
-      running = pass().finally(() => {
-        running = undefined;
-        if (dirty) schedule(opts.debounceMs);
-      });
+      passUnlessHeld();
     }, Math.min(MAX_TIMER_MS, Math.max(0, delay)));
+  }
+
+  /**
+   * A pass builds every changed zone: while the objects loader writes a
+   * file's record sets one by one, it waits, so the zone is built once.
+   */
+  function passUnlessHeld(): void {
+    const hold = opts.hold;
+    if (!hold?.held) return startPass();
+    awaitingRelease = hold.whenReleased(() => {
+      awaitingRelease = undefined;
+      startPass();
+    });
+  }
+
+  function startPass(): void {
+    if (stopped) return;
+    running = pass().finally(() => {
+      running = undefined;
+      if (dirty) schedule(opts.debounceMs);
+    });
   }
 
   /** The object with the status we last wrote, if the watch has not shown it yet. */
@@ -133,6 +161,7 @@ export function startZoneReconciler(
   function plan(now: Date): StatusWrite[] {
     const writes: StatusWrite[] = [];
     const problems = new Map<string, ZoneProblem[]>();
+    const warnings = new Map<string, ZoneWarning[]>();
     const live = new Set<string>();
     const consider = (key: string, obj: KObject, status: unknown) => {
       if (!jsonEqual(obj.status, status)) {
@@ -171,6 +200,10 @@ export function startZoneReconciler(
             const rsKey = `${p.recordSet.namespace}/${p.recordSet.name}`;
             problems.set(rsKey, [...(problems.get(rsKey) ?? []), p]);
           }
+          for (const w of outcome.build.warnings) {
+            const rsKey = `${w.recordSet.namespace}/${w.recordSet.name}`;
+            warnings.set(rsKey, [...(warnings.get(rsKey) ?? []), w]);
+          }
         }
       }
     }
@@ -178,7 +211,7 @@ export function startZoneReconciler(
     for (const m of state.recordSets()) {
       const key = formatKey(keyOf(m.object));
       const rs = latest<DNSRecordSet>(key, m);
-      const where = whereIs(rs, problems);
+      const where = whereIs(rs, problems, warnings);
       consider(key, rs, recordSetStatus(rs, where, now));
     }
     return writes;
@@ -193,6 +226,7 @@ export function startZoneReconciler(
   function whereIs(
     rs: DNSRecordSet,
     problems: Map<string, ZoneProblem[]>,
+    warnings: Map<string, ZoneWarning[]>,
   ): RecordSetZone {
     const zoneRef = rs.spec?.zoneRef.name ?? "";
     const zone = state.zone(zoneRef)?.object;
@@ -218,13 +252,12 @@ export function startZoneReconciler(
       };
     }
     if (cache.last(zoneRef)?.ok === false) return { kind: "failed", zoneRef };
-    const own = problems.get(
-      `${rs.metadata.namespace ?? ""}/${rs.metadata.name}`,
-    );
+    const rsKey = `${rs.metadata.namespace ?? ""}/${rs.metadata.name}`;
     return {
       kind: "primary",
       zoneName: zone.spec.zoneName,
-      problems: own ?? [],
+      problems: problems.get(rsKey) ?? [],
+      warnings: warnings.get(rsKey) ?? [],
     };
   }
 
@@ -232,7 +265,15 @@ export function startZoneReconciler(
     dirty = false;
     const now = opts.now();
     let failed = false;
+    let busySince = performance.now();
     for (const w of plan(now)) {
+      // A store that answers at once (sqlite) never lets the event loop run
+      // between writes: the statuses of 1,500 new record sets held the
+      // health probes up for over a second.
+      if (performance.now() - busySince > YIELD_AFTER_MS) {
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        busySince = performance.now();
+      }
       if (stopped) return;
       try {
         const stored = await opts.store.updateStatus(w.object);
@@ -285,6 +326,8 @@ export function startZoneReconciler(
         if (t !== undefined) clearTimeout(t);
       }
       timer = retry = expiry = undefined;
+      awaitingRelease?.();
+      awaitingRelease = undefined;
       await running;
       await state.stop();
     },

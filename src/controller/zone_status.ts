@@ -12,6 +12,7 @@ import { unknownUpstreamGroup } from "../config/schema_resolver.ts";
 import type {
   ZoneBuildOutcome,
   ZoneProblem,
+  ZoneWarning,
 } from "../snapshot/zone_build_cache.ts";
 import {
   type ConditionVerdict,
@@ -26,6 +27,15 @@ export const PROBLEM_CONDITION_TYPES: ReadonlySet<string> = new Set([
   "OutsideZone",
   "CNAMEConflict",
   "Invalid",
+  "Occluded",
+]);
+
+/**
+ * Condition types a record set gets for each warning reason: served, but
+ * not as written; its Ready condition stays True.
+ */
+export const WARNING_CONDITION_TYPES: ReadonlySet<string> = new Set([
+  "TTLMismatch",
 ]);
 
 /** Longest condition message we write; a record set may have 1,000 endpoints. */
@@ -38,7 +48,12 @@ export type RecordSetZone =
   | { kind: "failed"; zoneRef: string }
   /** The zone does not serve this record set (another object serves its name, its selector). */
   | { kind: "refused"; reason: string; message: string }
-  | { kind: "primary"; zoneName: string; problems: readonly ZoneProblem[] };
+  | {
+    kind: "primary";
+    zoneName: string;
+    problems: readonly ZoneProblem[];
+    warnings: readonly ZoneWarning[];
+  };
 
 function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
@@ -181,9 +196,12 @@ function withReady(
   };
 }
 
-/** One condition per problem reason, naming each endpoint and what it clashes with. */
-function problemConditions(
-  problems: readonly ZoneProblem[],
+/**
+ * One condition per problem (or warning) reason, naming each endpoint and
+ * what it clashes with.
+ */
+function findingConditions(
+  problems: readonly (ZoneProblem | ZoneWarning)[],
   generation: number,
 ): ConditionVerdict[] {
   const byReason = new Map<string, string[]>();
@@ -266,11 +284,15 @@ export function recordSetStatus(
   now: Date,
 ): DNSRecordSetStatus {
   const generation = generationOf(rs);
-  const problems = where.kind === "primary" ? where.problems : [];
-  const verdicts = problemConditions(problems, generation);
+  const findings = where.kind === "primary"
+    ? [...where.problems, ...where.warnings]
+    : [];
+  const verdicts = findingConditions(findings, generation);
   const wanted = new Set(verdicts.map((v) => v.type));
   const resolved = new Set(
-    [...PROBLEM_CONDITION_TYPES].filter((t) => !wanted.has(t)),
+    [...PROBLEM_CONDITION_TYPES, ...WARNING_CONDITION_TYPES].filter((t) =>
+      !wanted.has(t)
+    ),
   );
   let conditions = removeConditions(rs.status?.conditions, resolved);
   for (const verdict of verdicts) {

@@ -64,7 +64,9 @@ export function decodeYaml(
     diagnoses: [],
     unidentifiable: 0,
   };
-  const docs = YAML.parseAllDocuments(text, { uniqueKeys: true });
+  const docs = YAML.parseAllDocuments(withoutDocumentBoms(text), {
+    uniqueKeys: true,
+  });
   if (!Array.isArray(docs)) return result; // an empty stream
   docs.forEach((doc, i) => {
     const document = i + 1;
@@ -91,6 +93,22 @@ export function decodeYaml(
     identify(result, source, document, undefined, value, opts);
   });
   return result;
+}
+
+/** A byte order mark at a line start, just before a `---` or `...` marker. */
+const BOM_BEFORE_MARKER = /(^|\n)\uFEFF(?=(?:---|\.\.\.)(?:\s|$))/g;
+/** A byte order mark on the line after a `---` or `...` marker line. */
+const BOM_AFTER_MARKER = /((?:^|\n)(?:---|\.\.\.)(?:[ \t][^\n]*)?\r?\n)\uFEFF/g;
+
+/**
+ * YAML 1.2 allows a byte order mark at the start of every document, and
+ * `cat a.yaml b.yaml` puts b.yaml's there, but the parser takes one only at
+ * the start of the stream or after `...`: after `---` it became part of the
+ * first key ("\uFEFFapiVersion", so "missing apiVersion").
+ */
+function withoutDocumentBoms(text: string): string {
+  if (!text.includes("\uFEFF")) return text;
+  return text.replace(BOM_BEFORE_MARKER, "$1").replace(BOM_AFTER_MARKER, "$1");
 }
 
 /** Decodes inline objects (the config file's `objects:` list): one document per item. */

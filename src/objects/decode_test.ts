@@ -16,6 +16,29 @@ Deno.test("decodeYaml reads every document of a multi-document stream", () => {
   assert.equal(r.diagnoses.length, 0);
 });
 
+Deno.test("decodeYaml takes a byte order mark at the start of any document, as cat a.yaml b.yaml leaves it", async (t) => {
+  const bom = "\uFEFF";
+  const cases: [string, string][] = [
+    ["after ---", `${groupYaml("a")}---\n${bom}${groupYaml("b")}`],
+    ["before ---", `${groupYaml("a")}${bom}---\n${groupYaml("b")}`],
+    [
+      "after --- with CRLF line ends",
+      `${groupYaml("a")}---\n${bom}${groupYaml("b")}`.replaceAll("\n", "\r\n"),
+    ],
+    ["after ...", `${groupYaml("a")}...\n${bom}${groupYaml("b")}`],
+  ];
+  for (const [name, text] of cases) {
+    await t.step(name, () => {
+      const r = decodeYaml(SRC, text);
+      assert.deepEqual(r.diagnoses, []);
+      assert.deepEqual(r.objects.map((o) => o.name), [
+        "ClientGroup/default/a",
+        "ClientGroup/default/b",
+      ]);
+    });
+  }
+});
+
 Deno.test("decodeYaml rejects duplicate keys with their line number", () => {
   const r = decodeYaml(
     SRC,

@@ -3,7 +3,7 @@
  * A load never aborts; it records a Diagnosis and applies the rest.
  */
 
-/** Why a diagnosis was recorded. The last three are informational. */
+/** Why a diagnosis was recorded. The last five are informational. */
 export type DiagnosisReason =
   | "ReadFailed"
   | "EmptyFile"
@@ -19,7 +19,9 @@ export type DiagnosisReason =
   | "ListFailed"
   | "Adopted"
   | "TakenOver"
-  | "Moved";
+  | "Moved"
+  | "Ignored"
+  | "Unsettled";
 
 export type DiagnosisSeverity = "error" | "warning" | "info";
 

@@ -2,14 +2,22 @@
  * Watches the objects directory: any event re-arms a debounce timer (for at
  * most MAX_DEBOUNCE_FACTOR × debounceMs after the first, so a file touched
  * without pause cannot hold reloads back); a poll runs a full load on a
- * timer and re-attaches the watch when the directory got replaced (a new
- * inode or birth time, e.g. `rm -r` + `mkdir`). A directory that is missing
- * or went away is looked for again every debounceMs, and every attach is
- * followed by a load: files written before the watch saw them (during the
- * first load, or into a directory made anew) are never left for the poll.
+ * timer. Every debounceMs the directory's identity is compared with the
+ * watched one's, and the watch re-attached when it changed: a directory
+ * replaced (a new inode or birth time, e.g. `rm -r` + `mkdir`), or a symlink
+ * to it re-pointed (`ln -s rel2 tmp && mv -T tmp objects.d`, where inotify
+ * stays on the old target and no event comes). A directory that is missing
+ * or went away is found the same way, and every attach is followed by a
+ * load: files written before the watch saw them (during the first load, or
+ * into a directory made anew) are never left for the poll.
+ *
+ * A second load follows every burst of events once settleMs have passed
+ * since its last event: a file held as not settled then (unsettled_files.ts)
+ * has stood still long enough to be applied.
  */
 import { resolve } from "node:path";
 import type { Logger } from "../log/logger.ts";
+import { FILE_SETTLE_MS } from "./unsettled_files.ts";
 
 /** Events keep postponing a load for at most this many debounce periods. */
 export const MAX_DEBOUNCE_FACTOR = 4;
@@ -26,6 +34,8 @@ export interface DirWatchOptions {
   onPoll: () => Promise<void>;
   /** Told whenever the watch attaches (true) or goes away (false). */
   onWatching?: (watching: boolean) => void;
+  /** How long after the last event the settle load runs. @default FILE_SETTLE_MS + debounceMs */
+  settleMs?: number;
   logger?: Logger;
 }
 
@@ -37,11 +47,16 @@ export async function watchDirectory(
   if (signal.aborted) return;
   let watcher: Deno.FsWatcher | undefined;
   let identity = "";
+  /** The identity watchFs last failed on (inotify limits): rechecks skip it. */
+  let failedIdentity = "";
   let eventLoop: Promise<void> = Promise.resolve();
   let debounce: ReturnType<typeof setTimeout> | undefined;
   let pollTimer: ReturnType<typeof setTimeout> | undefined;
   let polling: Promise<void> = Promise.resolve();
-  let retryTimer: ReturnType<typeof setTimeout> | undefined;
+  let recheckTimer: ReturnType<typeof setTimeout> | undefined;
+  let rechecking: Promise<void> = Promise.resolve();
+  let settleTimer: ReturnType<typeof setTimeout> | undefined;
+  const settleMs = opts.settleMs ?? FILE_SETTLE_MS + opts.debounceMs;
   /** When the events the pending load waits for began. */
   let burstStart = 0;
 
@@ -54,17 +69,11 @@ export async function watchDirectory(
       debounce = undefined;
       opts.onChange();
     }, Math.max(0, Math.min(opts.debounceMs, latest - now)));
-  };
-
-  /** Looks for the directory again soon (missing, or its watch ended). */
-  const retryAttach = () => {
-    if (signal.aborted || retryTimer !== undefined) return;
-    retryTimer = setTimeout(async () => {
-      retryTimer = undefined;
-      if (signal.aborted) return;
-      await attach();
-      if (!watcher) retryAttach();
-    }, opts.debounceMs);
+    clearTimeout(settleTimer);
+    settleTimer = setTimeout(() => {
+      settleTimer = undefined;
+      opts.onChange();
+    }, settleMs);
   };
 
   const detach = () => {
@@ -77,24 +86,28 @@ export async function watchDirectory(
     } catch { /* already closed */ }
   };
 
-  /** One attach at a time (the poll's and a retry's could meet). */
+  /**
+   * One attach at a time (the poll's and a recheck's could meet). Only the
+   * poll tries again a directory watchFs failed on: a recheck every
+   * debounceMs would log the same failure twice a second.
+   */
   let attaching: Promise<void> = Promise.resolve();
-  const attach = () => attaching = attaching.then(attachOnce);
+  const attach = (retryFailed = false) =>
+    attaching = attaching.then(() => attachOnce(retryFailed));
 
-  const attachOnce = async () => {
+  const attachOnce = async (retryFailed: boolean) => {
     if (!opts.dir || signal.aborted) return;
     const current = await dirIdentity(opts.dir);
     if (signal.aborted || (current === identity && watcher)) return;
+    if (current !== "" && current === failedIdentity && !retryFailed) return;
     detach();
-    if (current === "") {
-      retryAttach();
-      return;
-    }
+    if (current === "") return; // the next recheck looks again
     const self = resolve(opts.dir);
     try {
       const w = Deno.watchFs(opts.dir, { recursive: false });
       watcher = w;
       identity = current;
+      failedIdentity = "";
       opts.onWatching?.(true);
       // What was written before this watch began is seen by a load.
       bump();
@@ -105,7 +118,7 @@ export async function watchDirectory(
           for await (const event of w) {
             bump();
             // The directory itself went away: this watch is dead even if a
-            // new directory with the same inode appears; retryAttach looks.
+            // new directory with the same inode appears; a recheck looks.
             if (
               event.kind === "remove" &&
               event.paths.some((p) => resolve(p) === self)
@@ -117,13 +130,11 @@ export async function watchDirectory(
             err: e,
           });
         }
-        if (watcher === w) {
-          detach();
-          retryAttach();
-        }
+        if (watcher === w) detach(); // a recheck attaches anew
       })();
       opts.logger?.debug("Watching objects directory", { dir: opts.dir });
     } catch (e) {
+      failedIdentity = current;
       opts.logger?.warn("Cannot watch objects directory", {
         dir: opts.dir,
         err: e,
@@ -136,22 +147,36 @@ export async function watchDirectory(
     pollTimer = setTimeout(() => {
       polling = (async () => {
         await opts.onPoll();
-        if (!signal.aborted) await attach();
+        if (!signal.aborted) await attach(true);
         schedulePoll();
       })();
     }, opts.pollIntervalMs);
   };
 
+  /** Re-attaches when the directory changed identity, appeared or went away. */
+  const scheduleRecheck = () => {
+    if (!opts.dir || signal.aborted) return;
+    recheckTimer = setTimeout(() => {
+      rechecking = (async () => {
+        await attach();
+        scheduleRecheck();
+      })();
+    }, opts.debounceMs);
+  };
+
   await attach();
+  scheduleRecheck();
   schedulePoll();
   await new Promise<void>((resolve) => {
     if (signal.aborted) resolve();
     else signal.addEventListener("abort", () => resolve(), { once: true });
   });
   clearTimeout(debounce);
+  clearTimeout(settleTimer);
   clearTimeout(pollTimer);
-  clearTimeout(retryTimer);
+  clearTimeout(recheckTimer);
   await polling;
+  await rechecking;
   await attaching;
   clearTimeout(pollTimer);
   detach();

@@ -19,6 +19,7 @@ import {
 import { DocumentCache, hashDocument } from "./document_cache.ts";
 import { DecodeCache } from "./decode_cache.ts";
 import { readSources, type Source } from "./sources.ts";
+import { findUnsettledFiles } from "./unsettled_files.ts";
 import { type LoadReport, ReportBuilder } from "./report.ts";
 
 /** The actor recorded in the audit rows of loader writes. */
@@ -42,8 +43,19 @@ interface Declaration {
   decoded: DecodedObject;
 }
 
+/** A pass's report, and when to run again for files held back this pass. */
+export interface LoadPassReport extends LoadReport {
+  /**
+   * Set when a file was held as not settled (unsettled_files.ts): a pass
+   * after this many milliseconds applies it, unless it changed again.
+   */
+  retryAfterMs?: number;
+}
+
 /** Runs one pass; never throws for bad input or store failures. */
-export async function runLoadPass(opts: LoadPassOptions): Promise<LoadReport> {
+export async function runLoadPass(
+  opts: LoadPassOptions,
+): Promise<LoadPassReport> {
   const report = new ReportBuilder();
   const read = await readSources({
     ...(opts.inline ? { inline: opts.inline } : {}),
@@ -52,9 +64,75 @@ export async function runLoadPass(opts: LoadPassOptions): Promise<LoadReport> {
   });
   read.diagnoses.forEach((d) => report.diagnose(d));
 
-  const protectedManagers = new Set<string>();
-  const decls: Declaration[] = [];
+  const { decls, declared, counts, protectedManagers } = decodeSources(
+    read.sources,
+    opts,
+    report,
+  );
+  const ledger = await readLedger(opts.store, report);
+  const unsettled = findUnsettledFiles({
+    sources: read.sources,
+    declared,
+    stored: ledger.objects,
+  });
+  unsettled.diagnoses.forEach((d) => report.diagnose(d));
+  unsettled.held.forEach((m) => protectedManagers.add(m));
   for (const source of read.sources) {
+    report.sources.push({
+      name: source.name,
+      manager: source.manager,
+      read: source.kind !== "unreadable",
+      objects: counts.get(source.manager) ?? 0,
+      protected: protectedManagers.has(source.manager),
+    });
+  }
+  const ownerProtected = (owner: string) =>
+    protectedManagers.has(owner) ||
+    read.protectedPrefixes.some((p) => owner.startsWith(p));
+
+  const winners = resolveDuplicates(decls, ledger, report);
+  const kept = new Set<string>();
+  for (const w of winners) {
+    const cacheKey = `${w.source.manager}\n${w.decoded.name}`;
+    kept.add(cacheKey);
+    if (unsettled.held.has(w.source.manager)) continue;
+    await applyWinner(opts, w, ledger, cacheKey, ownerProtected, report);
+  }
+  opts.cache.retain(kept);
+  opts.decodeCache?.retain(new Set(read.sources.map((s) => s.name)));
+  const declaredNames = new Set(decls.map((d) => d.decoded.name));
+  await deleteUndeclared(opts, ledger, declaredNames, ownerProtected, report);
+  return {
+    ...report.finish(),
+    ...(unsettled.retryAfterMs === undefined
+      ? {}
+      : { retryAfterMs: unsettled.retryAfterMs }),
+  };
+}
+
+/** What the sources declare, per source too. */
+interface Declarations {
+  decls: Declaration[];
+  /** Per manager, the names its source declares (the unsettled check). */
+  declared: Map<string, Set<string>>;
+  /** Per manager, the objects its source declares, duplicates included. */
+  counts: Map<string, number>;
+  /** Managers of sources unread or with an unidentifiable document. */
+  protectedManagers: Set<string>;
+}
+
+function decodeSources(
+  sources: readonly Source[],
+  opts: LoadPassOptions,
+  report: ReportBuilder,
+): Declarations {
+  const out: Declarations = {
+    decls: [],
+    declared: new Map(),
+    counts: new Map(),
+    protectedManagers: new Set(),
+  };
+  for (const source of sources) {
     const decoded = decodeSource(
       source,
       opts.defaultNamespace,
@@ -68,36 +146,15 @@ export async function runLoadPass(opts: LoadPassOptions): Promise<LoadReport> {
         result: "invalid",
       });
     }
-    const isProtected = source.kind === "unreadable" ||
-      decoded.unidentifiable > 0;
-    if (isProtected) protectedManagers.add(source.manager);
-    report.sources.push({
-      name: source.name,
-      manager: source.manager,
-      read: source.kind !== "unreadable",
-      objects: decoded.objects.length,
-      protected: isProtected,
-    });
-    for (const d of decoded.objects) decls.push({ source, decoded: d });
+    if (source.kind === "unreadable" || decoded.unidentifiable > 0) {
+      out.protectedManagers.add(source.manager);
+    }
+    const names = new Set(decoded.objects.map((d) => d.name));
+    out.declared.set(source.manager, names);
+    out.counts.set(source.manager, decoded.objects.length);
+    for (const d of decoded.objects) out.decls.push({ source, decoded: d });
   }
-  const ownerProtected = (owner: string) =>
-    protectedManagers.has(owner) ||
-    read.protectedPrefixes.some((p) => owner.startsWith(p));
-
-  const winners = resolveDuplicates(decls, report);
-  const declared = new Set(decls.map((d) => d.decoded.name));
-  const ledger = await readLedger(opts.store, report);
-
-  const kept = new Set<string>();
-  for (const w of winners) {
-    const cacheKey = `${w.source.manager}\n${w.decoded.name}`;
-    kept.add(cacheKey);
-    await applyWinner(opts, w, ledger, cacheKey, ownerProtected, report);
-  }
-  opts.cache.retain(kept);
-  opts.decodeCache?.retain(new Set(read.sources.map((s) => s.name)));
-  await deleteUndeclared(opts, ledger, declared, ownerProtected, report);
-  return report.finish();
+  return out;
 }
 
 function decodeSource(
@@ -119,37 +176,56 @@ function decodeSource(
   }
 }
 
-/** First declaration wins (inline first, then files by name, then document order). */
+/**
+ * One declaration per object. The file that manages the stored object keeps
+ * it: a new file whose name sorts first must not take it over in silence.
+ * For an object not stored yet (or managed elsewhere) the first declaration
+ * wins: inline first, then files by name, then document order.
+ */
 function resolveDuplicates(
   decls: Declaration[],
+  ledger: Ledger,
   report: ReportBuilder,
 ): Declaration[] {
-  const first = new Map<string, Declaration>();
+  const byName = new Map<string, Declaration[]>();
   for (const d of decls) {
-    const prev = first.get(d.decoded.name);
-    if (!prev) {
-      first.set(d.decoded.name, d);
-      continue;
-    }
-    const where = prev.source === d.source
-      ? `${prev.source.name} document ${prev.decoded.document}`
-      : prev.source.name;
-    const at = {
-      source: d.source.name,
-      document: d.decoded.document,
-      object: d.decoded.name,
-    };
-    report.diagnose({
-      severity: "error",
-      reason: "Duplicate",
-      ...at,
-      message:
-        `Ignoring ${d.decoded.name} in "${d.source.name}" document ${d.decoded.document}: already declared in ${where}`,
-      hint: "declare each object once; the first declaration wins",
-    });
-    report.outcome({ ...at, result: "invalid" });
+    const group = byName.get(d.decoded.name);
+    if (group) group.push(d);
+    else byName.set(d.decoded.name, [d]);
   }
-  return [...first.values()];
+  const winners: Declaration[] = [];
+  for (const [name, group] of byName) {
+    const owner = ledger.objects.get(name)?.metadata.managedBy;
+    const winner = group.find((d) => d.source.manager === owner) ?? group[0]!;
+    winners.push(winner);
+    for (const d of group) if (d !== winner) reportDuplicate(d, winner, report);
+  }
+  return winners;
+}
+
+function reportDuplicate(
+  d: Declaration,
+  winner: Declaration,
+  report: ReportBuilder,
+): void {
+  const where = winner.source === d.source
+    ? `${winner.source.name} document ${winner.decoded.document}`
+    : winner.source.name;
+  const at = {
+    source: d.source.name,
+    document: d.decoded.document,
+    object: d.decoded.name,
+  };
+  report.diagnose({
+    severity: "error",
+    reason: "Duplicate",
+    ...at,
+    message:
+      `Ignoring ${d.decoded.name} in "${d.source.name}" document ${d.decoded.document}: already declared in ${where}`,
+    hint:
+      "declare each object once; the file that manages it keeps it, else the first declaration wins",
+  });
+  report.outcome({ ...at, result: "invalid" });
 }
 
 interface Ledger {

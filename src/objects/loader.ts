@@ -4,6 +4,7 @@
  * events and on a poll. Loads are serialised and never abort.
  */
 import type { Store } from "../store/store.ts";
+import type { RebuildHold } from "../snapshot/rebuild_hold.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Registry } from "../metrics/registry.ts";
 import {
@@ -15,6 +16,8 @@ import type { ValidateFn } from "./apply_object.ts";
 import { DocumentCache } from "./document_cache.ts";
 import { DecodeCache } from "./decode_cache.ts";
 import { watchDirectory } from "./dir_watch.ts";
+import { watchDeletions } from "./deletion_watch.ts";
+import { type PassStore, passStore } from "./pass_store.ts";
 import { runLoadPass } from "./load_pass.ts";
 import { createObjectsMetrics, type ObjectsMetrics } from "./metrics.ts";
 import type { ApplyResult, LoadReport, SourceSummary } from "./report.ts";
@@ -41,6 +44,11 @@ export interface ObjectsLoaderOptions {
   static?: boolean;
   /** @default validateObject (the kudurru.io/v1alpha1 schemas) */
   validate?: ValidateFn;
+  /**
+   * Taken from a pass's first write to its end: the snapshot builder and the
+   * zone controller then build a file of many record sets once, not per object.
+   */
+  hold?: RebuildHold;
 }
 
 /** JSON-ready state for /healthz and the UI. */
@@ -85,6 +93,10 @@ export class ObjectsLoader {
   #loads = 0;
   /** Messages already logged, so a steady poll does not repeat them. */
   #logged = new Set<string>();
+  /** What the last load's sources declared: their deletion by others means a reload. */
+  #declared = new Set<string>();
+  /** The running pass's view of the store. */
+  #pass: PassStore | undefined;
   #watch = { watching: false, attaches: 0 };
 
   constructor(opts: ObjectsLoaderOptions) {
@@ -119,9 +131,20 @@ export class ObjectsLoader {
     }
   }
 
-  /** Watches the directory and polls until the signal aborts; no initial load. */
+  /**
+   * Watches the directory, and the store for deletions of declared objects,
+   * and polls, until the signal aborts; no initial load.
+   */
   async watch(signal: AbortSignal): Promise<void> {
     const o = this.#opts;
+    const deletions = watchDeletions(signal, {
+      store: o.store,
+      // Not the loader's own deletions: the running pass already decided.
+      declared: (name) =>
+        this.#declared.has(name) && !this.#pass?.deleted.has(name),
+      onDeleted: () => this.trigger(),
+      ...(o.logger ? { logger: o.logger } : {}),
+    });
     await watchDirectory(signal, {
       ...(o.dir ? { dir: o.dir } : {}),
       debounceMs: o.debounceMs || DEFAULT_DEBOUNCE_MS,
@@ -137,6 +160,7 @@ export class ObjectsLoader {
       },
       ...(o.logger ? { logger: o.logger } : {}),
     });
+    await deletions;
     await this.idle();
   }
 
@@ -191,8 +215,9 @@ export class ObjectsLoader {
 
   async #loadOnce(): Promise<LoadReport> {
     const o = this.#opts;
+    const pass = this.#pass = passStore(o.store, o.hold);
     const report = await runLoadPass({
-      store: o.store,
+      store: pass.store,
       ...(o.inline ? { inline: o.inline } : {}),
       ...(o.inlineSource ? { inlineSource: o.inlineSource } : {}),
       ...(o.dir ? { dir: o.dir } : {}),
@@ -201,8 +226,14 @@ export class ObjectsLoader {
       decodeCache: this.#decodeCache,
       ...(o.validate ? { validate: o.validate } : {}),
       ...(o.logger ? { logger: o.logger } : {}),
-    });
+    }).finally(pass.end);
     this.#last = report;
+    this.#declared = new Set(
+      report.outcomes.flatMap((o) =>
+        o.object && o.result !== "deleted" ? [o.object] : []
+      ),
+    );
+    this.#pass = undefined;
     this.#loads++;
     this.#metrics.observe(report);
     this.#log(report);
@@ -212,16 +243,21 @@ export class ObjectsLoader {
   #log(report: LoadReport): void {
     const log = this.#opts.logger;
     if (!log) return;
-    // Each problem once while it lasts: a broken file is not news every
-    // poll, but it is again after it was fixed and broke anew.
+    // Each finding once while it lasts: a broken file is not news every
+    // poll, but it is again after it was fixed and broke anew. Errors and
+    // warnings at WARN (bad input, not a server fault), infos at INFO.
     const now = new Set<string>();
     for (const d of report.diagnoses) {
-      if (d.severity !== "error") continue;
-      const key = `${d.source}\n${d.message}`;
+      const key = `${d.severity}\n${d.source}\n${d.message}`;
       now.add(key);
-      if (!this.#logged.has(key)) {
-        log.warn(d.message, { reason: d.reason, source: d.source });
-      }
+      if (this.#logged.has(key)) continue;
+      (d.severity === "info" ? log.info : log.warn)(d.message, {
+        reason: d.reason,
+        source: d.source,
+        ...(d.object ? { object: d.object } : {}),
+        ...(d.owner ? { owner: d.owner } : {}),
+        ...(d.hint ? { hint: d.hint } : {}),
+      });
     }
     this.#logged = now;
     const c = report.counts;

@@ -256,3 +256,16 @@ Deno.test("ObjectsLoader logs a broken file once while it stays broken, and agai
   await loader.load();
   assert.equal(warnings().length, 2);
 });
+
+Deno.test("ObjectsLoader loads objects from *.yml and *.json files too", async () => {
+  await using d = await tempObjectsDir();
+  await using store = storeFor();
+  await d.write("a.yml", groupYaml("a"));
+  await d.write("b.json", JSON.stringify(group("b"), null, "\t"));
+  const report = await createObjectsLoader({ store, dir: d.dir }).load();
+  assert.deepEqual(report.diagnoses, []);
+  assert.deepEqual(report.outcomes.map((o) => [o.source, o.result]), [
+    ["objects.d/a.yml", "created"],
+    ["objects.d/b.json", "created"],
+  ]);
+});

@@ -20,6 +20,7 @@ Deno.test("ObjectsLoader deletes an object whose document was removed", async ()
   const loader = createObjectsLoader({ store, dir: d.dir });
   await loader.load();
   await d.write("a.yaml", groupYaml("b"));
+  await d.settle("a.yaml"); // just written, a would be held (unsettled_files.ts)
   const report = await loader.load();
   assert.deepEqual(
     report.outcomes.filter((o) => o.result === "deleted").map((o) => o.object),
@@ -185,4 +186,25 @@ Deno.test("ObjectsLoader lets the first declaration win", async (t) => {
       /already declared in objects\.d\/a\.yaml document 1/,
     );
   });
+});
+
+Deno.test("ObjectsLoader keeps an object with the file that manages it when a new file sorting first declares it too", async () => {
+  await using d = await tempObjectsDir();
+  await using store = storeFor();
+  await d.write("more.yaml", groupYaml("a", "10.0.0.0/8"));
+  const loader = createObjectsLoader({ store, dir: d.dir });
+  await loader.load();
+  await d.write("dup.yaml", groupYaml("a", "192.0.2.0/24"));
+  const report = await loader.load();
+  const stored = await store.get(A);
+  assert.equal(stored.metadata.managedBy, "file:objects.d/more.yaml");
+  assert.deepEqual(stored.spec, { clients: [{ cidr: "10.0.0.0/8" }] });
+  assert.deepEqual(
+    report.diagnoses.map((x) => [x.reason, x.source]),
+    [["Duplicate", "objects.d/dup.yaml"]],
+  );
+  assert.match(
+    report.diagnoses[0]!.message,
+    /in "objects\.d\/dup\.yaml" document 1: already declared in objects\.d\/more\.yaml/,
+  );
 });

@@ -133,6 +133,7 @@ Deno.test("ObjectsLoader keeps the objects of a file that became empty, and a co
   assert.equal(report.counts.deleted, 0);
   await store.get(A);
   await d.write("a.yaml", "# nothing here any more\n");
+  await d.settle("a.yaml");
   const emptied = await loader.load();
   assert.equal(emptied.counts.deleted, 1, "a comment says it is meant");
 });

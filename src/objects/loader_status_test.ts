@@ -31,6 +31,7 @@ Deno.test("ObjectsLoader exports kudurru_objects_* metrics for each load", async
   });
   await loader.load();
   await d.write("b.yaml", groupYaml("unowned"));
+  await d.settle("b.yaml"); // gone is deleted now, not once b.yaml stood still
   const before = Date.now() / 1000;
   await loader.load();
   await t.step("kudurru_objects_files counts the sources read", async () => {

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type { Store } from "../store/store.ts";
 import { createObjectsLoader, type ObjectsLoaderOptions } from "./loader.ts";
 import {
+  docs,
   eventually,
   group,
   groupYaml,
@@ -175,4 +176,52 @@ Deno.test("ObjectsLoader serialises loads", async () => {
   ]);
   assert.equal(most, 1);
   assert.deepEqual(reports.map((r) => r.counts.created), [1, 0, 0]);
+});
+
+Deno.test("ObjectsLoader.watch rides out a writer that pauses mid-file: nothing past the cut is deleted meanwhile", async () => {
+  await using d = await tempObjectsDir();
+  await using store = storeFor();
+  const full = docs(groupYaml("a1"), groupYaml("a2"), groupYaml("a3"));
+  await d.write("more.yaml", full);
+  await using loader = watching({ store, dir: d.dir }, "run");
+  await eventually(async () => (await countGroups(store)) === 3);
+  const loads = loader.status().loads;
+  const cut = full.lastIndexOf("---\n"); // a1 and a2 written, a3 not yet
+  using file = await Deno.open(join(d.dir, "more.yaml"), {
+    write: true,
+    truncate: true,
+  });
+  const bytes = new TextEncoder().encode(full);
+  await file.write(bytes.subarray(0, cut));
+  await eventually(() => loader.status().loads > loads); // it saw the cut
+  for (const until = Date.now() + 1_000; Date.now() < until; await sleep(50)) {
+    assert.equal(await countGroups(store), 3, "a3 deleted mid-write");
+  }
+  await file.write(bytes.subarray(cut));
+  await sleep(200);
+  assert.equal(await countGroups(store), 3);
+});
+
+Deno.test("ObjectsLoader.watch follows an objects directory symlink re-pointed to a new release, without the poll", async () => {
+  await using d = await tempObjectsDir();
+  await using store = storeFor();
+  const releases: [string, string][] = [["rel1", "a"], ["rel2", "b"]];
+  for (const [release, name] of releases) {
+    await Deno.mkdir(join(d.root, release));
+    await Deno.writeTextFile(
+      join(d.root, release, `${name}.yaml`),
+      groupYaml(name),
+    );
+  }
+  const dir = join(d.root, "link.d");
+  await Deno.symlink("rel1", dir);
+  await using loader = watching({ store, dir }, "run");
+  const names = async () =>
+    (await store.list("ClientGroup")).items.map((o) => o.metadata.name);
+  await eventually(() => loader.status().watch.watching);
+  await sleep(100); // the attach's load
+  assert.deepEqual(await names(), ["a"]);
+  await Deno.symlink("rel2", join(d.root, "link.d.tmp"));
+  await Deno.rename(join(d.root, "link.d.tmp"), dir); // mv -T: atomic
+  await eventually(async () => (await names()).join() === "b");
 });

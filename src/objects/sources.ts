@@ -1,10 +1,16 @@
 /**
  * The sources of file-managed objects, in apply order: the inline objects of
- * the config file, then every *.yaml directly in the objects directory, by name.
+ * the config file, then every *.yaml, *.yml and *.json file directly in the
+ * objects directory, by name.
  */
 import { basename, join, resolve } from "node:path";
 import type { Diagnosis } from "./diagnosis.ts";
 import { readUtf8File } from "../config/utf8_file.ts";
+import {
+  type IgnoredEntry,
+  listObjectsDir,
+  type ObjectsDirEntries,
+} from "./dir_entries.ts";
 
 /**
  * Largest objects file read. YAML of 60 MB took 2.4 GB and 30 s to load,
@@ -28,7 +34,15 @@ export type Source =
     manager: string;
     values: readonly unknown[];
   }
-  | { kind: "file"; name: string; manager: string; path: string; text: string }
+  | {
+    kind: "file";
+    name: string;
+    manager: string;
+    path: string;
+    text: string;
+    /** The file's mtime (ms since the epoch), when the filesystem has one. */
+    modifiedMs?: number;
+  }
   | { kind: "unreadable"; name: string; manager: string; path: string };
 
 export interface ReadSourcesOptions {
@@ -73,9 +87,9 @@ export function dirSourceBase(dir: string): string {
 
 async function readDir(dir: string, out: ReadSourcesResult): Promise<void> {
   const base = dirSourceBase(dir);
-  let names: string[];
+  let entries: ObjectsDirEntries;
   try {
-    names = await yamlEntries(dir);
+    entries = await listObjectsDir(dir);
   } catch (e) {
     out.protectedPrefixes.push(managerOf(`${base}/`));
     if (e instanceof Deno.errors.NotFound) {
@@ -103,7 +117,10 @@ async function readDir(dir: string, out: ReadSourcesResult): Promise<void> {
     });
     return;
   }
-  for (const name of names) {
+  for (const entry of entries.ignored) {
+    out.diagnoses.push(ignoredDiagnosis(base, entry));
+  }
+  for (const name of entries.files) {
     const source = `${base}/${name}`;
     const path = join(dir, name);
     try {
@@ -127,12 +144,14 @@ async function readDir(dir: string, out: ReadSourcesResult): Promise<void> {
         });
         continue;
       }
+      const modifiedMs = info.mtime?.getTime();
       out.sources.push({
         kind: "file",
         name: source,
         manager: managerOf(source),
         path,
         text,
+        ...(modifiedMs === undefined ? {} : { modifiedMs }),
       });
     } catch (e) {
       keepObjectsOf(out, source, path, {
@@ -162,15 +181,25 @@ function keepObjectsOf(
   out.diagnoses.push(why);
 }
 
-/** *.yaml entries directly in dir, dot files excluded, sorted by name. */
-async function yamlEntries(dir: string): Promise<string[]> {
-  const names: string[] = [];
-  for await (const entry of Deno.readDir(dir)) {
-    if (entry.isDirectory) continue;
-    if (entry.name.startsWith(".") || !entry.name.endsWith(".yaml")) continue;
-    names.push(entry.name);
+function ignoredDiagnosis(base: string, entry: IgnoredEntry): Diagnosis {
+  if (entry.directory) {
+    return {
+      severity: "info",
+      reason: "Ignored",
+      source: `${base}/${entry.name}/`,
+      message: `Ignored "${entry.name}/": subdirectories are not read`,
+      hint:
+        "kubectl apply -f does not descend into them either; move its files up to load them",
+    };
   }
-  return names.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return {
+    severity: "info",
+    reason: "Ignored",
+    source: `${base}/${entry.name}`,
+    message:
+      `Ignored "${entry.name}": only *.yaml, *.yml and *.json files are read`,
+    hint: "rename it to end in .yaml to load it",
+  };
 }
 
 function errorText(e: unknown): string {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { managerOf, MAX_OBJECTS_FILE_BYTES, readSources } from "./sources.ts";
-import { tempObjectsDir } from "./testdata/fixtures.ts";
+import { groupYaml, tempObjectsDir } from "./testdata/fixtures.ts";
 
 Deno.test("readSources puts the inline objects first, then *.yaml files by name", async () => {
   await using d = await tempObjectsDir();
@@ -30,16 +30,60 @@ Deno.test("readSources names managers file:<source> and honours inlineSource", a
   assert.equal(managerOf("objects.d/zones.yaml"), "file:objects.d/zones.yaml");
 });
 
-Deno.test("readSources ignores sub-directories, dot files and other extensions", async () => {
+Deno.test("readSources reads *.yaml, *.yml and *.json files, by name, as kubectl apply -f dir/ does", async () => {
   await using d = await tempObjectsDir();
-  await d.write("keep.yaml", "");
-  await d.write(".hidden.yaml", "");
-  await d.write("other.yml", "");
-  await d.write("notes.txt", "");
-  await Deno.mkdir(join(d.dir, "sub.yaml"));
-  await Deno.writeTextFile(join(d.dir, "sub.yaml", "inner.yaml"), "");
+  await d.write("c.yaml", "");
+  await d.write("b.yml", "");
+  await d.write("a.json", "");
   const r = await readSources({ dir: d.dir });
-  assert.deepEqual(r.sources.map((s) => s.name), ["objects.d/keep.yaml"]);
+  assert.deepEqual(r.sources.map((s) => s.name), [
+    "objects.d/a.json",
+    "objects.d/b.yml",
+    "objects.d/c.yaml",
+  ]);
+});
+
+Deno.test("readSources says which entries it does not read, but not dot files, backups or editor temp files", async () => {
+  await using d = await tempObjectsDir();
+  // 4913: the file vim creates to test that it may write in a directory.
+  const noise = ["a.yaml~", "#a.yaml#", ".a.yaml.swp", "4913", "a.yaml.tmp"];
+  for (const name of [".a.yaml", ...noise]) await d.write(name, "");
+  await Deno.mkdir(join(d.dir, "sub"));
+  await Deno.writeTextFile(join(d.dir, "sub", "inner.yaml"), groupYaml("a"));
+  await Deno.mkdir(join(d.dir, "dir.yaml"));
+  await Deno.symlink("sub", join(d.dir, "linked.yaml"));
+  await d.write("notes.txt", "");
+  const r = await readSources({ dir: d.dir });
+  assert.deepEqual(r.sources, []);
+  assert.deepEqual(
+    r.diagnoses.map((x) => [x.severity, x.reason, x.source, x.message]),
+    [
+      [
+        "info",
+        "Ignored",
+        "objects.d/dir.yaml/",
+        'Ignored "dir.yaml/": subdirectories are not read',
+      ],
+      [
+        "info",
+        "Ignored",
+        "objects.d/linked.yaml/",
+        'Ignored "linked.yaml/": subdirectories are not read',
+      ],
+      [
+        "info",
+        "Ignored",
+        "objects.d/notes.txt",
+        'Ignored "notes.txt": only *.yaml, *.yml and *.json files are read',
+      ],
+      [
+        "info",
+        "Ignored",
+        "objects.d/sub/",
+        'Ignored "sub/": subdirectories are not read',
+      ],
+    ],
+  );
 });
 
 Deno.test("readSources follows symlinks the way ConfigMap mounts lay files out", async () => {

@@ -15,6 +15,7 @@ import type { Backoff, MirroredObject } from "./kind_mirror.ts";
 import { ZoneBuildCache, type ZoneBuildOutcome } from "./zone_build_cache.ts";
 import { ZoneState } from "./zone_state.ts";
 import { compareZoneObjects } from "../zone/zone_owner.ts";
+import type { RebuildHold } from "./rebuild_hold.ts";
 
 export interface SnapshotBuilderOptions {
   store: Store;
@@ -38,6 +39,11 @@ export interface SnapshotBuilderOptions {
    * `refresh()` when it changes. Absent: snapshots carry no blocking data.
    */
   blocking?: { current(): BlockingSnapshot | undefined };
+  /**
+   * While held (the objects loader writing a file's objects), rebuilds wait
+   * for the release (at most its `maxWaitMs`): one build of the whole change.
+   */
+  hold?: RebuildHold;
 }
 
 export interface SnapshotBuilder {
@@ -97,6 +103,8 @@ export function startSnapshotBuilder(
   let stopped = false;
   let debounce: ReturnType<typeof setTimeout> | undefined;
   let expiry: ReturnType<typeof setTimeout> | undefined;
+  /** Cancels the rebuild that waits for the hold's release. */
+  let awaitingRelease: (() => void) | undefined;
   let markSynced!: () => void;
   const synced = new Promise<void>((resolve) => (markSynced = resolve));
 
@@ -110,12 +118,28 @@ export function startSnapshotBuilder(
   function schedule(): void {
     if (stopped || !state.isSynced) return;
     if (current === undefined) return rebuild(); // the first one waits for nothing
+    if (awaitingRelease) return; // that rebuild will include this change
     // A fixed window from the first change: a steady stream of changes still
     // publishes every window instead of starving.
     debounce ??= setTimeout(() => {
       debounce = undefined;
-      rebuild();
+      rebuildUnlessHeld();
     }, debounceWindow(debounceMs, lastRebuildMs));
+  }
+
+  function rebuildUnlessHeld(): void {
+    const hold = opts.hold;
+    if (!hold?.held) return rebuild();
+    awaitingRelease = hold.whenReleased(() => {
+      // A window after the release: the zone controller, released too,
+      // stamps the new serial first, so a changed zone is built and posted
+      // to the workers once, not once without and once with its serial.
+      // Not held up again: loads back to back must not starve the snapshot.
+      debounce = setTimeout(() => {
+        debounce = awaitingRelease = undefined;
+        rebuild();
+      }, debounceMs);
+    });
   }
 
   function primaryContent(
@@ -264,6 +288,8 @@ export function startSnapshotBuilder(
       if (debounce !== undefined) clearTimeout(debounce);
       if (expiry !== undefined) clearTimeout(expiry);
       debounce = expiry = undefined;
+      awaitingRelease?.();
+      awaitingRelease = undefined;
       await state.stop();
     },
     current: () => current,

@@ -13,6 +13,8 @@ import type { MirroredObject } from "./kind_mirror.ts";
 export type ZoneContentBuild = ReturnType<typeof buildZoneContent>;
 /** One problem buildZoneContent found in a record set. */
 export type ZoneProblem = ZoneContentBuild["problems"][number];
+/** One endpoint served, but not as written (its record set still Ready). */
+export type ZoneWarning = ZoneContentBuild["warnings"][number];
 
 /** A cached outcome: the build, or why it failed. */
 export type ZoneBuildOutcome =

@@ -14,6 +14,12 @@ export interface TempObjectsDir extends AsyncDisposable {
   dir: string;
   write(name: string, text: string): Promise<void>;
   remove(name: string): Promise<void>;
+  /**
+   * Moves the file's mtime a minute into the past, as if it had stood still
+   * since it was written: objects it dropped are deleted at once then, not
+   * held as a write perhaps cut short (unsettled_files.ts).
+   */
+  settle(name: string): Promise<void>;
 }
 
 export async function tempObjectsDir(): Promise<TempObjectsDir> {
@@ -25,6 +31,10 @@ export async function tempObjectsDir(): Promise<TempObjectsDir> {
     dir,
     write: (name, text) => Deno.writeTextFile(join(dir, name), text),
     remove: (name) => Deno.remove(join(dir, name)),
+    settle: (name) => {
+      const past = new Date(Date.now() - 60_000);
+      return Deno.utime(join(dir, name), past, past);
+    },
     [Symbol.asyncDispose]: () => Deno.remove(root, { recursive: true }),
   };
 }
