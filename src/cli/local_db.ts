@@ -7,6 +7,7 @@
 import { DatabaseSync } from "node:sqlite";
 import type { Logger } from "../log/logger.ts";
 import { SchemaTooNewError } from "../store/store.ts";
+import { isDamagedDatabaseError } from "../querylog/db.ts";
 import {
   migrateSchema,
   type Migration,
@@ -158,6 +159,16 @@ export function loadCacheDump(
       });
       return [];
     }
+    // Only a file that is not a local.db goes aside. A full disk, a failing
+    // or read-only one, or a lock says nothing about the file: it stays,
+    // and the next start reads it again.
+    if (!isUnreadableFile(err)) {
+      opts.logger.warn(
+        `Cannot read the cache dump "${path}" now; starting with an empty cache and leaving the file as it is`,
+        { error: err },
+      );
+      return [];
+    }
     const aside = `${path}.corrupt-${
       new Date((opts.now ?? Date.now)()).toISOString().replace(/[:.]/g, "-")
     }`;
@@ -193,6 +204,17 @@ export function forgetCacheDump(path: string, logger: Logger): void {
       error: err,
     });
   }
+}
+
+/**
+ * True when `err` says the file itself is not a local.db: damaged (SQLite's
+ * NOTADB and CORRUPT), another program's database, or one without its
+ * table; not an I/O error, a full disk or a lock.
+ */
+function isUnreadableFile(err: unknown): boolean {
+  return isDamagedDatabaseError(err) ||
+    (err instanceof Error &&
+      /not a kudurru local database|no such table/.test(err.message));
 }
 
 /** Reads every row; throws when the file is not a readable local.db. */

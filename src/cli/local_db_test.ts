@@ -165,6 +165,19 @@ Deno.test("local.db load moves a corrupt file aside with a warning", async () =>
   assert.match(logger.lines.join("\n"), /moved it to/);
 });
 
+Deno.test("local.db load leaves a file it cannot open in place: no I/O error counts as damage", async () => {
+  await using tmp = await tempDb();
+  // A directory where the file should be: SQLite cannot open it, as with a
+  // failing disk, yet nothing says the file is damaged.
+  Deno.mkdirSync(tmp.path);
+  const logger = memoryLogger();
+  assert.deepEqual(loadCacheDump(tmp.path, { logger }), []);
+  assert.ok(Deno.statSync(tmp.path).isDirectory);
+  const names = [...Deno.readDirSync(tmp.dir)].map((e) => e.name);
+  assert.deepEqual(names, ["local.db"]);
+  assert.match(logger.lines.join("\n"), /leaving the file as it is/);
+});
+
 Deno.test("local.db save and load keep an entry's client subnet", async () => {
   await using tmp = await tempDb();
   const entries = [
