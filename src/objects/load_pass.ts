@@ -9,6 +9,7 @@ import { formatKey, keyOf } from "../api/v1alpha1/meta.ts";
 import { KINDS } from "../api/v1alpha1/kinds.ts";
 import { ManagedByError, NotFoundError, type Store } from "../store/store.ts";
 import type { Logger } from "../log/logger.ts";
+import { passLogger } from "./pass_log.ts";
 import { applyDeclared, type ValidateFn } from "./apply_object.ts";
 import {
   type DecodedObject,
@@ -54,8 +55,10 @@ export interface LoadPassReport extends LoadReport {
 
 /** Runs one pass; never throws for bad input or store failures. */
 export async function runLoadPass(
-  opts: LoadPassOptions,
+  passOpts: LoadPassOptions,
 ): Promise<LoadPassReport> {
+  const logger = passLogger(passOpts.logger);
+  const opts = { ...passOpts, ...(logger && { logger }) };
   const report = new ReportBuilder();
   const read = await readSources({
     ...(opts.inline ? { inline: opts.inline } : {}),

@@ -86,3 +86,23 @@ Deno.test("ObjectsLoader logs infos at INFO: a missing directory, an adoption", 
     assert.equal(line?.object, "ClientGroup/default/orphan");
   });
 });
+
+Deno.test("ObjectsLoader logs the first 20 objects of a load at INFO, the rest at DEBUG", async () => {
+  await using d = await tempObjectsDir();
+  await using store = storeFor();
+  const logger = memoryLogger();
+  const loader = createObjectsLoader({ store, dir: d.dir, logger });
+  const names = Array.from({ length: 25 }, (_, i) => `g${i}`);
+  await d.write("many.yaml", names.map((n) => groupYaml(n)).join("---\n"));
+  await loader.load();
+  const lines = logger.lines.map((l) => JSON.parse(l) as Line);
+  const applied = lines.filter((l) => l.msg === "Applied file-managed object");
+  assert.equal(applied.length, 25, "every object still has its line");
+  assert.equal(applied.filter((l) => l.level === "info").length, 20);
+  assert.equal(
+    lines.filter((l) => l.level === "info" && /^More objects/.test(l.msg))
+      .length,
+    1,
+  );
+  assert.equal((await store.list("ClientGroup")).items.length, 25);
+});
