@@ -8,8 +8,9 @@ import {
   RCODE,
   TYPE,
 } from "../dns/wire/mod.ts";
-import { checkAnswer, expectationOf } from "./answer_check.ts";
+import { checkAnswer, expectationOf, matchesQuery } from "./answer_check.ts";
 import { buildQuery } from "./build_query.ts";
+import { BROKEN_ANSWERS } from "./testdata/broken_answers.ts";
 import { answer, errorWithoutQuestion } from "./testdata/scripted_upstream.ts";
 
 const query = buildQuery({
@@ -31,6 +32,7 @@ Deno.test("checkAnswer accepts the answer in any name case", () => {
     ok: true,
     rcode: RCODE.NXDOMAIN,
     truncated: false,
+    edns: false,
     extendedErrors: [],
   });
 });
@@ -116,8 +118,48 @@ Deno.test("checkAnswer takes an error answer without a question as a failure ans
         ok: true,
         rcode,
         truncated: false,
+        edns: false,
         extendedErrors: [],
       });
     });
   }
+});
+
+Deno.test("checkAnswer refuses an answer to the query whose records are broken, as matched", async (t) => {
+  for (const broken of BROKEN_ANSWERS) {
+    await t.step(broken.name, () => {
+      const message = broken.make(info);
+      assert.equal(matchesQuery(expected, message), true);
+      const verdict = checkAnswer(expected, message);
+      assert.deepEqual(
+        verdict.ok ? "accepted" : { matched: verdict.matched },
+        { matched: true },
+      );
+      assert.match(verdict.ok ? "" : verdict.why, /^malformed: /);
+    });
+  }
+  await t.step("the same under another ID is not matched", () => {
+    const message = BROKEN_ANSWERS[0]!.make({ ...info, id: 78 });
+    assert.equal(matchesQuery(expected, message), false);
+    const verdict = checkAnswer(expected, message);
+    assert.deepEqual(verdict, {
+      ok: false,
+      why: "ID 78 is not 77",
+      matched: false,
+    });
+  });
+});
+
+Deno.test("checkAnswer says whether the answer has an OPT record", () => {
+  const withOpt = encodeResponse({
+    id: info.id,
+    opcode: info.opcode,
+    rcode: RCODE.FORMERR,
+    question: info.question!,
+    edns: { udpSize: 1232 },
+  }, 65535);
+  const verdict = checkAnswer(expected, withOpt);
+  assert.equal(verdict.ok && verdict.edns, true);
+  const without = checkAnswer(expected, answer(info, { rcode: RCODE.FORMERR }));
+  assert.equal(without.ok && without.edns, false);
 });

@@ -1,7 +1,8 @@
 /**
  * Builds the query sent upstream: one question, RD=1, the client's CD bit,
  * and an OPT record (payload 1232, the client's DO bit, an optional EDNS
- * Client Subnet option). The response encoder of `src/dns/wire/` writes the
+ * Client Subnet option), left out for a server that does not take EDNS
+ * (edns_support.ts). The response encoder of `src/dns/wire/` writes the
  * same layout; a query is that message with QR cleared.
  */
 import { encodeResponse, OPCODE } from "../dns/wire/mod.ts";
@@ -24,27 +25,38 @@ export function randomQueryId(): number {
 }
 
 /**
- * Encodes the query for `request` with message ID `id`.
+ * Encodes the query for `request` with message ID `id`; `edns: false`
+ * leaves the OPT record out (and with it the DO bit and any ECS option).
  *
  * @throws {TypeError} when the request's name is not a valid domain name
  */
-export function buildQuery(request: UpstreamRequest, id: number): Uint8Array {
+export function buildQuery(
+  request: UpstreamRequest,
+  id: number,
+  opts: { edns?: boolean } = {},
+): Uint8Array {
   const options = request.clientSubnet === undefined
     ? []
     : [{ code: ECS_OPTION_CODE, data: request.clientSubnet }];
-  const message = encodeResponse({
+  const spec = {
     id,
     opcode: OPCODE.QUERY,
     rcode: 0,
     rd: true,
     cd: request.checkingDisabled,
     question: { name: request.name, type: request.type, class: request.class },
-    edns: {
-      udpSize: UPSTREAM_UDP_PAYLOAD,
-      dnssecOk: request.dnssecOk,
-      options,
+  };
+  const message = encodeResponse(
+    opts.edns === false ? spec : {
+      ...spec,
+      edns: {
+        udpSize: UPSTREAM_UDP_PAYLOAD,
+        dnssecOk: request.dnssecOk,
+        options,
+      },
     },
-  }, 65535);
+    65535,
+  );
   message[2] = message[2]! & 0x7f; // QR=0: a query, not a response
   return message;
 }

@@ -42,3 +42,22 @@ Deno.test("randomQueryId varies", () => {
   const ids = new Set(Array.from({ length: 20 }, randomQueryId));
   assert.ok(ids.size > 15, `only ${ids.size} distinct IDs in 20`);
 });
+
+Deno.test("buildQuery leaves the OPT record out for a server without EDNS", () => {
+  const q = parseQuery(buildQuery(
+    {
+      name: "example.org.",
+      type: TYPE.A,
+      class: 1,
+      dnssecOk: true,
+      checkingDisabled: true,
+      clientSubnet: new Uint8Array([0, 1, 24, 0, 192, 0, 2]),
+    },
+    9,
+    { edns: false },
+  ));
+  assert.equal(q.edns, undefined);
+  assert.equal(q.arcount, 0);
+  assert.equal(q.cd, true);
+  assert.equal(q.rd, true);
+});

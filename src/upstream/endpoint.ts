@@ -2,10 +2,11 @@
  * One configured upstream server with what the groups need to ask it: its
  * score, its transport (made when first needed, remade when bootstrap
  * resolves its name to a new address, the old one closed once its queries
- * in flight have ended) and, for UDP servers, the TCP transport that
- * truncated answers are retried over.
+ * in flight have ended), whether it takes EDNS and, for UDP servers, the
+ * TCP transport that truncated answers are retried over.
  */
 import type { Bootstrap } from "./bootstrap.ts";
+import { EdnsSupport } from "./edns_support.ts";
 import { isIpAddress, type UpstreamServer } from "./server_address.ts";
 import { ServerScore } from "./server_score.ts";
 import { createTcpTransport } from "./tcp.ts";
@@ -45,6 +46,8 @@ export interface AttemptTarget {
 export class UpstreamEndpoint {
   readonly server: UpstreamServer;
   readonly score: ServerScore;
+  /** Whether the server takes EDNS, as far as seen lately. */
+  readonly edns: EdnsSupport;
   readonly #deps: EndpointDeps;
   #main: Bound | undefined;
   #tcp: Bound | undefined;
@@ -57,6 +60,7 @@ export class UpstreamEndpoint {
     this.server = server;
     this.#deps = deps;
     this.score = new ServerScore(deps.now);
+    this.edns = new EdnsSupport(deps.now);
   }
 
   /**

@@ -177,6 +177,9 @@ export class UpstreamGroup {
       ).then(
         (outcome) => {
           attempt.settled = true;
+          if (outcome.ednsFallback) {
+            counters?.countEdnsFallback(endpoint.server.raw);
+          }
           if (finished) return;
           if (outcome.ok) {
             endpoint.score.recordAnswer(outcome.rttMs);
@@ -258,9 +261,10 @@ export class UpstreamGroup {
 
 /**
  * Scores (and counts) the server of an attempt that failed. A failure
- * answer (SERVFAIL, REFUSED, …) fails over this query only: the server and
- * its address answer, so neither is held against it for other names. A
- * full connection of ours is no sign of a bad server at all.
+ * answer (SERVFAIL, REFUSED, …, or a malformed answer) fails over this
+ * query only: the server and its address answer, so neither is held
+ * against it for other names. A full connection of ours is no sign of a
+ * bad server at all.
  */
 function recordFailedOutcome(
   attempt: Attempt,
@@ -269,13 +273,14 @@ function recordFailedOutcome(
 ): void {
   if (outcome.busy) return;
   const { endpoint } = attempt;
-  if (outcome.rcode === undefined) {
+  if (outcome.rcode === undefined && !outcome.malformed) {
     endpoint.score.recordFailure();
     endpoint.failed(attempt.target.address);
   } else {
     endpoint.score.recordFailureAnswer();
   }
   counters?.countError(endpoint.server.raw);
+  if (outcome.malformed) counters?.countMalformed(endpoint.server.raw);
 }
 
 /** Aborts an attempt still running and scores (and counts) its server by why. */

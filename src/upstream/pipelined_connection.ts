@@ -11,6 +11,7 @@ import {
   checkAnswer,
   expectationOf,
   type ExpectedAnswer,
+  UnusableAnswerError,
 } from "./answer_check.ts";
 import { randomQueryId } from "./build_query.ts";
 
@@ -233,7 +234,7 @@ export class PipelinedConnection {
     const check = checkAnswer(pending.expected, message);
     if (!check.ok) {
       pending.reject(
-        new Error(
+        new UnusableAnswerError(
           `${this.#opts.label}: an answer that does not fit (${check.why})`,
         ),
       );

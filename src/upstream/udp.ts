@@ -2,14 +2,18 @@
  * Do53 over UDP. Every query gets its own socket bound to port 0, so each
  * has a fresh random source port as well as a fresh ID (RFC 5452 §9.2):
  * an off-path attacker must guess both. The socket accepts only datagrams
- * from the server's address and port that answer the query (ID and
- * question); anything else is dropped and the wait goes on until the
- * caller's signal ends it. The socket is always closed.
+ * from the server's address and port whose header and question answer the
+ * query (QR=1, opcode, ID, question); anything else is dropped and the wait
+ * goes on until the caller's signal ends it. The first that matches ends
+ * the exchange even if the rest of it is broken: askServer judges it, and a
+ * malformed answer from the server is its failure, not silence (waiting on
+ * would cost the whole timeout and count the server as dead). The socket is
+ * always closed.
  */
 import ipaddr from "ipaddr.js";
 import { BufferPool } from "../dns/wire/buffer_pool.ts";
 import { headerAndQuestion } from "../dns/wire/truncated_reply.ts";
-import { checkAnswer, expectationOf } from "./answer_check.ts";
+import { expectationOf, matchesQuery } from "./answer_check.ts";
 import type { UpstreamServer } from "./server_address.ts";
 import type { Transport } from "./types.ts";
 
@@ -75,7 +79,7 @@ export function createUdpTransport(
             ? truncatedAnswer(data)
             : data;
           if (answer === undefined) continue;
-          if (checkAnswer(expected, answer).ok) {
+          if (matchesQuery(expected, answer)) {
             return answer === data ? data.slice() : answer;
           }
         }

@@ -3,6 +3,7 @@ import { parseQuery, TYPE } from "../dns/wire/mod.ts";
 import { readAddressRecords } from "./address_records.ts";
 import { buildQuery } from "./build_query.ts";
 import { parseUpstreamServer } from "./server_address.ts";
+import { BROKEN_ANSWERS } from "./testdata/broken_answers.ts";
 import {
   answer,
   question,
@@ -131,6 +132,27 @@ Deno.test("udp transport answers stay whole when the next exchange reuses the bu
     assert.deepEqual(readAddressRecords(first, TYPE.A).addresses, [
       "192.0.2.1",
     ]);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("udp transport ends the exchange on a broken answer to its query, not on a stray one", async () => {
+  // Cut off within its record: not even its framing parses.
+  const broken = BROKEN_ANSWERS.find((b) => b.name.startsWith("trunc"))!.make;
+  const server = startUdpUpstream((q) => [
+    { message: broken({ ...q, id: (q.id + 1) & 0xffff }) },
+    { message: broken(q), delayMs: 20 },
+    { message: answer(q, { a: ["192.0.2.1"] }), delayMs: 400 },
+  ]);
+  const parsed = parseUpstreamServer(urlOf("udp", server));
+  const transport = createUdpTransport(parsed, { address: server.hostname });
+  try {
+    const started = performance.now();
+    const query = buildQuery(question("mx.example."), 99);
+    const reply = await transport.exchange(query, new AbortController().signal);
+    assert.ok(performance.now() - started < 300, "not the late good answer");
+    assert.deepEqual(reply, broken(parseQuery(query)));
   } finally {
     await server.close();
   }

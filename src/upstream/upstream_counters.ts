@@ -14,10 +14,14 @@
 export interface UpstreamServerCounts {
   /** Attempts started (a TC=1 retry over TCP is part of its attempt). */
   queries: number;
-  /** Attempts that failed: a network error, a dropped answer, a failure rcode. */
+  /** Attempts that failed: a network error, an unusable answer, a failure rcode. */
   errors: number;
+  /** Of the errors, answers refused as malformed (records, names in RDATA, …). */
+  malformed: number;
   /** Attempts still running when the group's timeout ended the resolve. */
   timeouts: number;
+  /** Queries asked again without EDNS after the server refused it (FORMERR, NOTIMP). */
+  ednsFallbacks: number;
   /** Good answers (NOERROR, NXDOMAIN) and the sum of their RTTs. */
   answers: number;
   rttSumMs: number;
@@ -53,6 +57,16 @@ export class UpstreamCounters {
     this.#of(server).errors++;
   }
 
+  /** An attempt at `server` failed on a malformed answer (counted as an error too). */
+  countMalformed(server: string): void {
+    this.#of(server).malformed++;
+  }
+
+  /** `server` refused EDNS and was asked again without it. */
+  countEdnsFallback(server: string): void {
+    this.#of(server).ednsFallbacks++;
+  }
+
   /** An attempt at `server` was cut off by the group's timeout. */
   countTimeout(server: string): void {
     this.#of(server).timeouts++;
@@ -75,7 +89,15 @@ export class UpstreamCounters {
       if (counts !== undefined) return counts;
     }
     this.#servers++;
-    counts = { queries: 0, errors: 0, timeouts: 0, answers: 0, rttSumMs: 0 };
+    counts = {
+      queries: 0,
+      errors: 0,
+      malformed: 0,
+      timeouts: 0,
+      ednsFallbacks: 0,
+      answers: 0,
+      rttSumMs: 0,
+    };
     this.#counts[server] = counts;
     return counts;
   }

@@ -25,18 +25,35 @@ Deno.test("upstream counters count per server and start from zero after a drain"
   counters.countQuery("tls://1.1.1.1");
   counters.countError("tls://1.1.1.1");
   counters.countTimeout("tls://1.1.1.1");
+  counters.countQuery("udp://192.0.2.9:53");
+  counters.countError("udp://192.0.2.9:53");
+  counters.countMalformed("udp://192.0.2.9:53");
+  counters.countEdnsFallback("udp://192.0.2.9:53");
   assert.deepEqual({ ...counters.drain() }, {
     "udp://192.0.2.1:53": {
       queries: 2,
       errors: 0,
+      malformed: 0,
       timeouts: 0,
+      ednsFallbacks: 0,
       answers: 2,
       rttSumMs: 12.5,
     },
     "tls://1.1.1.1": {
       queries: 1,
       errors: 1,
+      malformed: 0,
       timeouts: 1,
+      ednsFallbacks: 0,
+      answers: 0,
+      rttSumMs: 0,
+    },
+    "udp://192.0.2.9:53": {
+      queries: 1,
+      errors: 1,
+      malformed: 1,
+      timeouts: 0,
+      ednsFallbacks: 1,
       answers: 0,
       rttSumMs: 0,
     },
@@ -99,7 +116,9 @@ Deno.test("a resolver counts attempts, failures and answers per configured serve
     assert.deepEqual(counts[urlOf("udp", failing)], {
       queries: 1,
       errors: 1,
+      malformed: 0,
       timeouts: 0,
+      ednsFallbacks: 0,
       answers: 0,
       rttSumMs: 0,
     });
@@ -122,7 +141,9 @@ Deno.test("a resolver counts a server still silent at the group timeout as a tim
     assert.deepEqual(counters.drain()[urlOf("udp", silent)], {
       queries: 2,
       errors: 0,
+      malformed: 0,
       timeouts: 2,
+      ednsFallbacks: 0,
       answers: 0,
       rttSumMs: 0,
     });

@@ -42,6 +42,7 @@ export { patchQuestionCase } from "./question_case.ts";
 export { ipv4Text, ipv6Text } from "./address_text.ts";
 export { EDE, extendedError } from "./extended_error.ts";
 export { type ReadName, readName, skipName } from "./read_name.ts";
+export { checkRecordData } from "./rdata_check.ts";
 export { encodeResponse, patchId, type ResponseSpec } from "./response.ts";
 export { SVC_PARAM_KEY } from "./svcb_wire.ts";
 export {
