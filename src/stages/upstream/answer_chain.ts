@@ -1,23 +1,16 @@
 /**
- * Answer records that answer something else. An upstream's answer section
+ * Which answer records answer the question. An upstream's answer section
  * may only hold the question's name and the CNAME/DNAME chain from it
- * (RFC 1034 §4.3.2, RFC 6672 §3.4); anything else (a record for another
- * name, as a poisoning attempt adds) is no answer to the question, RFC
- * 2181 §5.4.1 ranks it below everything, and passing it on would hand it
- * to the client and the cache. Unbound drops such records; so do we.
+ * (RFC 1034 §4.3.2, RFC 6672 §3.4), and at each name of the chain only
+ * the type asked for: anything else (a record for another name, as a
+ * poisoning attempt adds; an A record in an AAAA answer) is no answer to
+ * the question, RFC 2181 §5.4.1 ranks it below everything, and passing it
+ * on would hand it to the client and the cache. Unbound's scrubber drops
+ * such records ("normalize: removing irrelevant RRset"); so do we.
  */
 import { splitLabels } from "../../dns/name.ts";
-import { dropRecords } from "../../dns/wire/drop_records.ts";
-import {
-  HEADER_OCTETS,
-  readName,
-  skipName,
-  TYPE,
-  WireFormatError,
-} from "../../dns/wire/mod.ts";
-
-/** Owner name excluded: type, class, TTL, RDLENGTH. */
-const RR_FIXED_OCTETS = 10;
+import { TYPE } from "../../dns/wire/mod.ts";
+import { type MessageRecord, nameInRdata } from "./message_records.ts";
 
 /**
  * Most names a chain may reach (the question's included); records past
@@ -27,73 +20,84 @@ const RR_FIXED_OCTETS = 10;
  */
 const MAX_CHAIN_NAMES = 32;
 
-interface AnswerRecord {
-  /** Lowercased presentation form. */
-  owner: string;
+/** The question as the scrub needs it. */
+export interface AskedQuestion {
+  /** Lowercased presentation form (`Request.qname`). */
+  name: string;
   type: number;
-  /** Lowercased CNAME or DNAME target. */
-  target?: string;
+  class: number;
+}
+
+export interface AnswerChain {
+  /** Indexes of the answer records kept (RRSIGs aside, answer_scrub.ts). */
+  kept: Set<number>;
+  /** The names the chain reached, the question's first: where the answer is. */
+  reached: Set<string>;
 }
 
 /**
- * `message` (an answer to a question for `qname`, lowercased) without the
- * answer records off the chain from `qname`; `message` itself when every
- * record is on it.
+ * The answer records (`answer`, indexes 0…n-1 of `message`'s records) on
+ * the chain from the question's name: at each name it reaches, records of
+ * the question's class that are of its type (any type for ANY) or a CNAME
+ * leading on to its target; and a DNAME above a name, leading on to that
+ * name rewritten (RFC 6672 §2.2, so its target's data stays even without
+ * the synthesized CNAME); whatever the records' order.
  *
- * @throws {WireFormatError} when the message is malformed
+ * @throws {WireFormatError} when a CNAME or DNAME target is malformed
  */
-export function withoutOffChainAnswers(
+export function answerChain(
   message: Uint8Array,
-  qname: string,
-): Uint8Array {
-  const records = answerRecords(message);
-  const onChain = chainIndexes(records, qname);
-  if (onChain.size === records.length) return message;
-  const drop = new Set<number>();
-  for (let i = 0; i < records.length; i++) {
-    if (!onChain.has(i)) drop.add(i);
-  }
-  return dropRecords(message, drop);
-}
-
-/**
- * Indexes of the records on the chain from `qname`: the records of each
- * name it reaches, a CNAME leading to its target, and a DNAME above a name
- * leading to that name rewritten (RFC 6672 §2.2, so its target's data
- * stays even without the synthesized CNAME), whatever the records' order.
- */
-function chainIndexes(records: AnswerRecord[], qname: string): Set<number> {
+  answer: MessageRecord[],
+  question: AskedQuestion,
+): AnswerChain {
   const byOwner = new Map<string, number[]>();
-  const dnames: number[] = [];
-  records.forEach((record, i) => {
+  const dnames: { index: number; owner: string; target: string }[] = [];
+  answer.forEach((record, i) => {
+    if (record.class !== question.class) return;
+    if (record.type === TYPE.DNAME) {
+      const target = nameInRdata(message, record, 0);
+      dnames.push({ index: i, owner: record.owner, target });
+    }
     const list = byOwner.get(record.owner);
     if (list === undefined) byOwner.set(record.owner, [i]);
     else list.push(i);
-    if (record.type === TYPE.DNAME) dnames.push(i);
   });
   const kept = new Set<number>();
   const reached = new Set<string>();
-  const queue = [qname];
+  const queue = [question.name];
   while (queue.length > 0 && reached.size < MAX_CHAIN_NAMES) {
     const name = queue.shift()!;
     if (reached.has(name)) continue;
     reached.add(name);
     for (const i of byOwner.get(name) ?? []) {
-      kept.add(i);
-      const { type, target } = records[i]!;
-      if (type === TYPE.CNAME && target !== undefined) queue.push(target);
+      const record = answer[i]!;
+      if (record.type === TYPE.CNAME) {
+        kept.add(i);
+        queue.push(nameInRdata(message, record, 0));
+      } else if (isAsked(record.type, question.type)) {
+        kept.add(i);
+      }
     }
-    for (const i of dnames) {
-      const { owner, target } = records[i]!;
-      const rewritten = target === undefined
-        ? undefined
-        : dnameRewrite(name, owner, target);
+    for (const { index, owner, target } of dnames) {
+      const rewritten = dnameRewrite(name, owner, target);
       if (rewritten === undefined) continue;
-      kept.add(i);
+      kept.add(index);
       queue.push(rewritten);
     }
   }
-  return kept;
+  return { kept, reached };
+}
+
+const TKEY = 249;
+
+/**
+ * Whether a record of `type` answers a question for `qtype`. Meta-types
+ * (OPT, TKEY, TSIG) never do, not even for ANY: they only mean something
+ * on the hop that carried them.
+ */
+function isAsked(type: number, qtype: number): boolean {
+  if (type === TYPE.OPT || type === TKEY || type === TYPE.TSIG) return false;
+  return qtype === TYPE.ANY || type === qtype;
 }
 
 /**
@@ -116,28 +120,4 @@ export function dnameRewrite(
   }
   const prefix = labels.slice(0, cut).join(".");
   return target === "." ? `${prefix}.` : `${prefix}.${target}`;
-}
-
-function answerRecords(message: Uint8Array): AnswerRecord[] {
-  let pos = HEADER_OCTETS;
-  for (let i = u16(message, 4); i > 0; i--) pos = skipName(message, pos) + 4;
-  const records: AnswerRecord[] = [];
-  for (let i = u16(message, 6); i > 0; i--) {
-    const owner = readName(message, pos);
-    const fixed = owner.end;
-    const rdata = fixed + RR_FIXED_OCTETS;
-    if (rdata > message.length) throw new WireFormatError("record truncated");
-    const type = u16(message, fixed);
-    const record: AnswerRecord = { owner: owner.name.toLowerCase(), type };
-    if (type === TYPE.CNAME || type === TYPE.DNAME) {
-      record.target = readName(message, rdata).name.toLowerCase();
-    }
-    records.push(record);
-    pos = rdata + u16(message, fixed + 8);
-  }
-  return records;
-}
-
-function u16(bytes: Uint8Array, at: number): number {
-  return (bytes[at]! << 8) | bytes[at + 1]!;
 }

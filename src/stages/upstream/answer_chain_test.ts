@@ -1,16 +1,17 @@
 import assert from "node:assert/strict";
 import { decodeAnswer, requestFor } from "../../pipeline/testing/mod.ts";
 import { upstreamWire } from "../cache/testdata/answers.ts";
-import { dnameRewrite, withoutOffChainAnswers } from "./answer_chain.ts";
+import { dnameRewrite } from "./answer_chain.ts";
+import { askedQuestion, scrubbedAnswer } from "./answer_scrub.ts";
 
 /** The answer section kept from an upstream answer to `question`. */
 function kept(question: string, answer: string[]): string[] {
   const req = requestFor(question);
   const message = upstreamWire(req, { answer });
-  return decodeAnswer(withoutOffChainAnswers(message, req.qname)).answer;
+  return decodeAnswer(scrubbedAnswer(message, askedQuestion(req))).answer;
 }
 
-Deno.test("withoutOffChainAnswers keeps the question's records and its CNAME chain, in any order", () => {
+Deno.test("scrubbedAnswer keeps the question's records and its CNAME chain, in any order", () => {
   const answer = [
     "web.example.net. 300 IN A 192.0.2.1",
     "www.example.org. 300 IN CNAME edge.example.com.",
@@ -24,7 +25,7 @@ Deno.test("withoutOffChainAnswers keeps the question's records and its CNAME cha
   );
 });
 
-Deno.test("withoutOffChainAnswers drops records for other names", async (t) => {
+Deno.test("scrubbedAnswer drops records for other names", async (t) => {
   await t.step("beside a right answer", () => {
     assert.deepEqual(
       kept("www.example.org. A", [
@@ -53,7 +54,7 @@ Deno.test("withoutOffChainAnswers drops records for other names", async (t) => {
   });
 });
 
-Deno.test("withoutOffChainAnswers keeps a DNAME above the chain and its synthesized CNAME", () => {
+Deno.test("scrubbedAnswer keeps a DNAME above the chain and its synthesized CNAME", () => {
   const answer = [
     "example.org. 300 IN DNAME example.net.",
     "www.example.org. 300 IN CNAME www.example.net.",
@@ -66,15 +67,15 @@ Deno.test("withoutOffChainAnswers keeps a DNAME above the chain and its synthesi
   );
 });
 
-Deno.test("withoutOffChainAnswers hands back the same message when all is on the chain", () => {
+Deno.test("scrubbedAnswer hands back the same message when all is on the chain", () => {
   const req = requestFor("www.example.org. A");
   const message = upstreamWire(req, {
     answer: ["www.example.org. 300 IN A 192.0.2.1"],
   });
-  assert.equal(withoutOffChainAnswers(message, req.qname), message);
+  assert.equal(scrubbedAnswer(message, askedQuestion(req)), message);
 });
 
-Deno.test("withoutOffChainAnswers keeps the target's data after a DNAME without its synthesized CNAME", () => {
+Deno.test("scrubbedAnswer keeps the target's data after a DNAME without its synthesized CNAME", () => {
   assert.deepEqual(
     kept("www.example.org. A", [
       "example.org. 300 IN DNAME example.net.",
@@ -99,7 +100,7 @@ Deno.test("dnameRewrite substitutes the owner label by label", () => {
   }
 });
 
-Deno.test("withoutOffChainAnswers follows a chain through at most 32 names", () => {
+Deno.test("scrubbedAnswer follows a chain through at most 32 names", () => {
   // c0 → c1 → … → c1999, written last link first.
   const links = Array.from(
     { length: 1999 },

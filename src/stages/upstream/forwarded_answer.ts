@@ -77,9 +77,10 @@ export interface ForwardedAnswerOptions {
  *   the authority for forwarded data); AD kept only when the client set DO
  *   or AD (RFC 6840 §5.8); opcode, TC and RCODE from the upstream;
  * - question: the client's octets, so the answer carries its case (0x20);
- * - answer, authority and additional records: copied as they are, except
- *   the upstream's OPT and any record after it (a record after the OPT may
- *   point into octets that move; additional data is optional, RFC 2181 §9);
+ * - answer, authority and additional records: copied as they are (the
+ *   caller has scrubbed them, answer_scrub.ts), except the upstream's OPT
+ *   and any record after it (a record after the OPT may point into octets
+ *   that move; additional data is optional, RFC 2181 §9);
  * - OPT: present exactly when the query had one (RFC 6891 §7), with our
  *   payload size, the client's DO, the upstream's extended RCODE, the
  *   upstream's Extended DNS Errors (RFC 8914), `req.answerOptions` (NSID

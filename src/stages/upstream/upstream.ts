@@ -25,7 +25,7 @@ import {
 } from "../../pipeline/mod.ts";
 import type { UpstreamsSettings } from "../../pipeline/settings.ts";
 import type { UpstreamRequest, UpstreamResult } from "../../upstream/types.ts";
-import { withoutOffChainAnswers } from "./answer_chain.ts";
+import { askedQuestion, scrubbedAnswer } from "./answer_scrub.ts";
 import { clientSubnetFor } from "./client_subnet.ts";
 import { type ForwardedAnswer, forwardedAnswer } from "./forwarded_answer.ts";
 import { ResolverHolder, type ResolverSource } from "./resolver_holder.ts";
@@ -197,7 +197,7 @@ function responseFor(
   let made: ForwardedAnswer;
   let message: Uint8Array;
   try {
-    message = withoutOffChainAnswers(result.message, req.qname);
+    message = scrubbedAnswer(result.message, askedQuestion(req));
     made = forwardedAnswer(message, req, { sentSubnet });
   } catch (error) {
     if (!(error instanceof WireFormatError)) throw error;
