@@ -136,10 +136,12 @@ export interface RuleMatch {
 /** The verdict of one list on one name (seed §7.1 step 7, within one list). */
 export interface ListVerdict {
   /**
-   * "matched": a rule matched and no exception of this list overrides it
-   * (in a list of mode block the name is blocked, in a list of mode allow
-   * it is allowed); "excepted": a rule matched but an `@@` exception of the
-   * same list did (and the rule was not `$important`).
+   * "matched": a rule matched and no exception of this list overrides it;
+   * "excepted": an `@@` exception of this list matched and no `$important`
+   * rule beats it, whether or not another rule of the list matched (an `@@`
+   * line alone is AdGuard Home's allowlist entry). The blocking stage reads
+   * them: a block list blocks on "matched" only; a list used for allowing
+   * allows on either.
    */
   outcome: "matched" | "excepted";
   /** The deciding rule: the matching rule, or the exception that won. */

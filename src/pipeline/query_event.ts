@@ -29,7 +29,11 @@ export interface QueryEvent {
   stage: AnswerSource;
   /** The upstream server that answered (a configured name, never a raw address). */
   upstream?: string;
-  /** For blocks: the BlockList's name and the rule that matched. */
+  /**
+   * For blocks: the BlockList's name and the rule that matched. With any
+   * other status: the list and rule that let the answer through (an allow
+   * list, an `@@` exception), when one did.
+   */
   list?: string;
   rule?: string;
   /** The query's DO bit. */

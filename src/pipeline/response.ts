@@ -1,7 +1,7 @@
 /**
  * What a stage answers with: the message (to encode, or already encoded),
- * and why (Status, stage, and for blocks the list and rule), so the query
- * log can explain every answer.
+ * and why (Status, stage, and the list and rule of a block or an allow),
+ * so the query log can explain every answer.
  */
 import { RCODE, type ResponseSpec } from "../dns/wire/mod.ts";
 import type { RRSet } from "../zone/types.ts";
@@ -31,7 +31,12 @@ export interface Response {
   stage: AnswerSource;
   /** The upstream that answered (a configured name, never a raw address). */
   upstream?: string;
-  /** The BlockList and the rule that matched. */
+  /**
+   * The BlockList and the rule that matched: of a block, or, on an answer
+   * whose status is not a block (forwarded, cached), of what let it
+   * through (an allow list, an `@@` exception; the query log's "allowed
+   * by").
+   */
   list?: string;
   rule?: string;
   /**

@@ -48,7 +48,7 @@ export function runCompileJob(job: CompileJob): CompileResult {
   const disabled = disabledRules(job.sources);
   if (job.previousDigest !== undefined) {
     const digest = createRuleDigest({ mode: job.meta.mode });
-    feed(job.sources, sinkFor(job, digest, disabled), warnings);
+    feed(job.sources, sinkFor(digest, disabled), warnings);
     if (digest.digest() === job.previousDigest) {
       return { id: job.id, warnings, unchanged: true };
     }
@@ -57,32 +57,25 @@ export function runCompileJob(job: CompileJob): CompileResult {
   const compiler = createListCompiler(job.meta, {
     warn: (message) => warnings.push(message),
   });
-  feed(job.sources, sinkFor(job, compiler, disabled), warnings);
+  feed(job.sources, sinkFor(compiler, disabled), warnings);
   return { id: job.id, warnings, data: compiler.finish() };
 }
 
 /**
- * What reaches the compiler: rules a `$badfilter` line of the list named
- * are left out (AdGuard Home), and in an allow list every rule allows: an
- * `@@` line (how AdGuard Home users write allowlists) is an allow rule like
- * a plain one, not an exception that would need a block rule of the same
- * list to act on.
+ * What reaches the compiler: every rule but those a `$badfilter` line of
+ * the list named (AdGuard Home). `@@` lines stay exceptions in every mode,
+ * so the query log quotes them as written: a list used for allowing (mode
+ * allow, or named in allowListRefs) allows on any verdict, an exception's
+ * included (src/stages/blocking/list_checks.ts).
  */
 function sinkFor(
-  job: CompileJob,
   sink: RuleSink,
   disabled: ReadonlySet<string>,
 ): RuleSink {
-  const allow = job.meta.mode === "allow";
-  if (!allow && disabled.size === 0) return sink;
+  if (disabled.size === 0) return sink;
   return {
     rule(r) {
-      if (disabled.size > 0 && disabled.has(ruleKey(r))) return;
-      sink.rule(
-        allow && (r.exception || r.important)
-          ? { ...r, exception: false, important: false }
-          : r,
-      );
+      if (!disabled.has(ruleKey(r))) sink.rule(r);
     },
   };
 }

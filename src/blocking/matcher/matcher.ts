@@ -15,7 +15,10 @@
  *
  * Verdict (seed §7.1 step 7, within one list): an `$important` rule beats
  * exceptions unless an important exception matches too; otherwise any
- * matching rule is excepted by any matching exception. Candidates are
+ * matching exception makes the verdict "excepted", whether or not a rule
+ * of the list matched (an `@@` line alone is AdGuard Home's allowlist
+ * entry; the stage decides what it means next to the other lists, so a
+ * list with regex exceptions runs them on misses too). Candidates are
  * picked exact > suffix (deepest first) > regex (arrival order); on one
  * node an important exception is preferred.
  */
@@ -159,7 +162,6 @@ export class CompiledMatcher implements ListMatcher {
     ) {
       block = tagRegex(regex.first(subject ??= trimmed(name, end), BIT_BLOCK));
     }
-    if (block === NONE) return null;
     let exception = found[2]!;
     if (
       exception === NONE && regex !== null &&
@@ -169,8 +171,13 @@ export class CompiledMatcher implements ListMatcher {
         regex.first(subject ??= trimmed(name, end), BIT_EXCEPTIONS),
       );
     }
-    return exception !== NONE
-      ? this.verdict("excepted", exception, name, end, foundSlot[2]!)
+    // An exception with no block rule of its own still answers "excepted":
+    // the stage reads it as "allowlisted" when no other list blocks.
+    if (exception !== NONE) {
+      return this.verdict("excepted", exception, name, end, foundSlot[2]!);
+    }
+    return block === NONE
+      ? null
       : this.verdict("matched", block, name, end, foundSlot[0]!);
   }
 

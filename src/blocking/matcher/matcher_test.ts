@@ -105,7 +105,23 @@ const CASES: Case[] = [
     "ads.example.",
     "||example^",
   ],
-  ["exception alone", ["@@||ok.example^"], "ok.example.", null],
+  // An exception with no rule of its own list still excepts (AdGuard Home's
+  // allowlist entry); the stage decides whether another list overrides it.
+  [
+    "exception alone",
+    ["@@||ok.example^"],
+    "sub.ok.example.",
+    "@@||ok.example^",
+  ],
+  ["exception alone, exact", ["@@ok.example"], "ok.example.", "@@ok.example"],
+  ["regex exception alone", ["@@/^cdn/"], "cdn1.example.", "@@/^cdn/"],
+  [
+    "important exception alone",
+    ["@@||ok.example^$important"],
+    "ok.example.",
+    "@@||ok.example^$important",
+  ],
+  ["exception alone elsewhere", ["@@||ok.example^"], "ads.example.", null],
   [
     "exception above the rule",
     ["||ads.example^", "@@||example^"],

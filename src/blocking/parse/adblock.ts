@@ -1,9 +1,11 @@
 /**
  * Adblock-syntax lines, the DNS-relevant subset (seed §7.3):
  *   `||x^`, `||x`, `||x^|`   -> suffix rule on x ("adblock")
+ *   `|x^`, `|x`, `|x|`       -> exact rule on x (`|` anchors at the name's start)
  *   `@@||x^`                 -> the same as an exception
  *   `…$important`            -> important flag
  *   `…$badfilter`            -> switches the same rule without it off
+ *   `@@…$dnstype=…`          -> an exception for every query (also `$client`, `$ctag`)
  *   `/re/`, `@@/re/`         -> regex rule (adblock format only)
  *   `x`                      -> exact rule ("domain"); `0.0.0.0 x` -> hosts line
  * Every other modifier, element-hiding and scriptlet rules, URL-path and
@@ -11,7 +13,7 @@
  * unsupported and ignored, so a browser list loads safely.
  */
 
-import type { ParseContext } from "./context.ts";
+import { COSMETIC_REASON, type ParseContext } from "./context.ts";
 import { canonicalIp, isPlainNameAt, normalizeName } from "./names.ts";
 import { nameRule, parsePlainLine } from "./plain.ts";
 import { regexRule } from "./regex.ts";
@@ -24,6 +26,14 @@ const COSMETIC = /#@?[$?%]{0,2}#|\$\$/;
 /** Characters that make a pattern a URL pattern rather than a host name. */
 const URL_PATTERN = /[/^|?=&]/;
 const BLANK = /\s/;
+/** `|http://`, `|https:`, `|ws://`: anchored at the start of an address, not of a name. */
+const SCHEME = /^\|[a-z][a-z0-9+.-]*:/i;
+/** Modifiers that narrow where a rule applies (see readModifiers). */
+const NARROWING_MODIFIERS: ReadonlySet<string> = new Set([
+  "dnstype",
+  "client",
+  "ctag",
+]);
 
 /**
  * Parses the trimmed line body[start, end) as adblock syntax. `allowRegex`
@@ -47,6 +57,8 @@ export function parseAdblockLine(
     return;
   }
   parseGeneralLine(ctx, start, end, allowRegex);
+  ctx.disabling = false;
+  ctx.broadenedBy = null;
 }
 
 function parseGeneralLine(
@@ -58,9 +70,7 @@ function parseGeneralLine(
   const line = ctx.body.slice(start, end);
   if (line.startsWith("[") && line.endsWith("]")) return; // [Adblock Plus 2.0]
   if (COSMETIC.test(line)) {
-    ctx.unsupported(
-      "element-hiding, scriptlet and HTML rules apply in browsers only",
-    );
+    ctx.unsupported(COSMETIC_REASON);
     return;
   }
   const exception = line.startsWith("@@");
@@ -79,11 +89,10 @@ function parseGeneralLine(
       const modifiers = readModifiers(
         ctx,
         close === rest.length - 1 ? null : rest.slice(close + 2),
+        exception,
       );
       if (modifiers !== null) {
-        ctx.disabling = modifiers.badfilter;
         regexRule(ctx, rest.slice(1, close), exception, modifiers.important);
-        ctx.disabling = false;
       }
     }
     return;
@@ -94,16 +103,17 @@ function parseGeneralLine(
   const modifiers = readModifiers(
     ctx,
     dollar < 0 ? null : rest.slice(dollar + 1),
+    exception,
   );
   if (modifiers === null) return;
   const { important } = modifiers;
-  // A `$badfilter` line's rule switches the rule off instead (see RuleSink).
-  ctx.disabling = modifiers.badfilter;
 
   if (pattern.length === 0) {
     ctx.invalid("a rule without a pattern");
   } else if (pattern.startsWith("||")) {
-    anchoredHost(ctx, pattern.slice(2), exception, important);
+    anchoredHost(ctx, pattern.slice(2), "suffix", exception, important);
+  } else if (pattern.startsWith("|") && !SCHEME.test(pattern)) {
+    anchoredHost(ctx, pattern.slice(1), "exact", exception, important);
   } else if (pattern.startsWith("|")) {
     ctx.unsupported(
       "an address-anchored rule (|http://…) applies in browsers only",
@@ -120,19 +130,26 @@ function parseGeneralLine(
   } else {
     nameRule(ctx, restStart, restStart + pattern.length, exception, important);
   }
-  ctx.disabling = false;
 }
 
-/** The host part of `||host^`: a suffix rule, or exact for an IP address. */
+/**
+ * The host part of `||host^` (a suffix rule, or exact for an IP address)
+ * or of `|host^`. AdGuard's DNS syntax anchors a single `|` at the start of
+ * the name, so `|host^` is exactly that name. Without `^` or `|` at the end
+ * both also match names that merely start with the text (`||ads.example`
+ * matches ads.example.org); the rule kept is the part of that we can say
+ * for sure.
+ */
 function anchoredHost(
   ctx: ParseContext,
   text: string,
+  kind: "suffix" | "exact",
   exception: boolean,
   important: boolean,
 ): void {
   let host = text;
   if (host.endsWith("^|")) host = host.slice(0, -2);
-  else if (host.endsWith("^")) host = host.slice(0, -1);
+  else if (host.endsWith("^") || host.endsWith("|")) host = host.slice(0, -1);
   if (host.includes("*")) {
     ctx.unsupported("a wildcard inside the pattern is not supported");
     return;
@@ -142,7 +159,10 @@ function anchoredHost(
     return;
   }
   const name = normalizeName(host);
-  if (name !== null) hostRule(ctx, name, exception, important);
+  if (name !== null && kind === "exact") {
+    // Printed back as the plain name: "||name^" would say "and below".
+    ctx.emit("exact", name, "domain", exception, important);
+  } else if (name !== null) hostRule(ctx, name, exception, important);
   else if (host.includes(":")) {
     ctx.unsupported("a rule with a port or scheme applies in browsers only");
   } else ctx.invalid("not a valid domain name");
@@ -165,29 +185,53 @@ function hostRule(
 }
 
 /**
- * The modifier list after `$`: `$important` and `$badfilter`, or null when
- * the rule was counted (unsupported modifier, empty modifier).
+ * Reads the modifier list after `$` and sets the line's `disabling` and
+ * `broadenedBy`. Returns `$important`, or null when the rule was counted
+ * instead (unsupported modifier, empty modifier).
+ *
+ * `$dnstype`, `$client` and `$ctag` narrow where a rule applies, and
+ * kudurru does not apply them yet. Dropping a block rule that has them
+ * blocks less than its author meant; dropping an exception would block
+ * what its author excepted (`@@||x^$dnstype=A` under `||x^`: x blocked
+ * for every type). So an exception keeps applying, to every query. Not
+ * `$denyallow`: it names the names the exception must leave blocked, and
+ * an exception for every name would unblock exactly those.
  */
 function readModifiers(
   ctx: ParseContext,
   text: string | null,
-): { important: boolean; badfilter: boolean } | null {
-  const read = { important: false, badfilter: false };
+  exception: boolean,
+): { important: boolean } | null {
+  const read = { important: false };
   if (text === null) return read;
+  let badfilter = false;
+  let broadenedBy: string | null = null;
   for (const raw of text.split(",")) {
     const modifier = raw.trim();
+    const name = modifier.split("=", 1)[0] ?? modifier;
     if (modifier === "important") {
       read.important = true;
     } else if (modifier === "badfilter") {
-      read.badfilter = true;
+      badfilter = true;
     } else if (modifier === "") {
       ctx.invalid("an empty modifier");
       return null;
+    } else if (exception && NARROWING_MODIFIERS.has(name)) {
+      broadenedBy ??= name;
     } else {
-      const name = modifier.split("=", 1)[0] ?? modifier;
       ctx.unsupported(`the $${name.slice(0, 30)} modifier is not supported`);
       return null;
     }
   }
+  if (badfilter && broadenedBy !== null) {
+    // Switching `@@x` off for `@@x$dnstype=A` would also drop a plain `@@x`.
+    ctx.unsupported(
+      `the $${broadenedBy} modifier is not supported with $badfilter`,
+    );
+    return null;
+  }
+  // A `$badfilter` line's rule switches the rule off instead (see RuleSink).
+  ctx.disabling = badfilter;
+  ctx.broadenedBy = broadenedBy;
   return read;
 }

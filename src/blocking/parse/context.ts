@@ -12,8 +12,24 @@ const MAX_EXAMPLES = 5;
 /** How much of a line an example quotes. */
 const EXAMPLE_CHARS = 80;
 
+/** What one parse found: ParseStats, and the exceptions it applies more broadly. */
+export interface ListParseStats extends ParseStats {
+  /**
+   * `@@` rules kept for every query although they carry `$dnstype`,
+   * `$client` or `$ctag`, which kudurru does not apply yet: they allow a
+   * little more than their author meant, where dropping them would block
+   * what the author excepted. Applied, so not counted as unsupported; they
+   * are among the examples.
+   */
+  broadenedExceptions: number;
+}
+
+/** Why `##`, `#@#`, `#$#`… lines are counted, not applied. */
+export const COSMETIC_REASON =
+  "element-hiding, scriptlet and HTML rules apply in browsers only";
+
 export class ParseContext {
-  readonly stats: ParseStats;
+  readonly stats: ListParseStats;
   /** 1-based number of the line being parsed. */
   line = 0;
   /** Trimmed bounds of the line being parsed, for examples. */
@@ -26,6 +42,11 @@ export class ParseContext {
    * sink's `disable`, not `rule`.
    */
   disabling = false;
+  /**
+   * Set while the current line is an exception whose `$dnstype`, `$client`
+   * or `$ctag` (this modifier) is left out: its rule is counted and quoted.
+   */
+  broadenedBy: string | null = null;
 
   constructor(
     readonly body: string,
@@ -33,7 +54,14 @@ export class ParseContext {
     readonly maxRegexes: number,
     format: ParseStats["format"],
   ) {
-    this.stats = { format, rules: 0, invalid: 0, unsupported: 0, examples: [] };
+    this.stats = {
+      format,
+      rules: 0,
+      invalid: 0,
+      unsupported: 0,
+      broadenedExceptions: 0,
+      examples: [],
+    };
   }
 
   /** Hands one valid rule to the sink. */
@@ -48,6 +76,12 @@ export class ParseContext {
     if (this.disabling) this.sink.disable?.(rule);
     else this.sink.rule(rule);
     this.stats.rules++;
+    if (this.broadenedBy !== null) {
+      this.stats.broadenedExceptions++;
+      this.example(
+        `kept as an exception for every query ($${this.broadenedBy} is not applied)`,
+      );
+    }
   }
 
   /** The current line (or one name on it) is not a rule of the format. */

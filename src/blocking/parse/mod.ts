@@ -4,6 +4,7 @@
  * "is this a list at all" checks the list fetcher runs on downloads.
  */
 
+export type { ListParseStats } from "./context.ts";
 export { decodeListBody, notAListReason } from "./detect.ts";
 export { normalizeName } from "./names.ts";
 export { DEFAULT_MAX_REGEXES, parseList, type ParseOptions } from "./parse.ts";

@@ -5,14 +5,14 @@
  * compiler's buffers.
  */
 
-import {
-  type ListFormat,
-  NotAListError,
-  type ParseStats,
-  type RuleSink,
-} from "../types.ts";
+import { type ListFormat, NotAListError, type RuleSink } from "../types.ts";
 import { parseAdblockLine } from "./adblock.ts";
-import { isBlank, ParseContext } from "./context.ts";
+import {
+  COSMETIC_REASON,
+  isBlank,
+  type ListParseStats,
+  ParseContext,
+} from "./context.ts";
 import { textNotAListReason } from "./detect.ts";
 import { parsePlainLine } from "./plain.ts";
 import { parseRegexLine } from "./regex.ts";
@@ -56,7 +56,7 @@ export function parseList(
   format: ListFormat,
   sink: RuleSink,
   opts: ParseOptions = {},
-): ParseStats {
+): ListParseStats {
   const reason = textNotAListReason(body);
   if (reason !== null) throw new NotAListError(reason);
   const resolved = format === "auto" ? sniffFormat(body) : format;
@@ -120,8 +120,6 @@ function commentLine(
     format === "adblock" && ctx.body.charCodeAt(ctx.lineStart) === HASH &&
     HASH_COSMETIC.test(ctx.lineText())
   ) {
-    ctx.unsupported(
-      "element-hiding, scriptlet and HTML rules apply in browsers only",
-    );
+    ctx.unsupported(COSMETIC_REASON);
   }
 }

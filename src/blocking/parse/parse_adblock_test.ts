@@ -84,6 +84,35 @@ const ROWS: Row[] = [
     unsupported: 1,
   })),
   {
+    why:
+      "an exception narrowed by $dnstype, $client or $ctag applies to every query",
+    format: "adblock",
+    body: [
+      "@@||a.example^$dnstype=A",
+      "@@||b.example^$client=192.168.1.2",
+      "@@||c.example^$ctag=device_tv,important",
+      "@@||d.example^$dnstype=~AAAA|A,client=~'Frank'",
+      "@@/^e[0-9]\\./$dnstype=AAAA",
+      "@@f.example$ctag=tv",
+      // Still dropped: a block rule, another modifier, $denyallow (its names
+      // must stay blocked), $badfilter (it would switch off a plain @@ too).
+      "||g.example^$dnstype=A",
+      "@@||h.example^$dnstype=A,third-party",
+      "@@||i.example^$denyallow=x.i.example",
+      "@@||j.example^$dnstype=A,badfilter",
+    ].join("\n"),
+    rules: [
+      "suffix adblock a.example @@",
+      "suffix adblock b.example @@",
+      "suffix adblock c.example @@ $important",
+      "suffix adblock d.example @@",
+      "regex regex ^e[0-9]\\. @@",
+      "exact domain f.example @@",
+    ],
+    broadened: 6,
+    unsupported: 4,
+  },
+  {
     why: "$badfilter switches the same rule off",
     format: "adblock",
     body:
@@ -125,11 +154,33 @@ const ROWS: Row[] = [
     unsupported: 3,
   },
   {
+    why: "| anchors at the start of the name: an exact rule",
+    format: "adblock",
+    body: [
+      "|ads.example^",
+      "|Track.example|",
+      "|stats.example^|",
+      "|pixel.example",
+      "@@|ok.ads.example^",
+      "|192.0.2.1^",
+      "|ads.example^$important",
+    ].join("\n"),
+    rules: [
+      "exact domain ads.example",
+      "exact domain track.example",
+      "exact domain stats.example",
+      "exact domain pixel.example",
+      "exact domain ok.ads.example @@",
+      "exact domain 192.0.2.1",
+      "exact domain ads.example $important",
+    ],
+  },
+  {
     why: "|http:// anchors",
     format: "adblock",
-    body: "|http://ads.example^",
+    body: "|http://ads.example^\n|https://ads.example/x\n|ads.example/path^",
     rules: [],
-    unsupported: 1,
+    unsupported: 3,
   },
   {
     why: "a port",

@@ -179,6 +179,24 @@ const ROWS: Row[] = [
     ],
   },
   {
+    why:
+      "a cosmetic marker after a name is a browser rule, not a name and a comment",
+    format: "domains",
+    body: [
+      "yahoo.com###LREC",
+      "amazon.com##.ad",
+      "facebook.com#@#.ad",
+      "mail.google.com#$#abort-on-property-read x",
+      "google.com#?#div:has(> .ad)",
+      "example.org#%#//scriptlet('x')",
+      "example.net#@$#.ad { display: none }",
+      "example.com#@?#.ad:has(a)",
+      "ads.example#tracker",
+    ].join("\n"),
+    rules: ["exact domain ads.example"],
+    unsupported: 8,
+  },
+  {
     why: "bare IPv6, canonical",
     format: "domains",
     body: "2001:DB8:0::1",

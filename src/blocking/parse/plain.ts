@@ -8,7 +8,7 @@
  * real "domains" lists carry hosts lines and the other way round.
  */
 
-import { isBlank, type ParseContext } from "./context.ts";
+import { COSMETIC_REASON, isBlank, type ParseContext } from "./context.ts";
 import {
   HOSTS_BOILERPLATE,
   hostsAddressBlocks,
@@ -17,6 +17,8 @@ import {
 } from "./names.ts";
 
 const HASH = 0x23;
+/** `##`, `#@#`, `#$#`, `#?#`, `#%#`, `#@$#`, `#@?#`…, matched where a name ends. */
+const COSMETIC_MARKER = /#@?[$?%]{0,2}#/y;
 const BOILERPLATE_MAX_LENGTH = Math.max(
   ...[...HOSTS_BOILERPLATE].map((name) => name.length),
 );
@@ -50,9 +52,15 @@ export function parsePlainLine(
     body.charCodeAt(firstEnd) !== HASH
   ) firstEnd++;
   if (firstEnd < end && body.charCodeAt(firstEnd) === HASH) {
-    // "name#why": no name holds a "#", so the rest is a comment (Pi-hole's
-    // gravity strips it too).
-    if (firstEnd > start) parsePlainLine(ctx, start, firstEnd);
+    if (isCosmeticMarkerAt(body, firstEnd, end)) {
+      // `yahoo.com###LREC` hides an element on yahoo.com; read as
+      // "name#why" it blocked the whole site.
+      ctx.unsupported(COSMETIC_REASON);
+    } else if (firstEnd > start) {
+      // "name#why": no name holds a "#", so the rest is a comment (Pi-hole's
+      // gravity strips it too).
+      parsePlainLine(ctx, start, firstEnd);
+    }
     return;
   }
   if (firstEnd === end) {
@@ -178,6 +186,11 @@ function isBoilerplate(name: string): boolean {
     return false; // l b i 0
   }
   return HOSTS_BOILERPLATE.has(name);
+}
+
+function isCosmeticMarkerAt(body: string, at: number, end: number): boolean {
+  COSMETIC_MARKER.lastIndex = at;
+  return COSMETIC_MARKER.test(body) && COSMETIC_MARKER.lastIndex <= end;
 }
 
 /** `0.0.0.0`, the address of nearly every hosts line, checked without a substring. */

@@ -1,18 +1,21 @@
 /**
  * Regular-expression rules: lines of a regex list (Pi-hole style, with or
  * without surrounding slashes) and adblock `/re/` rules. Each expression
- * must compile with `new RegExp(src)` (no flags: names are matched in
- * lowercase), and a list may hold at most `maxRegexes` of them because every
- * unindexed expression costs every query (seed §7.3, hard cap 1,000).
+ * must compile with `new RegExp(src)`, and a list may hold at most
+ * `maxRegexes` of them because every unindexed expression costs every query
+ * (seed §7.3, hard cap 1,000). Case does not matter, as in DNS names: the
+ * rule carries the expression folded to lowercase (regex_case.ts), since
+ * the `i` flag would switch off the linear-time engine.
  */
 
 import type { ParseContext } from "./context.ts";
 import { translatePosixClasses } from "./posix_classes.ts";
+import { foldCase } from "./regex_case.ts";
 import { regexRuleProblem } from "./regex_engine.ts";
 
 /** Pi-hole's regex extensions: they change what a match does, which we cannot honour. */
 const PIHOLE_EXTENSION = /;(querytype|invert|reply)=?/;
-/** `/re/flags`: flags would change the meaning; names are lowercase already. */
+/** `/re/flags`: flags would change the meaning; case is ignored already. */
 const WITH_FLAGS = /^\/.+\/[a-z]+$/s;
 /** `||x^`, `|x`, `@@||x^`: adblock rules, not expressions. */
 const ADBLOCK_START = /^(\||@@)/;
@@ -51,14 +54,14 @@ export function parseRegexLine(
   regexRule(ctx, posix.source, false, false);
 }
 
-/** Checks one expression source and hands it to the sink as a regex rule. */
+/** Checks one expression, folds its case and hands it to the sink as a regex rule. */
 export function regexRule(
   ctx: ParseContext,
-  source: string,
+  written: string,
   exception: boolean,
   important: boolean,
 ): void {
-  if (source.length === 0) {
+  if (written.length === 0) {
     ctx.invalid("an empty regular expression");
     return;
   }
@@ -69,12 +72,13 @@ export function regexRule(
     return;
   }
   try {
-    new RegExp(source);
+    new RegExp(written);
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     ctx.invalid(`not a valid regular expression (${message.slice(0, 80)})`);
     return;
   }
+  const source = foldCase(written);
   const problem = regexRuleProblem(source);
   if (problem !== null) {
     ctx.invalid(problem);

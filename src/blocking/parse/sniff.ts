@@ -3,9 +3,15 @@
  * majority vote. Hosts lines start with an IP address and a blank; adblock
  * lines with `||`, `@@`, `|`, or are `/…/` (AdGuard's regex rules; `!`
  * comments vote adblock too); lines full of regex operators are regular
- * expressions (Pi-hole writes them without slashes); anything else, `*.x`
- * included, is a plain domain list. A ` # comment` after a rule is left out
+ * expressions (Pi-hole writes them without slashes); names, `*.x`
+ * included, are a plain domain list. A ` # comment` after a rule is left out
  * of the vote: its brackets are no regex.
+ *
+ * Browser lists (EasyList) need more than a vote: their URL fragments
+ * (`-ad-banner-`, `/ad_banner.`) look like names, and read as a domains
+ * list `yahoo.com###LREC` became a block on yahoo.com. So an
+ * `[Adblock Plus 2.0]`-style header or one cosmetic rule decides "adblock"
+ * outright, and a line with URL characters never votes "domains".
  */
 
 import type { ListFormat } from "../types.ts";
@@ -19,10 +25,24 @@ const SAMPLE_LINES = 200;
 /** Bound on all lines looked at, so a huge comment block cannot stall the sniff. */
 const MAX_SCANNED_LINES = 20_000;
 
+/** `[Adblock Plus 2.0]`, `[uBlock Origin]`, `[AdGuard]`: the list says what it is. */
+const ADBLOCK_HEADER = /^\[\s*(adblock|ublock|adguard)\b[^\]]*\]$/i;
+/** `##`, `#@#`, `#$#`, `#?#`, `#%#`, `#@$#`, `#@?#`…: a cosmetic rule's marker. */
 const COSMETIC = /#@?[$?%]{0,2}#/;
+/**
+ * A cosmetic rule for every site (`##.ad`, `##[id^="ad"]`, `#@#.ad`,
+ * `#$#abort…`), told apart from `##`/`###` comment banners of hosts files.
+ */
+const GENERIC_COSMETIC =
+  /^#@?[$?%]{0,2}#[.[]|^#(@[$?%]{0,2}|[$?%]{1,2})#[^\s#]/;
 const MODIFIER = /\$~?[a-z-]+(=|,|$)/;
-const NAME_LIKE = /^[\p{L}\p{N}._*-]+$/u;
+const NAME_LIKE = /^[\p{L}\p{N}._-]+$/u;
+const WILDCARD_NAME = /^\*\.[\p{L}\p{N}._-]+$/u;
+/** Operators no URL fragment or name carries: the line is an expression. */
+const REGEX_SYNTAX = /[\\()[\]{}+|]|^\^|\$$/;
 const REGEX_OPERATORS = /[\\^$()[\]{}+?|]/;
+/** URL characters, or a name-like fragment cut out of a URL (`-ad-banner-`, `.ads.`, `_ad_`). */
+const URL_FRAGMENT = /[/&=?*]|^[-._]/;
 const TRAILING_COMMENT = /\s#.*$/s;
 
 /** The format "auto" resolves to for this body. */
@@ -44,12 +64,18 @@ export function sniffFormat(body: string): Format {
     const line = body.slice(pos, end).trim();
     pos = end + 1;
     scanned++;
-    if (line.length === 0 || line.startsWith("#")) continue;
+    if (line.length === 0) continue;
+    if (ADBLOCK_HEADER.test(line) || GENERIC_COSMETIC.test(line)) {
+      return "adblock";
+    }
+    if (line.startsWith("#")) continue;
     if (line.startsWith("!")) {
       votes.adblock++; // adblock's comment marker: evidence, but not a sampled rule
       continue;
     }
-    votes[classifyLine(line.replace(TRAILING_COMMENT, ""))]++;
+    const rule = line.replace(TRAILING_COMMENT, "");
+    if (COSMETIC.test(rule)) return "adblock"; // yahoo.com###LREC
+    votes[classifyLine(rule)]++;
     sampled++;
   }
   // Ties go to the more specific syntax (later in this order); no votes at all: domains.
@@ -80,6 +106,10 @@ export function classifyLine(line: string): Format {
   if (COSMETIC.test(line) || line.endsWith("^") || MODIFIER.test(line)) {
     return "adblock";
   }
+  if (WILDCARD_NAME.test(line)) return "domains";
+  if (REGEX_SYNTAX.test(line)) return "regex";
+  // `&ad_type=`, `/ad_banner.`, `-ad-banner-`: read as names, they were rules.
+  if (URL_FRAGMENT.test(line)) return "adblock";
   if (NAME_LIKE.test(line)) return "domains";
   if (REGEX_OPERATORS.test(line)) return "regex";
   return "domains";

@@ -25,6 +25,15 @@ const LINES: Array<[line: string, format: Exclude<ListFormat, "auto">]> = [
   ["bücher.example", "domains"],
   ["192.0.2.1", "domains"],
   ["ads.example # comment", "domains"],
+  // EasyList's URL fragments: read as names, they were rules.
+  ["&ad_type=", "adblock"],
+  ["-ad-banner-", "adblock"],
+  ["/ad_banner.", "adblock"],
+  [".adserver.", "adblock"],
+  ["_ads_", "adblock"],
+  ["-ad.jpg?", "adblock"],
+  ["/ads/*/banner", "adblock"],
+  ["ads*.example", "adblock"],
 ];
 
 for (const [line, format] of LINES) {
@@ -78,6 +87,51 @@ const BODIES: Array<
     "domains",
   ],
 ];
+
+/** Lines typical of EasyList's general block and specific hide files, no header. */
+const BROWSER_LINES = [
+  "&ad_type=",
+  "-ad-banner-",
+  "/ad_banner.",
+  "-ad-manager/$~stylesheet",
+  ".com/ads/",
+  "_ads_",
+];
+
+const DECIDED: Array<[why: string, body: string]> = [
+  [
+    "an [Adblock Plus 2.0] header",
+    "[Adblock Plus 2.0]\n" + "a.example\n".repeat(50),
+  ],
+  ["a [uBlock Origin] header", "[uBlock Origin]\n" + "a.example\n".repeat(50)],
+  ["an [AdGuard] header", "[AdGuard]\n" + "a.example\n".repeat(50)],
+  ["yahoo.com###LREC", "a.example\n".repeat(50) + "yahoo.com###LREC\n"],
+  ...["##", "#@#", "#$#", "#?#", "#%#", "#@$#", "#@?#"].map((
+    marker,
+  ): [string, string] => [
+    `example.com${marker}.ad`,
+    "a.example\n".repeat(50) + `example.com${marker}.ad\n`,
+  ]),
+  [
+    "URL fragments outnumber names",
+    BROWSER_LINES.join("\n") + "\nads.example\nads2.example\n",
+  ],
+];
+
+for (const [why, body] of DECIDED) {
+  Deno.test(`sniffFormat: ${why} makes a list adblock`, () => {
+    assert.equal(sniffFormat(body), "adblock");
+  });
+}
+
+Deno.test("sniffFormat: a `##.ad` line decides adblock, `##` comment banners of a hosts file do not", () => {
+  const names = "a.example\n".repeat(50);
+  assert.equal(sniffFormat(names + "##.ad-banner\n"), "adblock");
+  assert.equal(sniffFormat(names + "#@#.ad-banner\n"), "adblock");
+  const banners = "## StevenBlack\n### section ###\n##########\n## [x]\n";
+  assert.equal(sniffFormat(banners + "0.0.0.0 a.example\n"), "hosts");
+  assert.equal(sniffFormat(banners + names), "domains");
+});
 
 for (const [why, body, format] of BODIES) {
   Deno.test(`sniffFormat: ${why}`, () => {

@@ -4,27 +4,32 @@
  * addresses, SVCB/HTTPS targets and address hints), with names lowercased
  * and addresses brought to canonical text, since a stage may have built
  * them by hand. Anything of an unexpected shape is skipped, never thrown on.
+ * As there, the first block wins, else the first allow is kept.
  */
 import { parseIpv4Text, parseIpv6Text } from "../../dns/rdata_text_fields.ts";
 import type { RRSet } from "../../zone/types.ts";
 import { judgeAnswerItem, type ListHit } from "./list_checks.ts";
 import type { ResolvedPolicy } from "./policy_lists.ts";
 
-/** The first block among `answer`'s records, if any. */
+/** The first block among `answer`'s records; without one, the first allow. */
 export function inspectAnswerRRSets(
   answer: readonly RRSet[] | undefined,
   policy: ResolvedPolicy,
 ): ListHit | undefined {
   if (!Array.isArray(answer)) return undefined;
+  let allowed: ListHit | undefined;
   for (const rrset of answer) {
     const rdata = rrset?.rdata;
     if (!Array.isArray(rdata)) continue;
     for (const data of rdata) {
       const hit = inspectRdata(data, policy);
-      if (hit !== undefined) return hit;
+      if (hit !== undefined) {
+        if (!hit.allows) return hit;
+        allowed ??= hit;
+      }
     }
   }
-  return undefined;
+  return allowed;
 }
 
 function inspectRdata(
@@ -41,9 +46,13 @@ function inspectRdata(
     case "SVCB":
     case "HTTPS": {
       const label = data.type;
+      let allowed: ListHit | undefined;
       if (data.target !== ".") {
         const hit = name(policy, `${label} target`, data.target);
-        if (hit !== undefined) return hit;
+        if (hit !== undefined) {
+          if (!hit.allows) return hit;
+          allowed = hit;
+        }
       }
       for (const param of data.params ?? []) {
         if (param.key !== "ipv4hint" && param.key !== "ipv6hint") continue;
@@ -54,10 +63,13 @@ function inspectRdata(
             `${label} ${param.key}`,
             parse(String(text)),
           );
-          if (hit !== undefined) return hit;
+          if (hit !== undefined) {
+            if (!hit.allows) return hit;
+            allowed ??= hit;
+          }
         }
       }
-      return undefined;
+      return allowed;
     }
     default:
       return undefined;

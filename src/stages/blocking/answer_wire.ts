@@ -7,6 +7,9 @@
  * The walk is bounded by the message length (every step moves forward) and
  * never throws: octets that do not parse end the walk with "not blocked",
  * since a garbage answer is no evidence of a blocked name.
+ *
+ * The first block ends the walk; until one comes, the first item an allow
+ * list or an exception let through is kept, for the query log.
  */
 import { ipv4Text, ipv6Text, readName, TYPE } from "../../dns/wire/mod.ts";
 import { judgeAnswerItem, type ListHit } from "./list_checks.ts";
@@ -19,7 +22,10 @@ const RR_FIXED_OCTETS = 10;
 const IPV4HINT = 4;
 const IPV6HINT = 6;
 
-/** The first block among the answer records of `wire`, if any. */
+/**
+ * The first block among the answer records of `wire`; without one, the
+ * first allow; undefined when no list matched an item.
+ */
 export function inspectAnswerWire(
   wire: Uint8Array,
   policy: ResolvedPolicy,
@@ -34,18 +40,22 @@ export function inspectAnswerWire(
     if (pos < 0) return undefined;
     pos += 4;
   }
+  let allowed: ListHit | undefined;
   for (let i = 0; i < ancount; i++) {
     pos = skipName(wire, pos);
-    if (pos < 0 || pos + RR_FIXED_OCTETS > wire.length) return undefined;
+    if (pos < 0 || pos + RR_FIXED_OCTETS > wire.length) return allowed;
     const type = (wire[pos]! << 8) | wire[pos + 1]!;
     const rdlength = (wire[pos + 8]! << 8) | wire[pos + 9]!;
     const rdata = pos + RR_FIXED_OCTETS;
     pos = rdata + rdlength;
-    if (pos > wire.length) return undefined;
+    if (pos > wire.length) return allowed;
     const hit = inspectRecord(wire, type, rdata, pos, policy);
-    if (hit !== undefined) return hit;
+    if (hit !== undefined) {
+      if (!hit.allows) return hit;
+      allowed ??= hit;
+    }
   }
-  return undefined;
+  return allowed;
 }
 
 function inspectRecord(
@@ -91,10 +101,14 @@ function inspectServiceBinding(
   const targetAt = start + 2;
   const target = nameAt(wire, targetAt, end);
   if (target === undefined) return undefined;
+  let allowed: ListHit | undefined;
   // "." is the owner itself (ServiceMode) or "no service" (AliasMode).
   if (target !== ".") {
     const hit = judgeAnswerItem(policy, `${label} target`, target);
-    if (hit !== undefined) return hit;
+    if (hit !== undefined) {
+      if (!hit.allows) return hit;
+      allowed = hit;
+    }
   }
   // SVCB targets are never compressed (RFC 9460 §2.2), so they end in place.
   let pos = skipName(wire, targetAt);
@@ -103,7 +117,7 @@ function inspectServiceBinding(
     const length = (wire[pos + 2]! << 8) | wire[pos + 3]!;
     const value = pos + 4;
     pos = value + length;
-    if (pos > end) return undefined;
+    if (pos > end) return allowed;
     if (key === IPV4HINT && length % 4 === 0) {
       for (let at = value; at < pos; at += 4) {
         const hit = judgeAnswerItem(
@@ -111,7 +125,10 @@ function inspectServiceBinding(
           `${label} ipv4hint`,
           ipv4Text(wire, at),
         );
-        if (hit !== undefined) return hit;
+        if (hit !== undefined) {
+          if (!hit.allows) return hit;
+          allowed ??= hit;
+        }
       }
     } else if (key === IPV6HINT && length % 16 === 0) {
       for (let at = value; at < pos; at += 16) {
@@ -120,11 +137,14 @@ function inspectServiceBinding(
           `${label} ipv6hint`,
           ipv6Text(wire, at),
         );
-        if (hit !== undefined) return hit;
+        if (hit !== undefined) {
+          if (!hit.allows) return hit;
+          allowed ??= hit;
+        }
       }
     }
   }
-  return undefined;
+  return allowed;
 }
 
 /**

@@ -15,12 +15,7 @@ import type {
 import { inspectAnswerRRSets } from "./answer_message.ts";
 import { inspectAnswerWire } from "./answer_wire.ts";
 import { blockedAnswer } from "./blocked_answer.ts";
-import {
-  EXCEPTED,
-  firstBlock,
-  isAllowed,
-  type ListHit,
-} from "./list_checks.ts";
+import { allowedBy, firstBlock, type ListHit } from "./list_checks.ts";
 import {
   type ListProblem,
   type OpenList,
@@ -50,9 +45,8 @@ const INSPECTED: ReadonlySet<Status> = new Set<Status>([
   "cached_stale",
 ]);
 
-/** The outcome of the question checks. */
+/** The question checks found nothing: look at the answer. */
 const PASS = 0;
-const ALLOWED = 1;
 
 /** Creates the stage with `openList` (required here; blocking.ts defaults it). */
 export function createBlockingStageWith(
@@ -90,15 +84,16 @@ export function createBlockingStageWith(
   }
 
   /**
-   * ALLOWED (by an allow list or an `@@` exception: the answer is not
-   * inspected), a block of the question, or PASS (look at the answer).
+   * What allowed the question (an allow list or an `@@` exception: the
+   * answer is not inspected), a block of it, or PASS (look at the answer).
    */
   function judgeQuestion(
     req: Request,
     policy: ResolvedPolicy,
-  ): typeof PASS | typeof ALLOWED | Response {
+  ): typeof PASS | ListHit | Response {
     const name = req.qname;
-    if (isAllowed(policy, name)) return ALLOWED;
+    const allowed = allowedBy(policy, name);
+    if (allowed !== undefined) return allowed;
     const { decision } = policy;
     if (decision.allowOnly === true) {
       const key = decision.policies?.[0] ?? "allowOnly";
@@ -113,11 +108,13 @@ export function createBlockingStageWith(
     const hit = firstBlock(policy, name);
     if (hit === undefined) return PASS;
     // An `@@` exception allowlists the name: no answer inspection either.
-    if (hit === EXCEPTED) return ALLOWED;
-    return listBlock(req, policy, hit);
+    return hit.allows ? hit : listBlock(req, policy, hit);
   }
 
-  /** `res`, or the blocked answer when its answer section holds a blocked item. */
+  /**
+   * `res`, or the blocked answer when its answer section holds a blocked
+   * item, or `res` naming what let an item through.
+   */
   function inspect(
     req: Request,
     policy: ResolvedPolicy,
@@ -128,7 +125,8 @@ export function createBlockingStageWith(
       const hit = res.wire !== undefined
         ? inspectAnswerWire(res.wire, policy)
         : inspectAnswerRRSets(res.message?.answer, policy);
-      return hit === undefined ? res : listBlock(req, policy, hit);
+      if (hit === undefined) return res;
+      return hit.allows ? allowedAnswer(res, hit) : listBlock(req, policy, hit);
     } catch (error) {
       problem("answer inspection failed; answer passed", { error });
       return res;
@@ -140,7 +138,7 @@ export function createBlockingStageWith(
     errors: () => errors,
     serve(req: Request, next: Next) {
       let policy: ResolvedPolicy | undefined;
-      let verdict: typeof PASS | typeof ALLOWED | Response;
+      let verdict: typeof PASS | ListHit | Response;
       try {
         policy = applicablePolicy(req);
         if (policy === undefined) return next(req);
@@ -150,7 +148,13 @@ export function createBlockingStageWith(
         problem("blocking check failed; query passed", { error });
         return next(req);
       }
-      if (verdict === ALLOWED) return next(req);
+      if (verdict !== PASS && "allows" in verdict) {
+        const allowed = verdict;
+        const result = next(req);
+        return result instanceof Promise
+          ? result.then((res) => allowedAnswer(res, allowed))
+          : allowedAnswer(result, allowed);
+      }
       if (verdict !== PASS) return verdict;
       // Nothing to hold an answer against: skip the inspection.
       if (policy.block.length === 0) return next(req);
@@ -161,6 +165,18 @@ export function createBlockingStageWith(
         : inspect(req, checked, result);
     },
   };
+}
+
+/**
+ * `res` naming the list and rule that let it through, so the query log
+ * says why (`allowed by <list>: <rule>`); the status stays what it was. A
+ * copy: the cache may hold `res` or hand it to other askers. Only answers
+ * from outside are named: a failure or a local answer owes nothing to the
+ * allow.
+ */
+function allowedAnswer(res: Response, hit: ListHit): Response {
+  if (!INSPECTED.has(res.status) || res.list !== undefined) return res;
+  return { ...res, list: hit.list.name, rule: hit.rule };
 }
 
 /** The blocked answer for a block list's hit. */

@@ -102,11 +102,13 @@ export function referenceMatcher(
         ? { outcome: "excepted", rule: exception.text }
         : { outcome: "matched", rule: important.text };
     }
-    const block = pick([0]);
-    if (block === undefined) return null;
     const exception = pick([2, 3]);
-    return exception !== undefined
-      ? { outcome: "excepted", rule: exception.text }
+    if (exception !== undefined) {
+      return { outcome: "excepted", rule: exception.text };
+    }
+    const block = pick([0]);
+    return block === undefined
+      ? null
       : { outcome: "matched", rule: block.text };
   };
 }

@@ -71,6 +71,49 @@ export function answerRows(carrier: "wire" | "message"): Row[] {
       policy: ips,
       carrier,
       upstream: ["www.shop.example. 300 IN CNAME a.ok.cname-tracker.example."],
+      allowed: {
+        list: "Bad addresses",
+        rule:
+          "CNAME a.ok.cname-tracker.example.: @@||ok.cname-tracker.example^",
+      },
+    },
+    {
+      name: `${carrier}: an excepted item does not stop a later block`,
+      q: "www.shop.example. A",
+      policy: ips,
+      carrier,
+      upstream: [
+        "www.shop.example. 300 IN CNAME a.ok.cname-tracker.example.",
+        "a.ok.cname-tracker.example. 300 IN A 192.0.2.66",
+      ],
+      blocked: listBlock(
+        "Bad addresses",
+        "A 192.0.2.66: 192.0.2.66",
+        zero("www.shop.example."),
+      ),
+    },
+    {
+      name:
+        `${carrier}: a question allowlisted by an exceptions-only list is not inspected (CNAME cloaking)`,
+      q: "cloak.site.example. A",
+      policy: { blockLists: ["dns/fixes", "dns/ips"] },
+      carrier,
+      upstream: [
+        "cloak.site.example. 300 IN CNAME shop.cname-tracker.example.",
+        "shop.cname-tracker.example. 300 IN A 192.0.2.66",
+      ],
+      allowed: { list: "Fixes", rule: "@@||cloak.site.example^" },
+    },
+    {
+      name: `${carrier}: an allow list lets a blocked CNAME target through`,
+      q: "www.shop.example. A",
+      policy: { blockLists: BOTH, allowLists: ["dns/family-allow"] },
+      carrier,
+      upstream: ["www.shop.example. 300 IN CNAME www.good.ads.example."],
+      allowed: {
+        list: "Family allow",
+        rule: "CNAME www.good.ads.example.: ||good.ads.example^",
+      },
     },
     {
       name:
@@ -82,6 +125,7 @@ export function answerRows(carrier: "wire" | "message"): Row[] {
         "www.ok.ads.example. 300 IN CNAME shop.cname-tracker.example.",
         "shop.cname-tracker.example. 300 IN A 192.0.2.66",
       ],
+      allowed: { list: "Ads", rule: "@@||ok.ads.example^" },
     },
     {
       name: `${carrier}: an allow list allows a CNAME target`,

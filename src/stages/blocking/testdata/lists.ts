@@ -21,6 +21,8 @@ export const TEST_LISTS: TestList[] = [
       "@@||tracker.example^",
       "@@||free.example^",
       "||free.example^",
+      // No rule of this list blocks it: the exception allowlists on its own.
+      "@@||unbreak.example^",
     ),
   },
   {
@@ -29,7 +31,13 @@ export const TEST_LISTS: TestList[] = [
       "||ads.example^",
       "||metrics.example^",
       "||cdn-track.example^",
+      "||imp.example^",
     ),
+  },
+  {
+    // Exceptions only, the way to unbreak a site (AdGuard Home's `@@`).
+    meta: { key: "dns/fixes", name: "Fixes", mode: "block" },
+    rules: rules("@@||cloak.site.example^", "@@||metrics.example^"),
   },
   {
     meta: { key: "dns/family-allow", name: "Family allow", mode: "allow" },
@@ -38,7 +46,7 @@ export const TEST_LISTS: TestList[] = [
   {
     // Mode block, but referenced as an allow list: its rules allow.
     meta: { key: "dns/inline-allow", name: "Inline allow", mode: "block" },
-    rules: rules("ref.ads.example", "||metrics.example^"),
+    rules: rules("ref.ads.example", "||metrics.example^", "@@||imp.example^"),
   },
   {
     meta: {

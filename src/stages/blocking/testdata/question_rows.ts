@@ -4,12 +4,24 @@
  * list's own response, EDNS.
  */
 import type { BlockResponse } from "../../../pipeline/mod.ts";
-import { ADS, BOTH, listBlock, type Row, SOA_TAIL } from "./table_row.ts";
+import {
+  ADS,
+  type Allowed,
+  BOTH,
+  listBlock,
+  type Row,
+  SOA_TAIL,
+} from "./table_row.ts";
 
 const customResponse: BlockResponse = {
   mode: "customIP",
   customIPs: ["198.51.100.1", "2001:db8::1"],
   ttl: 60,
+};
+
+const FAMILY_GOOD: Allowed = {
+  list: "Family allow",
+  rule: "||good.ads.example^",
 };
 
 export const QUESTION_ROWS: Row[] = [
@@ -40,6 +52,27 @@ export const QUESTION_ROWS: Row[] = [
     name: "an @@ exception of the list lets it through",
     q: "ok.ads.example. A",
     policy: { blockLists: ADS },
+    allowed: { list: "Ads", rule: "@@||ok.ads.example^" },
+  },
+  {
+    name: "an @@ exception no rule of its list needs allowlists the name",
+    q: "www.unbreak.example. A",
+    policy: { blockLists: ["dns/ads", "dns/trackers"] },
+    allowed: { list: "Ads", rule: "@@||unbreak.example^" },
+  },
+  {
+    name: "a list of exceptions only allowlists its names",
+    q: "cloak.site.example. A",
+    policy: { blockLists: ["dns/fixes", ...BOTH] },
+    allowed: { list: "Fixes", rule: "@@||cloak.site.example^" },
+  },
+  {
+    name: "an exception of one list does not override another list's block",
+    q: "metrics.example. A",
+    policy: { blockLists: ["dns/fixes", ...BOTH] },
+    blocked: listBlock("Trackers", "||metrics.example^", [
+      "metrics.example. 600 IN A 0.0.0.0",
+    ]),
   },
   {
     name: "an exception in one list does not stop the next list",
@@ -61,6 +94,7 @@ export const QUESTION_ROWS: Row[] = [
     name: "an exception beats a rule that is not important",
     q: "free.example. A",
     policy: { blockLists: ADS },
+    allowed: { list: "Ads", rule: "@@||free.example^" },
   },
   {
     name: "block lists decide in decision order",
@@ -74,21 +108,31 @@ export const QUESTION_ROWS: Row[] = [
     name: "an allow list beats every block list",
     q: "good.ads.example. A",
     policy: { blockLists: BOTH, allowLists: ["dns/family-allow"] },
+    allowed: FAMILY_GOOD,
   },
   {
     name: "a list of mode allow among the block lists allows",
     q: "good.ads.example. A",
     policy: { blockLists: ["dns/family-allow", ...BOTH] },
+    allowed: FAMILY_GOOD,
   },
   {
     name: "a block-mode list referenced as allow list allows",
     q: "ref.ads.example. A",
     policy: { blockLists: BOTH, allowLists: ["dns/inline-allow"] },
+    allowed: { list: "Inline allow", rule: "ref.ads.example" },
+  },
+  {
+    name: "an @@ line of a block-mode list referenced as allow list allows",
+    q: "x.imp.example. A",
+    policy: { blockLists: BOTH, allowLists: ["dns/inline-allow"] },
+    allowed: { list: "Inline allow", rule: "@@||imp.example^" },
   },
   {
     name: "a list both allowed and blocking only allows",
     q: "metrics.example. A",
     policy: { blockLists: BOTH, allowLists: ["dns/inline-allow"] },
+    allowed: { list: "Inline allow", rule: "||metrics.example^" },
   },
   {
     name: "unknown list keys are ignored",
@@ -124,6 +168,14 @@ export const QUESTION_ROWS: Row[] = [
       blockLists: ["dns/ips"],
     },
     upstream: ["fine-cdn.example. 300 IN A 192.0.2.66"],
+    allowed: { list: "Family allow", rule: "||fine-cdn.example^" },
+  },
+  {
+    name: "an allowed name's local answer is not named",
+    q: "good.ads.example. A",
+    policy: { blockLists: BOTH, allowLists: ["dns/family-allow"] },
+    upstream: ["good.ads.example. 300 IN A 192.0.2.10"],
+    status: "local_record",
   },
   // Answer modes x query types.
   ...modeRows(),

@@ -1,16 +1,18 @@
 /**
- * Test double: a ListMatcher over plain arrays of rules, with the verdict
- * semantics of src/blocking/types.ts (exact and suffix rules; an `@@`
- * exception beats a rule of its own list unless that rule is `$important`).
- * Used to test the stage on its own and to check that the real matcher
- * gives the stage the same verdicts.
+ * Test double: a ListMatcher over plain arrays of rules, whose verdicts
+ * come from the matcher's naive reference (src/blocking/matcher/testdata/
+ * reference.ts), which the property tests hold to the compiled matcher:
+ * a stage test that passes with it passes for the same reasons with the
+ * real one. Used to tell a stage bug from a matcher bug; stage tests whose
+ * outcome depends on the verdicts run with the real matcher too
+ * (blocking_test.ts, verdicts_test.ts).
  */
 import type {
   CompiledListData,
   ListMatcher,
-  ListVerdict,
   RuleInput,
 } from "../../../blocking/types.ts";
+import { referenceMatcher } from "../../../blocking/matcher/testdata/reference.ts";
 
 /** What a list is besides its rules. */
 export interface ListMeta {
@@ -20,17 +22,12 @@ export interface ListMeta {
   response?: CompiledListData["response"];
 }
 
-/** One rule with the text its list wrote. */
-interface SetRule extends RuleInput {
-  text: string;
-}
-
 /** A CompiledListData whose `data` is the rules themselves. */
 export function setListData(
   meta: ListMeta,
   rules: readonly RuleInput[],
 ): CompiledListData {
-  const data: SetRule[] = rules.map((r) => ({ ...r, text: ruleText(r) }));
+  const data = [...rules];
   const list: CompiledListData = {
     key: meta.key,
     name: meta.name,
@@ -45,40 +42,11 @@ export function setListData(
 
 /** Opens a list made by {@linkcode setListData}. */
 export function openSetList(data: CompiledListData): ListMatcher {
-  const rules = data.data as SetRule[];
   return {
     key: data.key,
     name: data.name,
     mode: data.mode,
     digest: data.digest,
-    check(name: string): ListVerdict | null {
-      const bare = name.endsWith(".") ? name.slice(0, -1) : name;
-      const matches = rules.filter((r) => covers(r, bare));
-      const important = matches.find((r) => r.important && !r.exception);
-      if (important) return { outcome: "matched", rule: important.text };
-      const exception = matches.find((r) => r.exception);
-      if (exception) return { outcome: "excepted", rule: exception.text };
-      const rule = matches[0];
-      return rule ? { outcome: "matched", rule: rule.text } : null;
-    },
+    check: referenceMatcher(data.data as RuleInput[]),
   };
-}
-
-function covers(rule: RuleInput, name: string): boolean {
-  if (rule.kind === "exact") return name === rule.pattern;
-  if (rule.kind === "suffix") {
-    return name === rule.pattern || name.endsWith(`.${rule.pattern}`);
-  }
-  return new RegExp(rule.pattern).test(name);
-}
-
-/** The rule as an adblock or domains list writes it. */
-function ruleText(r: RuleInput): string {
-  if (r.syntax === "domain") return r.pattern;
-  if (r.syntax === "regex") return `/${r.pattern}/`;
-  if (r.syntax === "hosts") return `0.0.0.0 ${r.pattern}`;
-  if (r.syntax === "wildcard") return `*.${r.pattern}`;
-  return `${r.exception ? "@@" : ""}||${r.pattern}^${
-    r.important ? "$important" : ""
-  }`;
 }

@@ -30,6 +30,17 @@ export interface Row {
   edns?: boolean;
   /** Undefined: the upstream's answer passes untouched. */
   blocked?: Blocked;
+  /**
+   * The upstream's answer passes, naming the list and rule that let the
+   * question or an answer item through (the query log's "allowed by").
+   */
+  allowed?: Allowed;
+}
+
+/** What let an answer through. */
+export interface Allowed {
+  list: string;
+  rule: string;
 }
 
 export const ADS = ["dns/ads"];
