@@ -4,12 +4,11 @@
  * queries as they are written until Ctrl-C. Reads the file directly (WAL lets
  * it do so while the server writes), never changes it.
  */
-import { join } from "node:path";
+import { resolve } from "node:path";
 import type { DatabaseSync } from "node:sqlite";
-import { parseDuration } from "../config/duration.ts";
-import { typeName } from "../dns/wire/constants.ts";
-import { openQueryLogDb, QUERYLOG_DB_FILE } from "../querylog/db.ts";
+import { QUERYLOG_DB_FILE } from "../querylog/db.ts";
 import {
+  type EventFilters,
   FilterError,
   latestEventId,
   type LoggedEvent,
@@ -18,11 +17,17 @@ import {
   tail,
 } from "../querylog/queries.ts";
 import { type Command, parseFlags, UsageError } from "./command.ts";
+import { resolveDataDir, STORE_FLAGS } from "./local_store.ts";
 import {
-  explainReadFailure,
-  resolveDataDir,
-  STORE_FLAGS,
-} from "./local_store.ts";
+  explainQueryLogFailure,
+  openQueryLogForReading,
+} from "./querylog_open.ts";
+import {
+  qtypeFromText,
+  rcodeFromName,
+  renderEventTable,
+} from "./event_table.ts";
+import { timeWindow } from "./log_time.ts";
 
 export interface QuerylogCommandOptions {
   /** Ends -f (tests); without it, SIGINT does. */
@@ -40,6 +45,8 @@ const FLAGS = {
   client: { type: "string" },
   domain: { type: "string" },
   status: { type: "string" },
+  type: { type: "string" },
+  rcode: { type: "string" },
   since: { type: "string" },
   until: { type: "string" },
   limit: { type: "string" },
@@ -57,9 +64,13 @@ export function makeQuerylogCommand(
     name: "querylog",
     summary: "Show answered queries from the query log",
     usage:
-      "  kudurru querylog [--client ADDR|CIDR] [--domain TEXT|*.SUFFIX] [--status S[,S]] [--since 1h|ISO] [--until 1h|ISO]\n" +
-      "                   [--limit N] [--before CURSOR] [-f|--follow] [-o table|json] [--data-dir DIR] [--config FILE]\n" +
-      "  Newest first. --status takes any status or 'blocked'; -f prints new queries until Ctrl-C (-o json: one per line).",
+      "  kudurru querylog [--client ADDR|CIDR] [--domain TEXT|*.SUFFIX] [--status S[,S]] [--type T[,T]] [--rcode R[,R]]\n" +
+      "                   [--since 1h|ISO] [--until 1h|ISO] [--limit N] [--before CURSOR] [-f|--follow] [-o table|json]\n" +
+      "                   [--data-dir DIR] [--config FILE]\n" +
+      "  Newest first. --status takes any status or 'blocked'; --type a type name or number (AAAA, 65); --rcode a\n" +
+      "  response code name or number (NXDOMAIN, 3); -f prints new queries until Ctrl-C (-o json: one per line).\n" +
+      "  Times are the machine's local time, with their UTC offset unless the zone is UTC; a date or time without\n" +
+      "  a zone in --since/--until is local too.",
     async run(args, io) {
       const { values } = parseFlags("querylog", args, FLAGS, 0);
       const format = values.output ?? "table";
@@ -88,6 +99,8 @@ export function makeQuerylogCommand(
         ...filterFlag("client", values.client),
         ...filterFlag("domain", values.domain),
         ...filterFlag("status", values.status),
+        ...codesFlag("type", values.type, qtypeFromText),
+        ...codesFlag("rcode", values.rcode, rcodeFromName),
       };
       const window = timeWindow(
         "querylog",
@@ -96,7 +109,8 @@ export function makeQuerylogCommand(
         now(),
       );
       const open = opts.openDb ?? openQueryLogForReading;
-      const db = open(join(resolveDataDir(values), QUERYLOG_DB_FILE));
+      const path = resolve(resolveDataDir(values), QUERYLOG_DB_FILE);
+      const db = open(path);
       try {
         // One snapshot for both: -f goes on right after the newest id the
         // page could show, so no query is printed twice or skipped.
@@ -141,6 +155,8 @@ export function makeQuerylogCommand(
           (events) => print(events, false),
         );
         return 0;
+      } catch (err) {
+        throw explainQueryLogFailure(path, err);
       } finally {
         db.close();
       }
@@ -149,15 +165,6 @@ export function makeQuerylogCommand(
 }
 
 export const querylogCommand: Command = makeQuerylogCommand();
-
-/** querylog.db opened read-only, with an error that says what to do. */
-export function openQueryLogForReading(path: string): DatabaseSync {
-  try {
-    return openQueryLogDb(path, { readOnly: true });
-  } catch (err) {
-    throw explainReadFailure(path, err);
-  }
-}
 
 /** Runs `read` in one read transaction: every query sees the same snapshot. */
 function inOneSnapshot<T>(db: DatabaseSync, read: () => T): T {
@@ -173,7 +180,7 @@ function inOneSnapshot<T>(db: DatabaseSync, read: () => T): T {
 async function follow(
   db: DatabaseSync,
   afterId: number,
-  filters: { client?: string; domain?: string; status?: string },
+  filters: EventFilters,
   opts: QuerylogCommandOptions,
   print: (events: LoggedEvent[]) => void,
 ): Promise<void> {
@@ -237,73 +244,31 @@ export function parseCount(
 }
 
 /**
- * A --since/--until value in ms: a duration back from now ("90m", "24h",
- * "7d") or a date ("2030-01-01", "2030-01-01T12:00:00Z"). A date alone is
- * midnight in the machine's time zone, the one times are shown in (as a
- * date and time without a zone is); a day that does not exist (2030-02-30)
- * is refused, not moved on into the next month.
+ * --type or --rcode: names or numbers, comma-separated ("A,AAAA",
+ * "nxdomain,servfail"), as the codes the log stores.
  */
-export function parseTimeFlag(
-  command: string,
-  flag: string,
-  text: string,
-  now: number,
-): number {
-  const back = parseDuration(text);
-  if (back !== undefined) return now - back;
-  const date = /^(\d{4})-(\d{2})-(\d{2})(?=$|T)/.exec(text);
-  if (date) {
-    const [year, month, day] = date.slice(1).map(Number) as [
-      number,
-      number,
-      number,
-    ];
-    if (!isDay(year, month, day)) {
+function codesFlag(
+  flag: "type" | "rcode",
+  text: string | undefined,
+  code: (word: string) => number | undefined,
+): { qtypes?: number[] } | { rcodes?: number[] } {
+  if (text === undefined) return {};
+  const words = text.split(",").map((w) => w.trim()).filter(Boolean);
+  if (words.length === 0) {
+    throw new UsageError(`kudurru querylog: --${flag} needs a value`);
+  }
+  const codes = words.map((word) => {
+    const n = code(word);
+    if (n === undefined) {
       throw new UsageError(
-        `kudurru ${command}: --${flag} "${text}" names a day that does not exist`,
+        flag === "type"
+          ? `kudurru querylog: --type takes a type such as AAAA or 65, not "${word}"`
+          : `kudurru querylog: --rcode takes a response code such as NXDOMAIN or 3, not "${word}"`,
       );
     }
-    if (text.length === 10) return new Date(year, month - 1, day).getTime();
-    const ms = Date.parse(text);
-    if (!Number.isNaN(ms)) return ms;
-  }
-  throw new UsageError(
-    `kudurru ${command}: --${flag} takes a duration such as "1h" or "7d", or a date such as "2030-01-01T12:00:00Z", not "${text}"`,
-  );
-}
-
-/** True when the calendar has this day (month 1-12). */
-function isDay(year: number, month: number, day: number): boolean {
-  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
-  return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth;
-}
-
-/**
- * --since and --until in ms (each only when given); a window that ends
- * before it starts is a usage error, not an empty result.
- */
-export function timeWindow(
-  command: string,
-  since: string | undefined,
-  until: string | undefined,
-  now: number,
-): { since?: number; until?: number } {
-  const window: { since?: number; until?: number } = {};
-  if (since !== undefined) {
-    window.since = parseTimeFlag(command, "since", since, now);
-  }
-  if (until !== undefined) {
-    window.until = parseTimeFlag(command, "until", until, now);
-  }
-  if (
-    window.since !== undefined && window.until !== undefined &&
-    window.since >= window.until
-  ) {
-    throw new UsageError(
-      `kudurru ${command}: --since (${since}) is not before --until (${until})`,
-    );
-  }
-  return window;
+    return n;
+  });
+  return flag === "type" ? { qtypes: codes } : { rcodes: codes };
 }
 
 /** A filter flag's value, when given; given empty, a usage error. */
@@ -316,61 +281,4 @@ function filterFlag<F extends "client" | "domain" | "status">(
     throw new UsageError(`kudurru querylog: --${flag} needs a value`);
   }
   return { [flag]: text } as { [K in F]?: string };
-}
-
-const pad = (n: number, width = 2) => String(n).padStart(width, "0");
-
-/** "2030-01-01 00:00:00.123" in the machine's time zone. */
-export function formatLogTime(ms: number): string {
-  const d = new Date(ms);
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ` +
-    `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}.${
-      pad(d.getMilliseconds(), 3)
-    }`;
-}
-
-/** "85µs", "12.3ms", "2.0s". */
-export function formatMicros(us: number): string {
-  if (us < 1000) return `${us}µs`;
-  if (us < 1_000_000) return `${(us / 1000).toFixed(1)}ms`;
-  return `${(us / 1_000_000).toFixed(1)}s`;
-}
-
-/** Who answered: the upstream, the list and rule of a block, else the stage. */
-function answeredBy(e: LoggedEvent): string {
-  if (e.list !== undefined) return e.rule ? `${e.list}: ${e.rule}` : e.list;
-  return e.upstream ?? e.stage;
-}
-
-const HEADER = [
-  "TIME",
-  "CLIENT",
-  "QNAME",
-  "TYPE",
-  "STATUS",
-  "ANSWERED BY",
-  "DURATION",
-];
-/** So that the chunks -f prints line up with each other, mostly. */
-const MIN_WIDTHS = [23, 15, 32, 5, 14, 24, 8];
-
-/** The events as an aligned table (with its header unless `header` is false). */
-export function renderEventTable(events: LoggedEvent[], header = true): string {
-  if (events.length === 0) return header ? "No queries found.\n" : "";
-  const rows = events.map((e) => [
-    formatLogTime(e.time),
-    e.clientAddress,
-    e.qname,
-    typeName(e.qtype),
-    e.status,
-    answeredBy(e),
-    formatMicros(e.durationUs),
-  ]);
-  const all = header ? [HEADER, ...rows] : rows;
-  const widths = MIN_WIDTHS.map((min, i) =>
-    Math.max(min, ...all.map((r) => r[i]!.length))
-  );
-  return all.map((cells) =>
-    cells.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd()
-  ).join("\n") + "\n";
 }

@@ -4,7 +4,7 @@
  * domains, top blocked domains, top clients and the upstreams, over a
  * window (24 h unless --since says); with --client, that client's summary.
  */
-import { join } from "node:path";
+import { resolve } from "node:path";
 import type { DatabaseSync } from "node:sqlite";
 import { QUERYLOG_DB_FILE } from "../querylog/db.ts";
 import ipaddr from "ipaddr.js";
@@ -19,6 +19,7 @@ import {
 import { HIDDEN_CLIENT } from "../querylog/event_filter.ts";
 import { isIpAddress } from "../api/v1alpha1/field_schemas.ts";
 import { MINUTE_MS } from "../querylog/settings.ts";
+import { MAX_TOP_LIMIT } from "../querylog/stats.ts";
 import {
   type Command,
   type CommandIO,
@@ -26,13 +27,13 @@ import {
   UsageError,
 } from "./command.ts";
 import { resolveDataDir, STORE_FLAGS } from "./local_store.ts";
+import { formatLogMinute, formatLogTime, timeWindow } from "./log_time.ts";
+import { formatMicros } from "./event_table.ts";
+import { parseCount } from "./querylog.ts";
 import {
-  formatLogTime,
-  formatMicros,
+  explainQueryLogFailure,
   openQueryLogForReading,
-  parseCount,
-  timeWindow,
-} from "./querylog.ts";
+} from "./querylog_open.ts";
 
 export interface StatsCommandOptions {
   /** @default Date.now */
@@ -82,7 +83,7 @@ export function statsReport(
     totals: totals(db, span),
     overTime: {
       bucketMs,
-      buckets: queriesOverTime(db, { ...span, bucketMs }),
+      buckets: queriesOverTime(db, { ...span, bucketMs, zone: "local" }),
     },
     topDomains: topDomains(db, { ...span, limit }),
     topBlockedDomains: topDomains(db, { ...span, limit, blocked: true }),
@@ -129,7 +130,9 @@ export function makeStatsCommand(opts: StatsCommandOptions = {}): Command {
     name: "stats",
     summary: "Show query statistics from the query log",
     usage:
-      "  kudurru stats [--since 24h|ISO] [--until 1h|ISO] [--limit N] [--client ADDR] [-o table|json] [--data-dir DIR] [--config FILE]",
+      "  kudurru stats [--since 24h|ISO] [--until 1h|ISO] [--limit N] [--client ADDR] [-o table|json] [--data-dir DIR] [--config FILE]\n" +
+      `  --limit: rows per top list, 1 to ${MAX_TOP_LIMIT}. Times are the machine's local time, with their UTC offset unless\n` +
+      "  the zone is UTC; queries over time are counted per local hour (a day: per local day).",
     // A promise either way: errors reach the caller as rejections.
     run: (args, io) => Promise.resolve().then(() => runStats(args, io, now)),
   };
@@ -148,10 +151,14 @@ function runStats(args: string[], io: CommandIO, now: () => number): number {
   const limit = values.limit === undefined
     ? 10
     : parseCount("stats", "--limit", values.limit);
+  if (limit > MAX_TOP_LIMIT) {
+    throw new UsageError(
+      `kudurru stats: --limit is at most ${MAX_TOP_LIMIT}, not ${limit}`,
+    );
+  }
   const client = clientFlag(values.client);
-  const db = openQueryLogForReading(
-    join(resolveDataDir(values), QUERYLOG_DB_FILE),
-  );
+  const path = resolve(resolveDataDir(values), QUERYLOG_DB_FILE);
+  const db = openQueryLogForReading(path);
   try {
     const report = statsReport(db, window, limit, client, clock);
     io.stdout(
@@ -160,6 +167,8 @@ function runStats(args: string[], io: CommandIO, now: () => number): number {
         : renderReport(report),
     );
     return 0;
+  } catch (err) {
+    throw explainQueryLogFailure(path, err);
   } finally {
     db.close();
   }
@@ -204,7 +213,7 @@ function renderReport(r: ReturnType<typeof statsReport>): string {
     table(
       ["TIME", "QUERIES", "BLOCKED", "CACHED", "FORWARDED"],
       r.overTime.buckets.map((b) => [
-        formatLogTime(b.time).slice(0, 16),
+        formatLogMinute(b.time),
         number(b.total),
         number(b.blocked),
         number((b.byStatus.cached ?? 0) + (b.byStatus.cached_stale ?? 0)),

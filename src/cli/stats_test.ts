@@ -165,6 +165,16 @@ Deno.test("kudurru stats refuses bad flags and a missing query log", async () =>
     UsageError,
   );
   await assert.rejects(
+    () => run(["--data-dir", data.dir, "--limit", "100000"]),
+    (err: unknown) =>
+      err instanceof UsageError &&
+      err.message === "kudurru stats: --limit is at most 1000, not 100000",
+  );
+  await assert.rejects(
+    () => run(["--data-dir", data.dir, "--since", "99999999999999999d"]),
+    /--since "99999999999999999d" is out of range/,
+  );
+  await assert.rejects(
     () => run(["--data-dir", data.dir, "--since", "1h", "--until", "2h"]),
     /--since \(1h\) is not before --until \(2h\)/,
   );
@@ -174,7 +184,7 @@ Deno.test("kudurru stats refuses bad flags and a missing query log", async () =>
         ["--data-dir", join(data.dir, "nowhere")],
         bufferIO().io,
       ),
-    /No query log at/,
+    /No data directory at ".*nowhere": is --data-dir/,
   );
 });
 
@@ -256,4 +266,35 @@ Deno.test("overTimeBucketMs keeps about 24 rows", () => {
   assert.equal(overTimeBucketMs(24 * 60), 3_600_000);
   assert.equal(overTimeBucketMs(7 * 24 * 60), 86_400_000);
   assert.equal(overTimeBucketMs(90 * 24 * 60), 4 * 86_400_000);
+});
+
+Deno.test("kudurru stats aligns buckets to local time and prints the offset", async (t) => {
+  await using data = await dataDir();
+  const saved = Deno.env.get("TZ");
+  Deno.env.set("TZ", "Asia/Kolkata"); // +05:30
+  try {
+    const rows = (out: string, title: string) =>
+      out.split(title)[1]!.split("\n\n")[0]!.split("\n").slice(2)
+        .map((l) => l.trim().split(/\s{2,}/)[0]!);
+    await t.step("hours start on the local hour", async () => {
+      const out = (await run(["--data-dir", data.dir])).stdout;
+      assert.match(
+        out,
+        /^Queries from 2029-12-31 06:30:30\.500\+05:30 to now\n/,
+      );
+      const times = rows(out, "Queries over time (per 1 h)");
+      assert.equal(times[0], "2029-12-31 06:00+05:30");
+      assert.ok(times.every((t) => t.endsWith(":00+05:30")), times.join());
+    });
+    await t.step("days start at local midnight", async () => {
+      const out = (await run(["--data-dir", data.dir, "--since", "30d"]))
+        .stdout;
+      const times = rows(out, "Queries over time (per 2 d)");
+      assert.ok(times.length > 0);
+      assert.ok(times.every((t) => t.endsWith(" 00:00+05:30")), times.join());
+    });
+  } finally {
+    if (saved === undefined) Deno.env.delete("TZ");
+    else Deno.env.set("TZ", saved);
+  }
 });

@@ -22,6 +22,7 @@
  *   per-status and per-upstream counters.
  */
 import ipaddr from "ipaddr.js";
+import { toFqdn } from "../dns/name.ts";
 import type { QueryEvent } from "../pipeline/query_event.ts";
 import type { QueryLogSettings } from "./settings.ts";
 import { SPECIAL_USE_SUFFIXES } from "./special_use_names.ts";
@@ -122,13 +123,18 @@ export function normalizeSuffix(domain: string): string {
   return text;
 }
 
-/** True when `name` is one of `suffixes` or below one (on label boundaries). */
+/**
+ * True when `name` is one of `suffixes` or below one (on label boundaries).
+ * Only an unescaped dot ends a label: `x\.apple.com.` is the label
+ * "x.apple" under com., not a name under apple.com. (a query can carry a
+ * dot inside a label, and must not hide from the log that way).
+ */
 function hasSuffixIn(name: string, suffixes: ReadonlySet<string>): boolean {
-  const fqdn = name.endsWith(".") ? name : name + ".";
+  const fqdn = toFqdn(name);
   if (suffixes.has(fqdn) || suffixes.has(".")) return true;
-  for (let i = fqdn.indexOf("."); i >= 0 && i < fqdn.length - 1;) {
-    if (suffixes.has(fqdn.slice(i + 1))) return true;
-    i = fqdn.indexOf(".", i + 1);
+  for (let i = 0; i < fqdn.length - 1; i++) {
+    if (fqdn[i] === "\\") i++; // the escaped character is never a separator
+    else if (fqdn[i] === "." && suffixes.has(fqdn.slice(i + 1))) return true;
   }
   return false;
 }

@@ -107,3 +107,25 @@ Deno.test("truncateAddress keeps the /24 or /48 and leaves non-addresses alone",
   assert.equal(truncateAddress("fe80::1:2:3:4"), "fe80::");
   assert.equal(truncateAddress("client-7"), "client-7");
 });
+
+Deno.test("event filter splits names only on unescaped dots", async (t) => {
+  const filter = createEventFilter(querylogSettings({
+    exclude: { domains: ["apple.com"], sudn: true },
+  }));
+  // Presentation text as parseQuery writes it: a dot inside a label is `\.`.
+  const cases: [string, boolean][] = [
+    ["tunnel-data\\.local.", false],
+    ["exfil.secret\\.apple.com.", false],
+    ["x\\.apple.com.", false],
+    ["x\\\\.apple.com.", true],
+    ["x\\\\\\.apple.com.", false],
+    ["printer\\.x.local.", true],
+    ["www.apple.com.", true],
+  ];
+  for (const [qname, excluded] of cases) {
+    await t.step(qname, () => {
+      assert.equal(filter.excludes(queryEvent({ qname })), excluded);
+      assert.equal(filter.nameExcluded(qname), excluded);
+    });
+  }
+});

@@ -3,6 +3,8 @@
  * ids, a test of a decoded row, and the minutes worth reading: the rollups
  * know in which minutes a client, a name or a status occurs, so a search
  * for something rare reads those minutes only, with no index on events.
+ * Question types and response codes are tested per row only (no rollup
+ * knows them), so on their own they narrow nothing before decoding.
  */
 import ipaddr from "ipaddr.js";
 import type { DatabaseSync } from "node:sqlite";
@@ -21,6 +23,10 @@ export interface EventFilters {
   domain?: string;
   /** Status names, comma-separated; "blocked" means both blocked_* statuses. */
   status?: string;
+  /** Question types (codes), any of them. */
+  qtypes?: readonly number[];
+  /** Response codes, any of them. */
+  rcodes?: readonly number[];
 }
 
 /** Filters as ids; undefined = no filter, [] = nothing can match. */
@@ -28,6 +34,8 @@ export interface ResolvedFilters {
   clients?: number[];
   names?: number[];
   statuses?: number[];
+  qtypes?: number[];
+  rcodes?: number[];
 }
 
 /** Thrown for a filter that cannot mean anything (an unknown status). */
@@ -52,13 +60,17 @@ export function resolveFilters(
   if (filters.status !== undefined && filters.status !== "") {
     resolved.statuses = statusIds(db, filters.status);
   }
+  // Types and codes are stored as numbers: no dictionary, no rollup.
+  if (filters.qtypes !== undefined) resolved.qtypes = [...filters.qtypes];
+  if (filters.rcodes !== undefined) resolved.rcodes = [...filters.rcodes];
   return resolved;
 }
 
 /** True when some filter can match nothing at all. */
 export function matchesNothing(f: ResolvedFilters): boolean {
   return f.clients?.length === 0 || f.names?.length === 0 ||
-    f.statuses?.length === 0;
+    f.statuses?.length === 0 || f.qtypes?.length === 0 ||
+    f.rcodes?.length === 0;
 }
 
 /**
@@ -72,11 +84,15 @@ export function rowTest(f: ResolvedFilters): RowTest | undefined {
   const clients = f.clients && new Set(f.clients);
   const names = f.names && new Set(f.names);
   const statuses = f.statuses && new Set(f.statuses);
-  if (!clients && !names && !statuses) return undefined;
+  const qtypes = f.qtypes && new Set(f.qtypes);
+  const rcodes = f.rcodes && new Set(f.rcodes);
+  if (!clients && !names && !statuses && !qtypes && !rcodes) return undefined;
   return (rows, at) =>
     (clients === undefined || clients.has(rows[at + C.client]!)) &&
     (names === undefined || names.has(rows[at + C.qname]!)) &&
-    (statuses === undefined || statuses.has(rows[at + C.status]!));
+    (statuses === undefined || statuses.has(rows[at + C.status]!)) &&
+    (qtypes === undefined || qtypes.has(rows[at + C.qtype]!)) &&
+    (rcodes === undefined || rcodes.has(rows[at + C.rcode]!));
 }
 
 /**
@@ -223,20 +239,38 @@ function unmappedRange(cidr: string): [ipaddr.IPv4 | ipaddr.IPv6, number] {
   return [range, bits];
 }
 
+/**
+ * The ids of the names `domain` finds: a substring, or with "*." or "." a
+ * domain and everything below it. LIKE sees text, not labels: "%.x." also
+ * matches `a\.x.`, one label "a.x" under the root, so the dot before the
+ * suffix is checked in JS to be a separator (see isLabelBoundary).
+ */
 function nameIds(db: DatabaseSync, domain: string): number[] {
   const escape = (s: string) => s.replace(/[\\%_]/g, (c) => "\\" + c);
   const suffix = /^\*?\./.exec(domain);
-  let rows;
-  if (suffix) {
-    const base = domain.slice(suffix[0].length).replace(/\.?$/, ".");
-    rows = db.prepare(
-      "SELECT id FROM names WHERE text = ? OR text LIKE ? ESCAPE '\\'",
-    ).all(base, "%." + escape(base));
-  } else {
-    rows = db.prepare("SELECT id FROM names WHERE text LIKE ? ESCAPE '\\'")
-      .all("%" + escape(domain) + "%");
+  if (!suffix) {
+    return db.prepare("SELECT id FROM names WHERE text LIKE ? ESCAPE '\\'")
+      .all("%" + escape(domain) + "%").map((r) => Number(r.id));
   }
-  return rows.map((r) => Number(r.id));
+  const base = domain.slice(suffix[0].length).replace(/\.?$/, ".");
+  return db.prepare(
+    "SELECT id, text FROM names WHERE text = ? OR text LIKE ? ESCAPE '\\'",
+  ).all(base, "%." + escape(base)).filter((r) =>
+    isLabelBoundary(String(r.text), String(r.text).length - base.length - 1)
+  ).map((r) => Number(r.id));
+}
+
+/**
+ * True when `name[at]` is a dot that ends a label (an even number of
+ * backslashes before it: `a\\.` is an escaped backslash, then a
+ * separator), or `at` is before the name (the name is the suffix itself).
+ */
+function isLabelBoundary(name: string, at: number): boolean {
+  if (at < 0) return true;
+  if (name[at] !== ".") return false;
+  let backslashes = 0;
+  for (let i = at - 1; i >= 0 && name[i] === "\\"; i--) backslashes++;
+  return backslashes % 2 === 0;
 }
 
 function statusIds(db: DatabaseSync, text: string): number[] {

@@ -290,3 +290,24 @@ Deno.test("search and clientSummary find an IPv4 client in either spelling, as s
     assert.equal(searchEvents(db, { client }).events.length, 2, client);
   }
 });
+
+Deno.test("search by domain suffix matches whole labels, not escaped dots", async () => {
+  await using log = await tempQueryLog();
+  await using writer = testWriter(log.path);
+  const names = [
+    "inlabel.example.",
+    "www.inlabel.example.",
+    "dot\\.inlabel.example.",
+    "slash\\\\.inlabel.example.",
+    "odd\\\\\\.inlabel.example.",
+  ];
+  writer.enqueue(names.map((qname, i) => queryEvent({ qname, time: T0 + i })));
+  await writer.flush();
+  const found = searchEvents(writer.db, { domain: "*.inlabel.example" })
+    .events.map((e) => e.qname).sort();
+  assert.deepEqual(found, [
+    "inlabel.example.",
+    "slash\\\\.inlabel.example.",
+    "www.inlabel.example.",
+  ]);
+});

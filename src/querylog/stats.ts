@@ -10,6 +10,7 @@ import type { DatabaseSync } from "node:sqlite";
 import { readDomainHoursThrough } from "./domain_hours.ts";
 import { BLOCKED_STATUSES } from "./encode.ts";
 import { MINUTE_MS } from "./settings.ts";
+import { bucketStarts, type BucketZone, gcd } from "./time_buckets.ts";
 
 export interface StatsWindow {
   /** Start (ms, inclusive). */
@@ -51,8 +52,11 @@ export function windowMinutes(
   ];
 }
 
+/** The most rows a top list returns (a larger limit is capped). */
+export const MAX_TOP_LIMIT = 1000;
+
 const limitOf = (limit: number | undefined) =>
-  Math.min(1000, Math.max(1, Math.trunc(limit ?? 10)));
+  Math.min(MAX_TOP_LIMIT, Math.max(1, Math.trunc(limit ?? 10)));
 
 const ranking = (blocked: boolean | undefined) =>
   blocked
@@ -160,44 +164,68 @@ export const MAX_BUCKETS = 10_000;
 
 /**
  * Queries per bucket and status, every bucket in the window present (zeros
- * included). `bucketMs` is rounded up to whole minutes; buckets start at
- * multiples of it since the epoch.
+ * included). `bucketMs` is rounded up to whole minutes; with `zone` "utc"
+ * (the default) buckets start at multiples of it since the epoch, with
+ * "local" on the machine's wall clock (time_buckets.ts).
  */
 export function queriesOverTime(
   db: DatabaseSync,
-  opts: StatsWindow & { bucketMs: number },
+  opts: StatsWindow & { bucketMs: number; zone?: BucketZone },
 ): TimeBucket[] {
   const bucket = Math.max(1, Math.ceil(opts.bucketMs / MINUTE_MS)) * MINUTE_MS;
   const [from, to] = windowMinutes(db, opts);
-  const first = Math.floor((from * MINUTE_MS) / bucket) * bucket;
-  const count = Math.ceil((to * MINUTE_MS - first) / bucket);
-  if (count <= 0) return [];
-  if (count > MAX_BUCKETS) {
+  const starts = bucketStarts(
+    from * MINUTE_MS,
+    to * MINUTE_MS,
+    bucket,
+    opts.zone ?? "utc",
+    MAX_BUCKETS,
+  );
+  if (starts.length > MAX_BUCKETS) {
     throw new RangeError(
-      `Too many buckets (${count}); use a wider bucket or a shorter window (at most ${MAX_BUCKETS})`,
+      `Too many buckets (over ${MAX_BUCKETS}); use a wider bucket or a shorter window`,
     );
   }
-  const buckets: TimeBucket[] = Array.from({ length: count }, (_, i) => ({
-    time: first + i * bucket,
+  const buckets: TimeBucket[] = starts.map((time) => ({
+    time,
     total: 0,
     blocked: 0,
     byStatus: {},
   }));
+  // Minutes are summed in units every bucket start is a multiple of (the
+  // bucket itself in UTC; 30 min in +05:30), each unit inside one bucket.
+  const unit = starts.reduce(
+    (g, t) => gcd(g, t / MINUTE_MS),
+    bucket / MINUTE_MS,
+  );
   // node:sqlite binds numbers as REAL: CAST keeps the division integral.
   const rows = db.prepare(
-    `SELECT minute / CAST(? AS INTEGER) AS b, st.text AS status,
+    `SELECT minute / CAST(? AS INTEGER) AS u, st.text AS status,
        sum(queries) AS q
      FROM status_minutes s JOIN labels st ON st.id = s.status
-     WHERE minute >= ? AND minute < ? GROUP BY b, s.status`,
-  ).all(bucket / MINUTE_MS, from, to);
+     WHERE minute >= ? AND minute < ? GROUP BY u, s.status`,
+  ).all(unit, from, to);
   for (const r of rows) {
-    const target = buckets[(Number(r.b) * bucket - first) / bucket];
+    const target = buckets[bucketIndex(starts, Number(r.u) * unit * MINUTE_MS)];
     if (target === undefined) continue;
     const status = String(r.status);
     const q = Number(r.q);
-    target.byStatus[status] = q;
+    target.byStatus[status] = (target.byStatus[status] ?? 0) + q;
     target.total += q;
     if (BLOCKED_STATUSES.has(status)) target.blocked += q;
   }
   return buckets;
+}
+
+/** The index of the last start at or before `ms` (-1 before the first). */
+function bucketIndex(starts: readonly number[], ms: number): number {
+  let lo = 0;
+  let hi = starts.length - 1;
+  if (hi < 0 || ms < starts[0]!) return -1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (starts[mid]! <= ms) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
 }

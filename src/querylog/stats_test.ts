@@ -255,3 +255,38 @@ Deno.test("clientSummary gives counts from rollups and a recent sample", async (
     );
   });
 });
+
+Deno.test("queriesOverTime in local time sums each local hour", async () => {
+  const saved = Deno.env.get("TZ");
+  Deno.env.set("TZ", "Asia/Kolkata"); // +05:30: local hours are UTC half hours
+  try {
+    await withStats((db, events) => {
+      const since = T0;
+      const until = T0 + 3 * HOUR;
+      const buckets = queriesOverTime(db, {
+        since,
+        until,
+        bucketMs: HOUR,
+        zone: "local",
+      });
+      assert.deepEqual(
+        buckets.map((b) => b.time - T0),
+        [-30 * MIN, 30 * MIN, 90 * MIN, 150 * MIN],
+      );
+      for (const b of buckets) {
+        const inside = events.filter((e) =>
+          e.time >= Math.max(b.time, since) && e.time < b.time + HOUR &&
+          e.time < until
+        );
+        assert.equal(b.total, inside.length);
+      }
+      assert.equal(
+        buckets.reduce((s, b) => s + b.total, 0),
+        events.filter((e) => e.time < until).length,
+      );
+    });
+  } finally {
+    if (saved === undefined) Deno.env.delete("TZ");
+    else Deno.env.set("TZ", saved);
+  }
+});

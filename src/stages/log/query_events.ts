@@ -124,7 +124,9 @@ function fillEvent(
   event.qname = req.qname;
   event.qtype = question?.type ?? 0;
   event.qclass = question?.class ?? 0;
-  event.rcode = summary.rcode;
+  // An answer made as a message knows its whole RCODE; the header's four
+  // bits lose the extended ones (BADVERS is 0 there, 1 in the OPT).
+  event.rcode = res.message?.rcode ?? summary.rcode;
   event.status = res.status;
   event.stage = res.stage;
   event.dnssecOk = req.query.edns?.dnssecOk ?? false;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { encodeResponse, RCODE, TYPE } from "../../dns/wire/mod.ts";
-import type { Response } from "../../pipeline/mod.ts";
+import { answer, type Response } from "../../pipeline/mod.ts";
 import { requestFor } from "../../pipeline/testing/mod.ts";
 import { buildRequest } from "../../pipeline/request_builder.ts";
 import {
@@ -209,6 +209,20 @@ Deno.test("the event buffer records who asked, what, the answer and why", () => 
   const again = buffer.drain();
   assert.deepEqual([again.events.count, again.dropped], [0, 0]);
   assert.equal(buffer.pending, 0);
+});
+
+Deno.test("the event buffer keeps an extended RCODE: BADVERS is 16, not the header's 0", () => {
+  const buffer = createQueryEventBuffer();
+  const req = requestFor("www.example.org. A", { edns: { do: false } });
+  const res = answer(req, "ingress", "badvers", RCODE.BADVERS);
+  const bytes = encodeResponse(
+    { ...res.message!, edns: { udpSize: 1232 } },
+    512,
+  );
+  assert.equal(bytes[3]! & 0x0f, 0, "the header alone says NOERROR");
+  buffer.record(req, res, bytes, 0.1);
+  const [event] = unpackQueryEvents(buffer.drain().events);
+  assert.equal(event?.rcode, RCODE.BADVERS);
 });
 
 Deno.test("the event buffer drops and counts beyond its bound, and skips unlogged answers", () => {

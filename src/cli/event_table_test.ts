@@ -1,0 +1,70 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import type { QueryEvent } from "../pipeline/query_event.ts";
+import { QUERYLOG_DB_FILE } from "../querylog/db.ts";
+import type { LoggedEvent } from "../querylog/event_rows.ts";
+import { queryEvent, T0, testWriter } from "../querylog/test_support.ts";
+import { bufferIO } from "./command.ts";
+import { makeQuerylogCommand } from "./querylog.ts";
+
+/** A data directory with `events` in its query log, removed on dispose. */
+async function dataDir(events: QueryEvent[]) {
+  const dir = await Deno.makeTempDir({ prefix: "kudurru-cli-table-" });
+  const writer = testWriter(join(dir, QUERYLOG_DB_FILE));
+  writer.enqueue(events);
+  await writer.close();
+  return {
+    dir,
+    [Symbol.asyncDispose]: () => Deno.remove(dir, { recursive: true }),
+  };
+}
+
+async function run(args: string[]) {
+  const b = bufferIO();
+  await makeQuerylogCommand({ now: () => T0 + 60_000 }).run(args, b.io);
+  return { stdout: b.stdout() };
+}
+
+Deno.test("kudurru querylog shows the rcode and a class that is not IN, and filters by them", async (t) => {
+  const nxdomain = queryEvent({
+    time: T0 + 4000,
+    qname: "nowhere.example.",
+    rcode: 3,
+  });
+  const chaos = queryEvent({
+    time: T0 + 5000,
+    qname: "version.bind.",
+    qtype: 16,
+    qclass: 3,
+    status: "local_record",
+    stage: "local",
+  });
+  delete chaos.upstream;
+  const aaaa = queryEvent({
+    time: T0 + 3000,
+    qname: "ads.tracker.example.",
+    qtype: 28,
+  });
+  await using data = await dataDir([aaaa, nxdomain, chaos]);
+  await t.step("table", async () => {
+    const lines = (await run(["--data-dir", data.dir])).stdout.split("\n");
+    assert.match(lines[1]!, /version\.bind\.\s+CH TXT\s+NOERROR\s+local/);
+    assert.match(lines[2]!, /nowhere\.example\.\s+A\s+NXDOMAIN\s+forwarded/);
+  });
+  const qnames = async (...args: string[]) =>
+    (JSON.parse(
+      (await run(["--data-dir", data.dir, "-o", "json", ...args]))
+        .stdout,
+    ).events as LoggedEvent[]).map((e) => e.qname);
+  await t.step("--rcode", async () => {
+    assert.deepEqual(await qnames("--rcode", "nxdomain"), ["nowhere.example."]);
+    assert.deepEqual(await qnames("--rcode", "3,SERVFAIL"), [
+      "nowhere.example.",
+    ]);
+  });
+  await t.step("--type", async () => {
+    assert.deepEqual(await qnames("--type", "aaaa"), ["ads.tracker.example."]);
+    assert.deepEqual(await qnames("--type", "16"), ["version.bind."]);
+    assert.deepEqual(await qnames("--type", "TXT", "--rcode", "NXDOMAIN"), []);
+  });
+});

@@ -1,0 +1,47 @@
+/**
+ * Opening `<dataDir>/querylog.db` for `kudurru querylog` and `kudurru stats`,
+ * with errors that say what to do: a data directory that is not there (a
+ * misspelled --data-dir), a log not written yet, a damaged file.
+ */
+import { dirname, resolve } from "node:path";
+import type { DatabaseSync } from "node:sqlite";
+import { isDamagedDatabaseError, openQueryLogDb } from "../querylog/db.ts";
+import { explainReadFailure } from "./local_store.ts";
+
+/** querylog.db opened read-only, with an error that says what to do. */
+export function openQueryLogForReading(path: string): DatabaseSync {
+  const absolute = resolve(path);
+  const dir = dirname(absolute);
+  if (!isDirectory(dir)) {
+    throw new Error(
+      `No data directory at "${dir}": is --data-dir (or node.dataDir in the config) right?`,
+    );
+  }
+  try {
+    return openQueryLogDb(absolute, { readOnly: true });
+  } catch (err) {
+    throw explainQueryLogFailure(absolute, err);
+  }
+}
+
+/**
+ * A clearer error for a query log that fails to open or to read: a damaged
+ * file is named, with what to do about it (SQLite may find the damage only
+ * when a query reads the page, so reads go through this too).
+ */
+export function explainQueryLogFailure(path: string, err: unknown): unknown {
+  if (!isDamagedDatabaseError(err)) return explainReadFailure(path, err);
+  const why = (err as Error).message;
+  return new Error(
+    `Cannot read "${path}": the file is damaged (${why}); kudurru serve moves a damaged query log aside (to ${path}.damaged-<time>) and starts a new one when it next opens or writes it, or move it away yourself`,
+    { cause: err },
+  );
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return Deno.statSync(path).isDirectory;
+  } catch {
+    return false;
+  }
+}

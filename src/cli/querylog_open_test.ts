@@ -1,0 +1,39 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { QUERYLOG_DB_FILE } from "../querylog/db.ts";
+import { bufferIO } from "./command.ts";
+import { querylogCommand } from "./querylog.ts";
+
+Deno.test("kudurru querylog says when the data directory is not there", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const missing = join(dir, "misspelled");
+    await assert.rejects(
+      () => querylogCommand.run(["--data-dir", missing], bufferIO().io),
+      (err: unknown) =>
+        err instanceof Error &&
+        err.message ===
+          `No data directory at "${missing}": is --data-dir (or node.dataDir in the config) right?`,
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("kudurru querylog names a damaged query log and what to do", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const path = join(dir, QUERYLOG_DB_FILE);
+    await Deno.writeTextFile(path, "not a database at all, ".repeat(200));
+    await assert.rejects(
+      () => querylogCommand.run(["--data-dir", dir], bufferIO().io),
+      (err: unknown) =>
+        err instanceof Error &&
+        err.message.startsWith(
+          `Cannot read "${path}": the file is damaged (file is not a database); kudurru serve moves a damaged query log aside`,
+        ),
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
