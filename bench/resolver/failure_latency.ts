@@ -12,6 +12,7 @@
 import { parseArgs } from "node:util";
 import { encodeQuery, query } from "../../tests/interop/dns_client.ts";
 import { startKudurruResolver } from "./kudurru_resolver.ts";
+import { rcodeName } from "../../src/cli/event_table.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -72,7 +73,7 @@ async function burst(port: number): Promise<Map<string, number[]>> {
       if (started === undefined) continue;
       sentAt.delete(id);
       answered++;
-      const rcode = RCODES[reply[3]! & 0x0f] ?? `RCODE${reply[3]! & 0x0f}`;
+      const rcode = rcodeName(reply[3]! & 0x0f);
       const list = delays.get(rcode) ?? [];
       list.push(performance.now() - started);
       delays.set(rcode, list);
@@ -89,15 +90,6 @@ async function burst(port: number): Promise<Map<string, number[]>> {
   }
   return delays;
 }
-
-const RCODES = [
-  "NOERROR",
-  "FORMERR",
-  "SERVFAIL",
-  "NXDOMAIN",
-  "NOTIMP",
-  "REFUSED",
-];
 
 function print(text: string): void {
   Deno.stdout.writeSync(new TextEncoder().encode(text + "\n"));

@@ -205,17 +205,22 @@ export class AnswerCache {
         const list = generation.get(key);
         if (list === undefined) continue;
         generation.delete(key);
-        const bytes = listBytes(list);
-        if (recent) {
-          this.#recentSize -= list.length;
-          this.#recentBytes -= bytes;
-        } else {
-          this.#olderSize -= list.length;
-          this.#olderBytes -= bytes;
-        }
+        this.#forgetList(recent, list);
       }
     }
     return before - this.size;
+  }
+
+  /** Takes a list just removed from a generation out of its counts. */
+  #forgetList(recent: boolean, list: CacheEntry[]): void {
+    const bytes = listBytes(list);
+    if (recent) {
+      this.#recentSize -= list.length;
+      this.#recentBytes -= bytes;
+    } else {
+      this.#olderSize -= list.length;
+      this.#olderBytes -= bytes;
+    }
   }
 
   /** The list of `name`'s entries, in the recent generation. */
@@ -264,15 +269,8 @@ export class AnswerCache {
       for (const [name, list] of generation) {
         if (this.size <= this.#limit && this.bytes <= this.#maxBytes) return;
         generation.delete(name);
-        const bytes = listBytes(list);
         this.evictions += list.length;
-        if (recent) {
-          this.#recentSize -= list.length;
-          this.#recentBytes -= bytes;
-        } else {
-          this.#olderSize -= list.length;
-          this.#olderBytes -= bytes;
-        }
+        this.#forgetList(recent, list);
       }
     }
   }
