@@ -100,8 +100,15 @@ export function createUpstreamMetrics(registry: Registry) {
   const errors = new client.Counter({
     name: "kudurru_upstream_errors_total",
     help:
-      "Upstream queries that failed, by server and reason: error (network error, unusable answer, failure rcode) or timeout.",
+      "Upstream queries that failed, by server and reason: error (network error, unusable answer, failure rcode), malformed (an answer that does not parse: broken names in records, wrong record sizes) or timeout.",
     labelNames: ["upstream", "reason"] as const,
+    registers,
+  });
+  const ednsFallbacks = new client.Counter({
+    name: "kudurru_upstream_edns_fallbacks_total",
+    help:
+      "Queries asked again without EDNS after a server answered FORMERR or NOTIMP to EDNS, by server (RFC 6891 §7).",
+    labelNames: ["upstream"] as const,
     registers,
   });
   const rtt = new BulkSummary({
@@ -118,8 +125,16 @@ export function createUpstreamMetrics(registry: Registry) {
         if (c === null || typeof c !== "object") continue;
         const upstream = names.of(upstreamLabel(server));
         if (isCount(c.queries)) queries.inc({ upstream }, c.queries);
-        if (isCount(c.errors)) {
-          errors.inc({ upstream, reason: "error" }, c.errors);
+        // Malformed answers are counted among the errors too: apart here.
+        const malformed = isCount(c.malformed) ? c.malformed : 0;
+        if (isCount(c.errors) && c.errors > malformed) {
+          errors.inc({ upstream, reason: "error" }, c.errors - malformed);
+        }
+        if (malformed > 0) {
+          errors.inc({ upstream, reason: "malformed" }, malformed);
+        }
+        if (isCount(c.ednsFallbacks)) {
+          ednsFallbacks.inc({ upstream }, c.ednsFallbacks);
         }
         if (isCount(c.timeouts)) {
           errors.inc({ upstream, reason: "timeout" }, c.timeouts);

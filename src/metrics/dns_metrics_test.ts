@@ -315,13 +315,28 @@ Deno.test("record adds upstream queries, errors and RTT per server", async () =>
     counters.countError("udp://192.0.2.1:53");
     counters.countQuery("udp://192.0.2.1:53");
     counters.countTimeout("udp://192.0.2.1:53");
+    counters.countQuery("udp://192.0.2.1:53");
+    counters.countError("udp://192.0.2.1:53");
+    counters.countMalformed("udp://192.0.2.1:53");
+    counters.countEdnsFallback("udp://192.0.2.1:53");
   });
   const tls = { upstream: "tls://1.1.1.1" };
   const udp = { upstream: "udp://192.0.2.1:53" };
   assert.equal(sample(text, "kudurru_upstream_queries_total", tls), 2);
-  assert.equal(sample(text, "kudurru_upstream_queries_total", udp), 2);
+  assert.equal(sample(text, "kudurru_upstream_queries_total", udp), 3);
   assert.equal(
     sample(text, "kudurru_upstream_errors_total", { ...udp, reason: "error" }),
+    1,
+  );
+  assert.equal(
+    sample(text, "kudurru_upstream_errors_total", {
+      ...udp,
+      reason: "malformed",
+    }),
+    1,
+  );
+  assert.equal(
+    sample(text, "kudurru_upstream_edns_fallbacks_total", udp),
     1,
   );
   assert.equal(
