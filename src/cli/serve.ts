@@ -46,6 +46,7 @@ import {
   queryLogHealthCheck,
   warnIfQueryLogPublic,
 } from "./serve_querylog.ts";
+import { warnUnservedListeners } from "./unserved_listeners.ts";
 import {
   ignoreHangup,
   nextShutdownSignal,
@@ -92,6 +93,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       );
     }
     warnIfQueryLogPublic(config.node.dataDir, logger);
+    warnUnservedListeners(config.listeners, logger);
     const statePath = join(config.node.dataDir, "state.db");
     createPrivateFile(statePath);
     store = await openSqliteStore(statePath, { node: config.node.name });

@@ -102,21 +102,23 @@ const listenersObject = z.strictObject({
   }),
   dot: z.array(dotListenerSchema).default([]).meta({
     kind: "list of listeners",
-    help: "DNS-over-TLS listeners (RFC 7858), usually on port 853",
+    help:
+      "DNS-over-TLS listeners (RFC 7858), usually on port 853; not served yet (a configured one is warned about at start)",
   }),
   doh: z.array(dohListenerSchema).default([]).meta({
     kind: "list of listeners",
     help:
-      "DNS-over-HTTPS listeners (RFC 8484, HTTP/1.1 and HTTP/2), usually on port 443",
+      "DNS-over-HTTPS listeners (RFC 8484, HTTP/1.1 and HTTP/2), usually on port 443; not served yet (warned about at start)",
   }),
   doq: z.array(doqListenerSchema).default([]).meta({
     kind: "list of listeners",
     help:
-      "DNS-over-QUIC listeners (RFC 9250, ALPN doq), usually on UDP port 853",
+      "DNS-over-QUIC listeners (RFC 9250, ALPN doq), usually on UDP port 853; not served yet (warned about at start)",
   }),
   doh3: z.array(doh3ListenerSchema).default([]).meta({
     kind: "list of listeners",
-    help: "DNS-over-HTTP/3 listeners (ALPN h3), usually on UDP port 443",
+    help:
+      "DNS-over-HTTP/3 listeners (ALPN h3), usually on UDP port 443; not served yet (warned about at start)",
   }),
   proxyProtocolFrom: prefixList([], {
     help:
