@@ -78,14 +78,7 @@ export async function runRetention(
 ): Promise<RetentionReport> {
   const chunk = opts.chunk ?? 20_000;
   let eventBudget = opts.maxEventsPerRun ?? 1_000_000;
-  const report: RetentionReport = {
-    deletedEvents: 0,
-    deletedRollupRows: 0,
-    deletedDictionaryRows: 0,
-    vacuumedPages: 0,
-    fileBytes: 0,
-    usedBytes: 0,
-  };
+  const report: RetentionReport = { ...NO_RETENTION };
 
   // 1. By age.
   const nowMinute = minuteOf(opts.now);

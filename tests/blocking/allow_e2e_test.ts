@@ -7,11 +7,10 @@
  * answer through.
  */
 import assert from "node:assert/strict";
-import { fileURLToPath } from "node:url";
-import { API_VERSION, type KObject } from "../../src/api/v1alpha1/meta.ts";
 import { query } from "../interop/dns_client.ts";
 import { startKudurru } from "../interop/kudurru_server.ts";
 import { startNsd } from "../interop/peers.ts";
+import { cli, eventually, object } from "./e2e_helpers.ts";
 
 const ZONE = `$ORIGIN lab.test.
 @        300 IN SOA ns1 hostmaster 1 3600 900 1209600 300
@@ -21,39 +20,6 @@ cloak    300 IN CNAME t.track
 t.track  300 IN A   192.0.2.77
 imp      300 IN A   192.0.2.78
 `;
-
-const MAIN = fileURLToPath(new URL("../../main.ts", import.meta.url));
-
-function object(kind: string, name: string, spec: unknown): KObject {
-  return {
-    apiVersion: API_VERSION,
-    kind,
-    metadata: { name, namespace: "default" },
-    spec,
-  } as KObject;
-}
-
-async function cli(...args: string[]): Promise<string> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-all", MAIN, ...args],
-    env: { NO_COLOR: "1" },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const text = new TextDecoder().decode(out.stdout) +
-    new TextDecoder().decode(out.stderr);
-  assert.equal(out.code, 0, text);
-  return text;
-}
-
-/** Asks until `check` passes (the query log is written in batches). */
-async function eventually(what: string, attempt: () => Promise<boolean>) {
-  const deadline = Date.now() + 10_000;
-  while (!(await attempt())) {
-    if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 Deno.test("@@ lines allow on their own, and the query log says which one did", async () => {
   await using nsd = await startNsd([{ name: "lab.test.", text: ZONE }]);

@@ -9,12 +9,12 @@
  * server and end again.
  */
 import assert from "node:assert/strict";
-import { fileURLToPath } from "node:url";
 import { API_VERSION } from "../../src/api/v1alpha1/meta.ts";
 import type { KObject } from "../../src/api/v1alpha1/meta.ts";
 import { type DecodedResponse, query } from "../interop/dns_client.ts";
 import { startKudurru } from "../interop/kudurru_server.ts";
 import { startNsd } from "../interop/peers.ts";
+import { cli, eventually, object } from "./e2e_helpers.ts";
 
 const ZONE = `$ORIGIN lab.test.
 @        300 IN SOA ns1 hostmaster 1 3600 900 1209600 300
@@ -27,19 +27,9 @@ cdn      300 IN CNAME tracker
 tracker  300 IN A   192.0.2.77
 `;
 
-const MAIN = fileURLToPath(new URL("../../main.ts", import.meta.url));
 const KIDS = "127.0.0.2";
 const TABLET = "127.0.0.3";
 const GROWN_UP = "127.0.0.1";
-
-function object(kind: string, name: string, spec: unknown): KObject {
-  return {
-    apiVersion: API_VERSION,
-    kind,
-    metadata: { name, namespace: "default" },
-    spec,
-  } as KObject;
-}
 
 /** The EDE INFO-CODE and text of an answer's OPT record, if any. */
 function extendedError(res: DecodedResponse) {
@@ -58,35 +48,6 @@ function extendedError(res: DecodedResponse) {
 
 async function ask(port: number, name: string, from: string, type = "A") {
   return await query(port, name, type, { from, edns: true });
-}
-
-/** Asks until `check` passes (settings reach the workers asynchronously). */
-async function eventually(
-  what: string,
-  attempt: () => Promise<boolean>,
-  output: () => string,
-  timeoutMs = 10_000,
-) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await attempt())) {
-    if (Date.now() > deadline) {
-      throw new Error(`timed out: ${what}; log:\n${output()}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-async function cli(...args: string[]) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-all", MAIN, ...args],
-    env: { NO_COLOR: "1" },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const text = new TextDecoder().decode(out.stdout) +
-    new TextDecoder().decode(out.stderr);
-  assert.equal(out.code, 0, text);
-  return text;
 }
 
 Deno.test("blocking answers each client as its policies say: by address, by host name, with lists inline, fetched and embedded", async () => {
