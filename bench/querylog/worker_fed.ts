@@ -2,9 +2,10 @@
  * The writer as kudurru runs it: fed by a real Worker that records events
  * the way a listener does under dnsperf (the same 10,000 names in turn,
  * fresh strings for each query, batches posted every 250 ms with their
- * arrays transferred), at a fixed rate. Prints the main thread's own CPU
- * time per event: what logging takes from the thread the API and the
- * control plane share, apart from the worker's and the GC threads' share.
+ * arrays transferred, and transferred back once written), at a fixed rate.
+ * Prints the main thread's own CPU time per event: what logging takes from
+ * the thread the API and the control plane share, apart from the worker's
+ * and the GC threads' share.
  *
  *   deno run -A bench/querylog/worker_fed.ts [--rate 25000] [--seconds 10]
  *
@@ -49,7 +50,16 @@ const producer = new Worker(
   { type: "module" },
 );
 const receiver = new QueryEventReceiver();
-producer.onmessage = (m) => writer.enqueuePacked(receiver.receive(m.data)!);
+producer.onmessage = (m) => {
+  const batch = receiver.receive(m.data)!;
+  // As listener_worker_client.ts does: the arrays go back to be filled again.
+  batch.release = () =>
+    producer.postMessage({ times: batch.times, ints: batch.ints }, [
+      batch.times.buffer as ArrayBuffer,
+      batch.ints.buffer as ArrayBuffer,
+    ]);
+  writer.enqueuePacked(batch);
+};
 producer.postMessage({ rate });
 try {
   // Past the first pass over the names (dictionary inserts) and the JIT.

@@ -1,18 +1,27 @@
 /**
  * worker_fed.ts's producer: records `rate` events a second as a listener
  * under dnsperf would (10,000 names asked in turn) and posts them every
- * 250 ms, arrays transferred.
+ * 250 ms, arrays transferred; the arrays the writer is done with come back
+ * to be filled again.
  */
 import { QueryEventPacker } from "../../src/pipeline/query_event_pack.ts";
 
 const NAMES = 10_000;
 const scope = globalThis as unknown as {
-  onmessage: ((m: MessageEvent<{ rate: number }>) => void) | null;
+  onmessage:
+    | ((
+      m: MessageEvent<
+        { rate: number } | { times: Float64Array; ints: Int32Array }
+      >,
+    ) => void)
+    | null;
   postMessage(message: unknown, transfer: Transferable[]): void;
 };
 
+const packer = new QueryEventPacker(1024);
+
 scope.onmessage = ({ data }) => {
-  const packer = new QueryEventPacker(1024);
+  if ("times" in data) return packer.recycle(data.times, data.ints);
   let n = 0;
   setInterval(() => {
     for (let i = 0; i < data.rate / 4; i++, n++) {

@@ -53,6 +53,8 @@ export type CountingQueryHandler = QueryHandler & {
   drainEvents?(): { events: PostedQueryEvents; dropped: number };
   /** Makes the next batch start a new string table (`QueryEventHooks`). */
   restartEventStrings?(): void;
+  /** Takes back a posted batch's arrays, for a later drain (`QueryEventHooks`). */
+  recycleEventBuffers?(times: Float64Array, ints: Int32Array): void;
   /** Rate-limit buckets evicted since the previous call. */
   drainBucketEvictions?(): number;
 };
@@ -138,7 +140,8 @@ export function runListenerWorker(createHandler: HandlerFactory): void {
       const batch = handler?.drainEvents?.();
       if (!batch || (batch.events.count === 0 && batch.dropped === 0)) return;
       const { events, dropped } = batch;
-      // Plain ArrayBuffers of their own (QueryEventPacker.take slices).
+      // Plain ArrayBuffers of their own (QueryEventPacker.take), whole:
+      // the arrays may be views on larger ones.
       post({ type: "events", events, dropped }, [
         events.times.buffer as ArrayBuffer,
         events.ints.buffer as ArrayBuffer,
@@ -318,6 +321,14 @@ export function runListenerWorker(createHandler: HandlerFactory): void {
         return;
       case "restart-event-strings":
         restartEventStrings();
+        return;
+      case "event-buffers":
+        // Checked: a pair of the wrong kinds must not become a batch's arrays.
+        if (
+          msg.times instanceof Float64Array && msg.ints instanceof Int32Array
+        ) {
+          handler?.recycleEventBuffers?.(msg.times, msg.ints);
+        }
         return;
       case "stop":
         stop(msg.answerWithinMs);

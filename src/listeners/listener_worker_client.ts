@@ -80,7 +80,8 @@ export interface ListenerWorkerOptions {
    * The worker's query events (packed; see query_event_pack.ts), and how
    * many it dropped. Batches of the wrong shape are ignored (logged once),
    * never passed on; a batch that cannot be read because an earlier one
-   * went missing counts as dropped.
+   * went missing counts as dropped. Call the batch's `release` once done
+   * with its arrays: the worker fills them again (else it allocates).
    */
   onEvents?: (events: PackedQueryEvents, dropped: number) => void;
   /** Cache entries the worker stored from cut answers, for the other workers. */
@@ -211,14 +212,26 @@ export function startListenerWorker(
     },
   };
 
-  /** Hands a batch on with its whole string table, or counts it as dropped. */
+  /**
+   * Hands a batch on with its whole string table, and a release that gives
+   * its arrays back to the worker, or counts it as dropped.
+   */
   function receiveEvents(posted: PostedQueryEvents, droppedInWorker: number) {
     let dropped = Number.isSafeInteger(droppedInWorker) && droppedInWorker > 0
       ? droppedInWorker
       : 0;
     if (posted.stringBase === 0) tableRestartAsked = false;
     const batch = eventReceiver.receive(posted);
-    if (batch !== undefined) return opts.onEvents?.(batch, dropped);
+    if (batch !== undefined) {
+      let released = false;
+      batch.release = () => {
+        if (released) return;
+        released = true;
+        giveBackEventBuffers(batch);
+      };
+      return opts.onEvents?.(batch, dropped);
+    }
+    giveBackEventBuffers(posted);
     dropped += posted.count;
     opts.onEvents?.(NO_EVENTS, dropped);
     if (!tableRestartAsked && !terminated) {
@@ -226,6 +239,24 @@ export function startListenerWorker(
       worker.postMessage(
         { type: "restart-event-strings" } satisfies WorkerRequest,
       );
+    }
+  }
+
+  /**
+   * Transfers `batch`'s arrays back to the worker, which fills them again
+   * (QueryEventPacker.recycle). A stopped worker gets none: they are left
+   * to the garbage collector, as are arrays that cannot be transferred.
+   */
+  function giveBackEventBuffers(batch: PackedQueryEvents) {
+    if (terminated) return;
+    const { times, ints } = batch;
+    try {
+      worker.postMessage(
+        { type: "event-buffers", times, ints } satisfies WorkerRequest,
+        [times.buffer as ArrayBuffer, ints.buffer as ArrayBuffer],
+      );
+    } catch {
+      // Detached already, or one buffer for both: nothing to give back.
     }
   }
 

@@ -75,7 +75,8 @@ export interface DnsListenersOptions {
   /**
    * Called about every 250 ms per worker with its query events, packed
    * (`unpackQueryEvents` gives them as objects), and how many it dropped.
-   * Without it workers record no events.
+   * Without it workers record no events. `events.release()` once done with
+   * the arrays hands them back to the worker to fill again.
    */
   onEvents?: (events: PackedQueryEvents, dropped: number) => void;
   /** Most UDP queries in flight per socket. @default 1000 */

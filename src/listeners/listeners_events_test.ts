@@ -170,3 +170,43 @@ Deno.test("after a batch of query events goes missing, the worker starts a new s
   assert.ok(dropped >= 1, "the unreadable batch counts as dropped");
   for (const name of names) assert.match(name, /^drain-\d+\.test\.$/);
 });
+
+Deno.test("a worker fills the arrays of the query events the main thread released", async () => {
+  const names: string[] = [];
+  let release = true;
+  const l = await startDnsListeners({
+    listeners: [{ address: "127.0.0.1:0", protocols: ["udp"] }],
+    nodeName: "test",
+    version: "0.0.0-test",
+    logger: memoryLogger(),
+    workerUrl: new URL(
+      "./testdata/recycling_events_worker_entry.ts",
+      import.meta.url,
+    ),
+    onEvents: (events) => {
+      names.push(...unpackQueryEvents(events).map((e) => e.qname));
+      if (release) events.release?.();
+    },
+  });
+  const reused = () =>
+    Math.max(0, ...names.map((n) => Number(/reused-(\d+)/.exec(n)![1])));
+  try {
+    // A drain every 250 ms; a batch released at once comes back before
+    // the next one, which fills it (the drain after that says so).
+    const deadline = Date.now() + 5000;
+    while (reused() < 2 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    assert.ok(reused() >= 2, names.join(" "));
+    // Batches not released are not filled again.
+    release = false;
+    const before = names.length;
+    while (names.length < before + 3 && Date.now() < deadline + 2000) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  } finally {
+    await l.stop();
+  }
+  const last = names.slice(-2).map((n) => /reused-(\d+)/.exec(n)![1]);
+  assert.equal(last[0], last[1], names.join(" "));
+});

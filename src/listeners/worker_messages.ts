@@ -1,7 +1,8 @@
 /**
  * The messages between the main thread (listeners.ts) and a listener Worker
  * (worker_entry.ts). Plain data: they cross by structured clone, except
- * the typed arrays of an `events` batch, which are transferred.
+ * the typed arrays of an `events` batch, which are transferred (and
+ * transferred back in `event-buffers`).
  */
 import type { Transport } from "../pipeline/handler.ts";
 import type { PostedSnapshot } from "./snapshot_post.ts";
@@ -71,6 +72,12 @@ export type WorkerRequest =
    * QueryEventReceiver): start a new string table.
    */
   | { type: "restart-event-strings" }
+  /**
+   * The arrays of an `events` batch, transferred back once the main thread
+   * has read them, for the worker to fill again (QueryEventPacker.recycle):
+   * fresh ones each batch cost the worker page faults.
+   */
+  | { type: "event-buffers"; times: Float64Array; ints: Int32Array }
   /**
    * Stop: the cache dump is posted at once (`cache-dump`), then the
    * queries in flight are answered; those not answered within

@@ -6,6 +6,7 @@ import {
   FLAG_AD,
   FLAG_DO,
   isPackedQueryEvents,
+  MAX_RECYCLED,
   type PackedQueryEvents,
   PackHint,
   packQueryEvents,
@@ -293,4 +294,104 @@ Deno.test("a pack hint is trusted only for its own packer, table and strings", (
   add(www);
   received.push(...unpackQueryEvents(receiver.receive(packer.take())));
   assert.deepEqual(received, events);
+});
+
+/** Arrays for `capacity` events, as the main thread hands them back. */
+function returned(capacity: number) {
+  return sent({
+    count: capacity,
+    strings: [],
+    times: new Float64Array(capacity),
+    ints: new Int32Array(capacity * EVENT_INTS),
+  });
+}
+
+Deno.test("a packer fills arrays handed back to it instead of new ones", () => {
+  const packer = new QueryEventPacker();
+  const receiver = new QueryEventReceiver();
+  const first = [base, forwarded, { ...base, qname: "other.example." }];
+  for (const e of first) packer.add(e);
+  const arrived = sent(packer.take());
+  assert.deepEqual(unpackQueryEvents(receiver.receive(arrived)), first);
+  const back = sent(arrived);
+  packer.recycle(back.times, back.ints);
+
+  const second = [forwarded, base];
+  for (const e of second) packer.add(e);
+  const batch = packer.take();
+  assert.equal(batch.times.buffer, back.times.buffer, "the returned times");
+  assert.equal(batch.ints.buffer, back.ints.buffer, "the returned ints");
+  assert.equal(batch.times.length, 2, "as long as the batch, not the pair");
+  assert.equal(batch.ints.length, 2 * EVENT_INTS);
+  assert.ok(isPackedQueryEvents(batch));
+  assert.deepEqual(unpackQueryEvents(receiver.receive(sent(batch))), second);
+
+  // Handed out once: the next batch gets arrays of its own.
+  packer.add(base);
+  assert.notEqual(packer.take().times.buffer, back.times.buffer);
+});
+
+Deno.test("a packer leaves a returned pair too small for the batch, and fills it later", () => {
+  const packer = new QueryEventPacker();
+  const receiver = new QueryEventReceiver();
+  const small = returned(2);
+  packer.recycle(small.times, small.ints);
+  for (let i = 0; i < 3; i++) packer.add({ ...base, clientPort: i });
+  const big = packer.take();
+  assert.notEqual(big.times.buffer, small.times.buffer);
+  const ports = unpackQueryEvents(receiver.receive(sent(big)))
+    .map((e) => e.clientPort);
+  assert.deepEqual(ports, [0, 1, 2]);
+  // An empty batch (drops to report) needs none either.
+  const empty = packer.take();
+  assert.notEqual(empty.times.buffer, small.times.buffer);
+  receiver.receive(empty);
+  packer.add(base);
+  packer.add(forwarded);
+  const fits = packer.take();
+  assert.equal(fits.times.buffer, small.times.buffer);
+  assert.deepEqual(unpackQueryEvents(receiver.receive(sent(fits))), [
+    base,
+    forwarded,
+  ]);
+});
+
+Deno.test("a packer keeps the largest returned pairs, a few, and fills the smallest that fits", () => {
+  const packer = new QueryEventPacker();
+  const pairs = Array.from(
+    { length: MAX_RECYCLED + 2 },
+    (_, i) => returned(i + 1),
+  );
+  for (const pair of pairs) packer.recycle(pair.times, pair.ints);
+  const used: number[] = [];
+  for (let i = 0; i <= MAX_RECYCLED; i++) {
+    packer.add(base);
+    const buffer = packer.take().times.buffer;
+    used.push(pairs.findIndex((pair) => pair.times.buffer === buffer));
+  }
+  // The two smallest went; -1: new arrays once the pool is empty.
+  assert.deepEqual(used, [2, 3, 4, 5, -1]);
+});
+
+Deno.test("a packer refuses returned arrays that cannot be a batch's", () => {
+  const packer = new QueryEventPacker();
+  const one = new ArrayBuffer(64 * EVENT_INTS * 4);
+  const shared = new SharedArrayBuffer(64 * EVENT_INTS * 4);
+  const refused: [Float64Array, Int32Array][] = [
+    [new Float64Array(one), new Int32Array(one)],
+    [
+      new Float64Array(shared),
+      new Int32Array(new ArrayBuffer(shared.byteLength)),
+    ],
+    [new Float64Array(0), new Int32Array(0)],
+    [new Float64Array(64), new Int32Array(1)],
+  ];
+  for (const [times, ints] of refused) packer.recycle(times, ints);
+  packer.add(base);
+  const batch = packer.take();
+  for (const [times, ints] of refused) {
+    assert.notEqual(batch.times.buffer, times.buffer);
+    assert.notEqual(batch.ints.buffer, ints.buffer);
+  }
+  assert.deepEqual(unpackQueryEvents(sent(batch)), [base]);
 });

@@ -2,7 +2,9 @@
  * The writer's bounded in-memory queue: workers' packed batches, oldest
  * first, taken off in slices of at most one transaction's worth. A slice
  * leaves the queue only once it is written (or given up on), so a batch
- * that fails is retried from where it stood.
+ * that fails is retried from where it stood. A batch is released (its
+ * `release`) once none of it is queued any more: then nothing reads its
+ * arrays, and the worker that filled them may fill them again.
  */
 import type { QueryEvent } from "../pipeline/query_event.ts";
 import {
@@ -27,6 +29,8 @@ export class EventQueue {
     if (take > 0) {
       this.#slices.push({ batch, from: 0, to: take });
       this.#size += take;
+    } else {
+      release(batch);
     }
     return take;
   }
@@ -51,7 +55,10 @@ export class EventQueue {
       const head = this.#slices[0]!;
       head.from = slice.to;
       events += slice.to - slice.from;
-      if (head.from === head.to) this.#slices.shift();
+      if (head.from === head.to) {
+        this.#slices.shift();
+        release(head.batch);
+      }
     }
     this.#size -= events;
     return events;
@@ -60,9 +67,21 @@ export class EventQueue {
   /** Empties the queue; returns the events it held. */
   clear(): number {
     const events = this.#size;
+    const slices = this.#slices;
     this.#slices = [];
     this.#size = 0;
+    for (const slice of slices) release(slice.batch);
     return events;
+  }
+}
+
+/** Tells `batch`'s owner the queue is done with its arrays. */
+function release(batch: PackedQueryEvents): void {
+  try {
+    batch.release?.();
+  } catch {
+    // It must not throw; if it does, the queue stays whole and the arrays
+    // are left to the garbage collector.
   }
 }
 

@@ -1,9 +1,11 @@
 /**
- * The rollups of one batch: counted in memory while the batch is encoded,
- * then added to the rollup tables with one upsert per (bucket, key), in the
- * batch's transaction: per minute × status, × client, × domain, × upstream,
- * and event_minutes (the id range of each minute). Per-hour domain rows are
- * folded from the minute rows later (domain_hours.ts).
+ * The rollups of a batch: counted in memory while the batch is encoded,
+ * then added to the rollup tables with one upsert per (bucket, key): per
+ * minute × status and × upstream, and event_minutes (the id range of each
+ * minute), in the batch's transaction; per minute × client and × domain
+ * (ClientDomainCounts) in the same transaction or, gathered over several
+ * batches, a later one (batch_store.ts). Per-hour domain rows are folded
+ * from the minute rows later (domain_hours.ts).
  */
 import type { DatabaseSync } from "node:sqlite";
 import { C } from "./chunk_codec.ts";
@@ -14,21 +16,41 @@ import { hourOf, MINUTE_MS, minuteOf } from "./settings.ts";
 /** bucket → key → counters (a fixed number per table). */
 class Counters {
   readonly buckets = new Map<number, Map<number, number[]>>();
+  /** (bucket, key) pairs held. */
+  size = 0;
+  /** The bucket added to last and its keys: a batch is mostly one minute. */
+  #lastBucket = NaN;
+  #lastKeys: Map<number, number[]> | undefined;
   constructor(readonly width: number) {}
 
   add(bucket: number, key: number, a: number, b: number, c = 0): void {
-    let keys = this.buckets.get(bucket);
+    let keys = bucket === this.#lastBucket ? this.#lastKeys : undefined;
     if (keys === undefined) {
-      keys = new Map();
-      this.buckets.set(bucket, keys);
+      keys = this.buckets.get(bucket);
+      if (keys === undefined) {
+        keys = new Map();
+        this.buckets.set(bucket, keys);
+      }
+      this.#lastBucket = bucket;
+      this.#lastKeys = keys;
     }
     const counts = keys.get(key);
     if (counts === undefined) {
       keys.set(key, this.width === 3 ? [a, b, c] : [a, b]);
+      this.size++;
     } else {
       counts[0]! += a;
       counts[1]! += b;
       if (this.width === 3) counts[2]! += c;
+    }
+  }
+
+  /** Adds every counter of `other` to this one's. */
+  merge(other: Counters): void {
+    for (const [bucket, keys] of other.buckets) {
+      for (const [key, counts] of keys) {
+        this.add(bucket, key, counts[0]!, counts[1]!, counts[2]);
+      }
     }
   }
 
@@ -40,26 +62,75 @@ class Counters {
   }
 }
 
-export interface RollupOptions {
-  /** Count per client and per domain (false under privacy "none"). */
-  perClientAndDomain: boolean;
+/** Where a domain's minute counts go when they are written. */
+export interface DomainRouting {
   /** Minutes before this one get no domain_minutes rows (they would be deleted at once). */
   oldestDomainMinute: number;
   /** meta.domain_hours_through: minutes before it are already in domain_hours. */
   domainHoursThrough: number;
 }
 
+/**
+ * Queries and blocked answers per minute × client and per minute × domain:
+ * the rollups with many keys (a busy node asks for thousands of names a
+ * minute). They may be written batches later than their events (see
+ * BatchStore), so where a domain's minute goes is decided when it is
+ * written, by the routing read then.
+ */
+export class ClientDomainCounts {
+  readonly #clients = new Counters(2);
+  readonly #domains = new Counters(2);
+
+  /** (minute, client) and (minute, domain) pairs held. */
+  get size(): number {
+    return this.#clients.size + this.#domains.size;
+  }
+
+  add(minute: number, client: number, qname: number, blocked: number): void {
+    this.#clients.add(minute, client, 1, blocked);
+    this.#domains.add(minute, qname, 1, blocked);
+  }
+
+  /** Adds every count of `other` to this one's. */
+  merge(other: ClientDomainCounts): void {
+    this.#clients.merge(other.#clients);
+    this.#domains.merge(other.#domains);
+  }
+
+  /** Adds the counts to the tables (inside the caller's transaction). */
+  write(statements: RollupStatements, routing: DomainRouting): void {
+    this.#clients.write(statements.clients);
+    // domain_hours gets minutes folded later (domain_hours.ts), except
+    // those already folded or too old to have a minute row.
+    const hours = new Counters(2);
+    for (const [minute, names] of this.#domains.buckets) {
+      const toMinutes = minute >= routing.oldestDomainMinute;
+      const toHours = !toMinutes || minute < routing.domainHoursThrough;
+      for (const [name, [queries, blocked]] of names) {
+        if (toMinutes) {
+          statements.domainMinutes.add(minute, name, queries!, blocked!);
+        }
+        if (toHours) {
+          hours.add(hourOf(minute * MINUTE_MS), name, queries!, blocked!);
+        }
+      }
+    }
+    statements.domainMinutes.flush();
+    hours.write(statements.domainHours);
+  }
+}
+
 /** The rollup rows one batch adds, and the event_minutes ranges of its ids. */
 export class BatchRollups {
   readonly #status = new Counters(2);
-  readonly #clients = new Counters(2);
-  readonly #domainMinutes = new Counters(2);
-  readonly #domainHours = new Counters(2);
   readonly #upstreams = new Counters(3);
   /** minute → [first id, last id] */
   readonly #ids = new Map<number, [number, number]>();
+  /** Counted only when `perClientAndDomain`; written by the caller. */
+  readonly clientsAndDomains = new ClientDomainCounts();
 
-  constructor(readonly opts: RollupOptions) {}
+  /** `perClientAndDomain`: false under privacy "none". */
+  constructor(readonly perClientAndDomain: boolean) {}
 
   /**
    * Counts the row at `at` in `rows` (chunk_codec columns) with its KIND_*
@@ -71,9 +142,7 @@ export class BatchRollups {
     kinds: number,
     id: number | undefined,
   ): void {
-    const time = rows[at + C.time]!;
-    const minute = minuteOf(time);
-    const blocked = kinds & KIND_BLOCKED ? 1 : 0;
+    const minute = minuteOf(rows[at + C.time]!);
     const durationUs = rows[at + C.durationUs]!;
     this.#status.add(minute, rows[at + C.status]!, 1, durationUs);
     const upstream = rows[at + C.upstream]!;
@@ -81,16 +150,13 @@ export class BatchRollups {
       const error = kinds & KIND_UPSTREAM_ERROR ? 1 : 0;
       this.#upstreams.add(minute, upstream, 1, error, durationUs);
     }
-    if (this.opts.perClientAndDomain) {
-      const qname = rows[at + C.qname]!;
-      this.#clients.add(minute, rows[at + C.client]!, 1, blocked);
-      // domain_hours gets minutes folded later (domain_hours.ts), except
-      // those already folded or too old to have a minute row.
-      const toMinutes = minute >= this.opts.oldestDomainMinute;
-      if (toMinutes) this.#domainMinutes.add(minute, qname, 1, blocked);
-      if (!toMinutes || minute < this.opts.domainHoursThrough) {
-        this.#domainHours.add(hourOf(time), qname, 1, blocked);
-      }
+    if (this.perClientAndDomain) {
+      this.clientsAndDomains.add(
+        minute,
+        rows[at + C.client]!,
+        rows[at + C.qname]!,
+        kinds & KIND_BLOCKED ? 1 : 0,
+      );
     }
     if (id !== undefined) {
       const range = this.#ids.get(minute);
@@ -102,12 +168,12 @@ export class BatchRollups {
     }
   }
 
-  /** Adds everything counted to the tables (inside the caller's transaction). */
+  /**
+   * Adds the per-status and per-upstream counts and the id ranges to the
+   * tables (inside the caller's transaction); not `clientsAndDomains`.
+   */
   write(statements: RollupStatements): void {
     this.#status.write(statements.status);
-    this.#clients.write(statements.clients);
-    this.#domainMinutes.write(statements.domainMinutes);
-    this.#domainHours.write(statements.domainHours);
     this.#upstreams.write(statements.upstreams);
     for (const [minute, [first, last]] of this.#ids) {
       statements.eventMinutes.add(minute, first, last);

@@ -121,6 +121,79 @@ Deno.test("writer drops a batch that keeps failing, and goes on", async () => {
   assert.equal(stats.queued, 0);
 });
 
+/**
+ * `written` packed as a worker's batch, with a release that counts its
+ * calls and detaches the arrays, as handing them back to the worker does.
+ */
+function releasable(written: QueryEvent[]) {
+  const batch = packQueryEvents(written);
+  const released = { times: 0 };
+  batch.release = () => {
+    released.times++;
+    structuredClone(null, {
+      transfer: [
+        batch.times.buffer as ArrayBuffer,
+        batch.ints.buffer as ArrayBuffer,
+      ],
+    });
+  };
+  return { batch, released };
+}
+
+Deno.test("writer releases a packed batch once it is written, not while it waits to be retried", async () => {
+  await using log = await tempQueryLog();
+  await using writer = testWriter(log.path, { batchSize: 10 });
+  failChunksWithFailMe(writer.db);
+  const first = events(6, (i) => (i === 3 ? { clientAddress: "fail-me" } : {}));
+  const second = events(6, (i) => ({ time: T0 + 6 + i }));
+  const a = releasable(first);
+  const b = releasable(second);
+  writer.enqueuePacked(a.batch);
+  writer.enqueuePacked(b.batch);
+  await writer.flush();
+  assert.equal(writer.stats().failedBatches, 1);
+  assert.deepEqual([a.released.times, b.released.times], [0, 0]);
+
+  writer.db.exec("DROP TRIGGER fail_INSERT; DROP TRIGGER fail_UPDATE");
+  await writer.flush();
+  assert.equal(writer.stats().written, 12);
+  assert.deepEqual([a.released.times, b.released.times], [1, 1]);
+  // Read before their arrays went: every event whole.
+  const back = searchEvents(writer.db, { limit: 100 }).events
+    .map(({ id: _id, ...e }) => e).reverse();
+  assert.deepEqual(back, [...first, ...second]);
+});
+
+Deno.test("writer releases at once a packed batch it does not keep, and at close what it could not write", async () => {
+  await using log = await tempQueryLog();
+  const writer = testWriter(log.path, { maxQueue: 4 });
+  const cut = releasable(events(6));
+  writer.enqueuePacked(cut.batch);
+  const full = releasable(events(2));
+  writer.enqueuePacked(full.batch);
+  assert.deepEqual([cut.released.times, full.released.times], [0, 1]);
+
+  writer.updateSettings(querylogSettings({ enabled: false }));
+  const disabled = releasable(events(2));
+  writer.enqueuePacked(disabled.batch);
+  assert.equal(disabled.released.times, 1);
+  writer.updateSettings(querylogSettings());
+
+  writer.db.exec(`CREATE TRIGGER full BEFORE INSERT ON event_chunks
+    BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END`);
+  await writer.close();
+  assert.equal(writer.stats().droppedWriteFailed, 4);
+  assert.equal(cut.released.times, 1, "dropped unwritten at close");
+  const closed = releasable(events(2));
+  writer.enqueuePacked(closed.batch);
+  assert.equal(closed.released.times, 1);
+  assert.deepEqual(
+    [cut, full, disabled, closed].map((r) => r.released.times),
+    [1, 1, 1, 1],
+  );
+  assert.equal(writer.stats().written, 0);
+});
+
 Deno.test("writer enqueue stays fast and counts drops while writes are locked out", async () => {
   await using log = await tempQueryLog();
   await using writer = testWriter(log.path, {

@@ -117,6 +117,8 @@ export interface QueryEventHooks {
   drainEvents(): QueryEventBatch;
   /** Makes the next batch start a new string table. */
   restartEventStrings(): void;
+  /** Takes back a drained batch's arrays, for a later drain to fill. */
+  recycleEventBuffers(times: Float64Array, ints: Int32Array): void;
 }
 
 /** How a listener worker reports its rate limiter's bucket evictions. */
@@ -166,6 +168,8 @@ export function createStandardQueryHandler(
     flushCache: (name?: string, opts?: FlushOptions) => cache.flush(name, opts),
     drainEvents: () => events.drain(),
     restartEventStrings: () => events.restartStrings(),
+    recycleEventBuffers: (times: Float64Array, ints: Int32Array) =>
+      events.recycle(times, ints),
     cacheStats: () => cache.stats(),
     onCutAnswerStored: (listener: (entry: SerializedEntry) => void) =>
       cache.onCutAnswerStored(listener),

@@ -324,3 +324,16 @@ Deno.test("standard query handler reports rate-limit buckets evicted", async () 
   assert.ok(evicted >= 10, `evicted ${evicted}`);
   assert.equal(handler.drainBucketEvictions(), 0, "drained");
 });
+
+Deno.test("standard query handler fills the query-event arrays handed back", async () => {
+  const { handler } = setup();
+  await handler.handle(encodeQuery("www.example.org. A"), UDP);
+  const { events } = handler.drainEvents();
+  assert.equal(events.count, 1);
+  handler.recycleEventBuffers(events.times, events.ints);
+  await handler.handle(encodeQuery("www.example.org. A"), UDP);
+  const next = handler.drainEvents().events;
+  assert.equal(next.count, 1);
+  assert.equal(next.times.buffer, events.times.buffer);
+  assert.equal(next.ints.buffer, events.ints.buffer);
+});

@@ -41,6 +41,11 @@ export interface QueryEventBuffer {
   /** The events since the previous drain, and how many were dropped. */
   drain(): QueryEventBatch;
   /**
+   * Takes back the arrays of a drained batch once the main thread has read
+   * them, for a later drain to fill (QueryEventPacker.recycle).
+   */
+  recycle(times: Float64Array, ints: Int32Array): void;
+  /**
    * Makes the next drain start a new string table (the receiver missed a
    * batch).
    */
@@ -84,6 +89,9 @@ export function createQueryEventBuffer(
       const batch = { events: packer.take(), dropped };
       dropped = 0;
       return batch;
+    },
+    recycle(times, ints) {
+      packer.recycle(times, ints);
     },
     restartStrings() {
       packer.restartTable();

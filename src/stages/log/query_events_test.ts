@@ -278,6 +278,40 @@ Deno.test("the event buffer keeps recording past its first capacity, batch after
   }
 });
 
+Deno.test("the event buffer fills the arrays handed back to it", () => {
+  const buffer = createQueryEventBuffer({ maxPending: 5000 });
+  const receiver = new QueryEventReceiver();
+  const res: Response = { status: "forwarded", stage: "upstream" };
+  const record = (n: number) => {
+    for (let i = 0; i < n; i++) {
+      buffer.record(requestFor(`n${i}.example. A`), res, null, i);
+    }
+  };
+  /** Across to the main thread, or back: the arrays transferred. */
+  const transfer = <T extends { times: Float64Array; ints: Int32Array }>(
+    value: T,
+  ) =>
+    structuredClone(value, {
+      transfer: [
+        value.times.buffer as ArrayBuffer,
+        value.ints.buffer as ArrayBuffer,
+      ],
+    });
+  record(3000);
+  const first = transfer(buffer.drain().events);
+  assert.equal(unpackQueryEvents(receiver.receive(first)).length, 3000);
+  const back = transfer({ times: first.times, ints: first.ints });
+  buffer.recycle(back.times, back.ints);
+  record(2000);
+  const { events } = buffer.drain();
+  assert.equal(events.times.buffer, back.times.buffer);
+  assert.equal(events.ints.buffer, back.ints.buffer);
+  const again = unpackQueryEvents(receiver.receive(transfer(events)));
+  assert.equal(again.length, 2000);
+  assert.equal(again[1999]!.qname, "n1999.example.");
+  assert.equal(again[1999]!.durationUs, 1999 * 1000);
+});
+
 Deno.test("a malformed query's event says why it was refused", () => {
   // ARCOUNT says 3, but one OPT record follows the question.
   const hex =

@@ -1,0 +1,50 @@
+/**
+ * A listener worker that records one query event per drain, named after
+ * how many of its earlier batches went into arrays the main thread handed
+ * back: `drain-<n>.reused-<k>.test.`. A test releases each batch it gets
+ * and sees `k` grow.
+ */
+import { QueryEventPacker } from "../../pipeline/query_event_pack.ts";
+import { runListenerWorker } from "../listener_worker.ts";
+import { createTestHandler } from "./test_handler.ts";
+
+const packer = new QueryEventPacker();
+/** The times buffers handed back so far. */
+const returned = new WeakSet<ArrayBufferLike>();
+let drains = 0;
+let reused = 0;
+
+runListenerWorker((opts) =>
+  Object.assign(createTestHandler(opts), {
+    drainEvents() {
+      drains++;
+      packer.add({
+        time: Date.now(),
+        node: "test",
+        clientAddress: "127.0.0.1",
+        clientPort: 5300,
+        transport: "udp",
+        groups: [],
+        qname: `drain-${drains}.reused-${reused}.test.`,
+        qtype: 1,
+        qclass: 1,
+        rcode: 0,
+        status: "authoritative",
+        stage: "authoritative",
+        dnssecOk: false,
+        authenticData: false,
+        answer: "A 192.0.2.1",
+        responseSize: 45,
+        durationUs: 10,
+      });
+      const events = packer.take();
+      if (returned.has(events.times.buffer)) reused++;
+      return { events, dropped: 0 };
+    },
+    restartEventStrings: () => packer.restartTable(),
+    recycleEventBuffers(times: Float64Array, ints: Int32Array) {
+      returned.add(times.buffer);
+      packer.recycle(times, ints);
+    },
+  })
+);
