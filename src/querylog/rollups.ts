@@ -13,52 +13,95 @@ import { KIND_BLOCKED, KIND_UPSTREAM_ERROR } from "./encode.ts";
 import { MultiRowInsert } from "./multi_row_insert.ts";
 import { hourOf, MINUTE_MS, minuteOf } from "./settings.ts";
 
-/** bucket → key → counters (a fixed number per table). */
+/**
+ * bucket → key → counters (a fixed number per table). The counters sit in
+ * one growing Float64Array, a slot per (bucket, key), not an array each: a
+ * busy node's batch counts thousands of names, and those arrays were
+ * garbage the main thread's collector had to mark once they outlived a
+ * scavenge (counts may wait seconds to be written: batch_store.ts).
+ */
 class Counters {
-  readonly buckets = new Map<number, Map<number, number[]>>();
+  /** bucket → key → slot (the slot's counters start at slot × width). */
+  readonly #buckets = new Map<number, Map<number, number>>();
+  #values: Float64Array;
   /** (bucket, key) pairs held. */
   size = 0;
   /** The bucket added to last and its keys: a batch is mostly one minute. */
   #lastBucket = NaN;
-  #lastKeys: Map<number, number[]> | undefined;
-  constructor(readonly width: number) {}
+  #lastKeys: Map<number, number> | undefined;
+
+  constructor(readonly width: 2 | 3) {
+    this.#values = new Float64Array(64 * width);
+  }
 
   add(bucket: number, key: number, a: number, b: number, c = 0): void {
     let keys = bucket === this.#lastBucket ? this.#lastKeys : undefined;
     if (keys === undefined) {
-      keys = this.buckets.get(bucket);
+      keys = this.#buckets.get(bucket);
       if (keys === undefined) {
         keys = new Map();
-        this.buckets.set(bucket, keys);
+        this.#buckets.set(bucket, keys);
       }
       this.#lastBucket = bucket;
       this.#lastKeys = keys;
     }
-    const counts = keys.get(key);
-    if (counts === undefined) {
-      keys.set(key, this.width === 3 ? [a, b, c] : [a, b]);
-      this.size++;
-    } else {
-      counts[0]! += a;
-      counts[1]! += b;
-      if (this.width === 3) counts[2]! += c;
+    let slot = keys.get(key);
+    if (slot === undefined) {
+      slot = this.size++;
+      keys.set(key, slot);
+      if (this.size * this.width > this.#values.length) this.#grow();
+    }
+    const values = this.#values;
+    const at = slot * this.width;
+    values[at] = values[at]! + a;
+    values[at + 1] = values[at + 1]! + b;
+    if (this.width === 3) values[at + 2] = values[at + 2]! + c;
+  }
+
+  /** Calls `each` with every (bucket, key) and its counters. */
+  forEach(
+    each: (
+      bucket: number,
+      key: number,
+      a: number,
+      b: number,
+      c: number,
+    ) => void,
+  ): void {
+    const values = this.#values;
+    const width = this.width;
+    for (const [bucket, keys] of this.#buckets) {
+      for (const [key, slot] of keys) {
+        const at = slot * width;
+        each(
+          bucket,
+          key,
+          values[at]!,
+          values[at + 1]!,
+          width === 3 ? values[at + 2]! : 0,
+        );
+      }
     }
   }
 
   /** Adds every counter of `other` to this one's. */
   merge(other: Counters): void {
-    for (const [bucket, keys] of other.buckets) {
-      for (const [key, counts] of keys) {
-        this.add(bucket, key, counts[0]!, counts[1]!, counts[2]);
-      }
-    }
+    other.forEach((bucket, key, a, b, c) => this.add(bucket, key, a, b, c));
   }
 
   write(insert: MultiRowInsert): void {
-    for (const [bucket, keys] of this.buckets) {
-      for (const [key, counts] of keys) insert.add(bucket, key, ...counts);
+    if (this.width === 3) {
+      this.forEach((bucket, key, a, b, c) => insert.add(bucket, key, a, b, c));
+    } else {
+      this.forEach((bucket, key, a, b) => insert.add(bucket, key, a, b));
     }
     insert.flush();
+  }
+
+  #grow(): void {
+    const values = new Float64Array(this.#values.length * 2);
+    values.set(this.#values);
+    this.#values = values;
   }
 }
 
@@ -103,18 +146,15 @@ export class ClientDomainCounts {
     // domain_hours gets minutes folded later (domain_hours.ts), except
     // those already folded or too old to have a minute row.
     const hours = new Counters(2);
-    for (const [minute, names] of this.#domains.buckets) {
+    this.#domains.forEach((minute, name, queries, blocked) => {
       const toMinutes = minute >= routing.oldestDomainMinute;
-      const toHours = !toMinutes || minute < routing.domainHoursThrough;
-      for (const [name, [queries, blocked]] of names) {
-        if (toMinutes) {
-          statements.domainMinutes.add(minute, name, queries!, blocked!);
-        }
-        if (toHours) {
-          hours.add(hourOf(minute * MINUTE_MS), name, queries!, blocked!);
-        }
+      if (toMinutes) {
+        statements.domainMinutes.add(minute, name, queries, blocked);
       }
-    }
+      if (!toMinutes || minute < routing.domainHoursThrough) {
+        hours.add(hourOf(minute * MINUTE_MS), name, queries, blocked);
+      }
+    });
     statements.domainMinutes.flush();
     hours.write(statements.domainHours);
   }
