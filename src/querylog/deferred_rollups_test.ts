@@ -56,13 +56,37 @@ function sorted(lines: string[]): string[] {
   return [...lines].sort((a, b) => a.localeCompare(b, "en", { numeric: true }));
 }
 
-Deno.test("client and domain counts wait for the deferral, then equal the stored events", async () => {
+/** client_minutes and domain_minutes hold exactly the stored events' counts. */
+function assertCountsMatchEvents(db: DatabaseSync): void {
+  assert.deepEqual(
+    sorted(counts(db, "client_minutes", "client")),
+    expected(db, "client"),
+  );
+  assert.deepEqual(
+    sorted(counts(db, "domain_minutes", "name")),
+    expected(db, "qname"),
+  );
+}
+
+/** Runs `body` on a new querylog.db, closed (and removed) after. */
+async function withDb(body: (db: DatabaseSync) => void): Promise<void> {
   await using log = await tempQueryLog();
   const db = openQueryLogDb(log.path);
   try {
-    const store = new BatchStore(db, {
-      deferRollups: { ms: 10_000, fromEvents: 1 },
-    });
+    body(db);
+  } finally {
+    db.close();
+  }
+}
+
+/** Counts wait 10 s, whatever the batch's size. */
+const WAIT_10S: BatchStoreOptions = {
+  deferRollups: { ms: 10_000, fromEvents: 1 },
+};
+
+Deno.test("client and domain counts wait for the deferral, then equal the stored events", () =>
+  withDb((db) => {
+    const store = new BatchStore(db, WAIT_10S);
     const now = T0 + 60_000;
     write(store, events(40), now);
     write(store, events(30, 3), now + 5_000);
@@ -81,26 +105,12 @@ Deno.test("client and domain counts wait for the deferral, then equal the stored
     // The first batch after the wait writes its own counts and the waiting ones.
     write(store, events(20, 7), now + 10_000);
     assert.equal(store.deferredRollups, 0);
-    assert.deepEqual(
-      sorted(counts(db, "client_minutes", "client")),
-      expected(db, "client"),
-    );
-    assert.deepEqual(
-      sorted(counts(db, "domain_minutes", "name")),
-      expected(db, "qname"),
-    );
-  } finally {
-    db.close();
-  }
-});
+    assertCountsMatchEvents(db);
+  }));
 
-Deno.test("waiting counts survive a write that rolls back, and are added once", async () => {
-  await using log = await tempQueryLog();
-  const db = openQueryLogDb(log.path);
-  try {
-    const store = new BatchStore(db, {
-      deferRollups: { ms: 10_000, fromEvents: 1 },
-    });
+Deno.test("waiting counts survive a write that rolls back, and are added once", () =>
+  withDb((db) => {
+    const store = new BatchStore(db, WAIT_10S);
     const now = T0 + 60_000;
     write(store, events(25), now);
     db.exec(`CREATE TEMP TRIGGER refuse BEFORE INSERT ON client_minutes
@@ -114,23 +124,11 @@ Deno.test("waiting counts survive a write that rolls back, and are added once", 
     db.exec("DROP TRIGGER refuse");
     store.writeDeferredRollups(now);
     assert.equal(store.deferredRollups, 0);
-    assert.deepEqual(
-      sorted(counts(db, "client_minutes", "client")),
-      expected(db, "client"),
-    );
-    assert.deepEqual(
-      sorted(counts(db, "domain_minutes", "name")),
-      expected(db, "qname"),
-    );
-  } finally {
-    db.close();
-  }
-});
+    assertCountsMatchEvents(db);
+  }));
 
-Deno.test("counts of small batches, or of a store without deferral, are written at once", async () => {
-  await using log = await tempQueryLog();
-  const db = openQueryLogDb(log.path);
-  try {
+Deno.test("counts of small batches, or of a store without deferral, are written at once", () =>
+  withDb((db) => {
     const options: BatchStoreOptions[] = [
       {},
       { deferRollups: { ms: 10_000, fromEvents: 13 } },
@@ -140,15 +138,9 @@ Deno.test("counts of small batches, or of a store without deferral, are written 
       const store = new BatchStore(db, opts);
       write(store, events(12), T0 + 60_000);
       assert.equal(store.deferredRollups, 0);
-      assert.deepEqual(
-        sorted(counts(db, "domain_minutes", "name")),
-        expected(db, "qname"),
-      );
+      assertCountsMatchEvents(db);
     }
-  } finally {
-    db.close();
-  }
-});
+  }));
 
 Deno.test("the writer's default lets only a busy node's counts wait", async () => {
   await using log = await tempQueryLog();

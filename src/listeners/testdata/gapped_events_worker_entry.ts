@@ -8,30 +8,13 @@
 import { QueryEventPacker } from "../../pipeline/query_event_pack.ts";
 import { runListenerWorker } from "../listener_worker.ts";
 import { createTestHandler } from "./test_handler.ts";
+import { testQueryEvent } from "./test_event.ts";
 
 const packer = new QueryEventPacker();
 let drains = 0;
 
 function record(qname: string) {
-  packer.add({
-    time: Date.now(),
-    node: "test",
-    clientAddress: "127.0.0.1",
-    clientPort: 5300,
-    transport: "udp",
-    groups: [],
-    qname,
-    qtype: 1,
-    qclass: 1,
-    rcode: 0,
-    status: "authoritative",
-    stage: "authoritative",
-    dnssecOk: false,
-    authenticData: false,
-    answer: "A 192.0.2.1",
-    responseSize: 45,
-    durationUs: 10,
-  });
+  packer.add(testQueryEvent(qname));
 }
 
 runListenerWorker((opts) =>

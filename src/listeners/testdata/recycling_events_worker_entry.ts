@@ -7,6 +7,7 @@
 import { QueryEventPacker } from "../../pipeline/query_event_pack.ts";
 import { runListenerWorker } from "../listener_worker.ts";
 import { createTestHandler } from "./test_handler.ts";
+import { testQueryEvent } from "./test_event.ts";
 
 const packer = new QueryEventPacker();
 /** The times buffers handed back so far. */
@@ -18,25 +19,7 @@ runListenerWorker((opts) =>
   Object.assign(createTestHandler(opts), {
     drainEvents() {
       drains++;
-      packer.add({
-        time: Date.now(),
-        node: "test",
-        clientAddress: "127.0.0.1",
-        clientPort: 5300,
-        transport: "udp",
-        groups: [],
-        qname: `drain-${drains}.reused-${reused}.test.`,
-        qtype: 1,
-        qclass: 1,
-        rcode: 0,
-        status: "authoritative",
-        stage: "authoritative",
-        dnssecOk: false,
-        authenticData: false,
-        answer: "A 192.0.2.1",
-        responseSize: 45,
-        durationUs: 10,
-      });
+      packer.add(testQueryEvent(`drain-${drains}.reused-${reused}.test.`));
       const events = packer.take();
       if (returned.has(events.times.buffer)) reused++;
       return { events, dropped: 0 };
