@@ -40,6 +40,7 @@ import {
 } from "./cpu_time.ts";
 import { crossCpuInterrupts } from "./cross_cpu_interrupts.ts";
 import { cappedNote } from "./qps_cap.ts";
+import { settle } from "./settle.ts";
 import { dnsperfCommand, pinServer } from "./cpu_pinning.ts";
 import { renderZoneFile } from "../../tests/interop/zone_file.ts";
 import {
@@ -156,6 +157,7 @@ async function measure(
   const rows: Row[] = [];
   await using running = await start(server);
   if (values.pin) await pinServer(running.pid);
+  await settle(running.pid, ticks);
   const isKudurru = server.startsWith("kudurru");
   // Start-up work (objects, snapshot, JIT, the answer memo) stays out.
   await dnsperf(running.port, queryFile, "udp", WARM_UP_SECONDS);

@@ -21,6 +21,7 @@ import { parseArgs } from "node:util";
 import { clockTicks, treeCpuSeconds } from "../dnsperf/cpu_time.ts";
 import { pinServer } from "../dnsperf/cpu_pinning.ts";
 import { cappedNote } from "../dnsperf/qps_cap.ts";
+import { settle } from "../dnsperf/settle.ts";
 import { query } from "../../tests/interop/dns_client.ts";
 import { listenersExist } from "../../tests/interop/kudurru_server.ts";
 import { startKudurruResolver } from "./kudurru_resolver.ts";
@@ -195,6 +196,7 @@ async function measure(
 ): Promise<Row> {
   await using running = await start(server, nsd.port);
   if (values.pin) await pinServer(running.pid);
+  await settle(running.pid, ticks);
   if (values.misses) await checkMissAnswer(server, running);
   else await warm(server, running, queryFile);
   const before = treeCpuSeconds(running.pid, ticks);

@@ -21,11 +21,7 @@ import {
   isPackedQueryEvents,
   type PackedQueryEvents,
 } from "../pipeline/query_event_pack.ts";
-import {
-  type BatchSlice,
-  DEFAULT_ROLLUP_DEFERRAL,
-  type RollupDeferral,
-} from "./batch_store.ts";
+import type { BatchSlice } from "./batch_store.ts";
 import { unreadableChunks } from "./event_chunks.ts";
 import { openQueryLogDb } from "./db.ts";
 import { foldDomainMinutes } from "./domain_hours.ts";
@@ -70,15 +66,6 @@ export interface QueryLogWriterOptions {
   flushIntervalMs?: number;
   /** Time between retention sweeps; 0 turns them off. @default 60_000 */
   retentionIntervalMs?: number;
-  /**
-   * When per-client and per-domain counts may wait to be added to their
-   * rollup tables (RollupDeferral): on a busy node, top clients and top
-   * domains may lag the events by `ms`, and a crash loses at most that much
-   * of them (the events themselves are written as before). flush(),
-   * close() and the retention run write them at once.
-   * @default DEFAULT_ROLLUP_DEFERRAL (10 s, for batches of 10,000 events or more)
-   */
-  deferRollups?: RollupDeferral;
 }
 
 /** The writer's counters since it started. */
@@ -169,7 +156,6 @@ export function createQueryLogWriter(
     open: () => openQueryLogDb(opts.path, { busyTimeoutMs: 50 }),
     logger,
     now,
-    deferRollups: opts.deferRollups ?? DEFAULT_ROLLUP_DEFERRAL,
   });
   let settings = opts.settings;
   let filter: EventFilter = createEventFilter(settings);
@@ -322,42 +308,16 @@ export function createQueryLogWriter(
         // Let the event loop (API, timers, workers' messages) breathe.
         if (queue.size > 0) await new Promise((r) => setTimeout(r, 0));
       }
-      // Counts whose wait is over go now, even when no batch came to take them.
-      return writeWaitingRollups(false);
+      return true;
     };
     // .finally runs after the assignment, even when loop() ends at once.
     draining = loop().finally(() => draining = undefined);
     return draining;
   }
 
-  /**
-   * Writes the per-client and per-domain counts still waiting (all of
-   * them when `force`, else only once their wait is over); false when
-   * that failed (they keep waiting).
-   */
-  function writeWaitingRollups(force: boolean): boolean {
-    if (!connection.isOpen) return false;
-    const store = connection.store;
-    if (!force && !store.deferredRollupsDue(now())) return true;
-    try {
-      store.writeDeferredRollups(now());
-      return true;
-    } catch (err) {
-      report(
-        "warn",
-        "Cannot write the query log's per-client and per-domain counts; will retry",
-        err,
-      );
-      replaceIfDamaged(err);
-      return false;
-    }
-  }
-
   /** Folds finished minutes into domain_hours, then the retention sweep. */
   async function maintain(): Promise<RetentionReport> {
     if (!connection.isOpen) return NO_RETENTION;
-    // The fold and the sweeps read what the tables hold: counts first.
-    writeWaitingRollups(true);
     const db = connection.db;
     await foldDomainMinutes(db, now());
     return await runRetention(db, {
@@ -393,7 +353,6 @@ export function createQueryLogWriter(
     while (queue.size > 0 && !closed) {
       if (!await drain()) return;
     }
-    if (!closed) writeWaitingRollups(true);
   }
 
   function enqueuePacked(batch: PackedQueryEvents): void {

@@ -10,7 +10,7 @@
  */
 import type { DatabaseSync } from "node:sqlite";
 import type { Logger } from "../log/logger.ts";
-import { BatchStore, type RollupDeferral } from "./batch_store.ts";
+import { BatchStore } from "./batch_store.ts";
 import { isDamagedDatabaseError, moveAsideDamaged } from "./db.ts";
 import { HOUR_MS, MINUTE_MS } from "./settings.ts";
 import { errorText } from "./write_outage.ts";
@@ -45,8 +45,6 @@ export interface WriterConnectionOptions {
   open: () => DatabaseSync;
   logger: Logger;
   now: () => number;
-  /** For the batch store (BatchStoreOptions.deferRollups). */
-  deferRollups?: RollupDeferral;
 }
 
 /** What an attempt to open said. */
@@ -180,9 +178,7 @@ export class WriterConnection {
   #attach(): void {
     const db = this.#opts.open();
     try {
-      const deferRollups = this.#opts.deferRollups;
-      const store = new BatchStore(db, deferRollups && { deferRollups });
-      this.#open = { db, store };
+      this.#open = { db, store: new BatchStore(db) };
     } catch (err) {
       db.close();
       throw err;
