@@ -311,3 +311,30 @@ Deno.test("search by domain suffix matches whole labels, not escaped dots", asyn
     "www.inlabel.example.",
   ]);
 });
+
+Deno.test("a busy batch's events are found by client and domain once it is written, before any flush()", async () => {
+  // The search picks minutes from client_minutes and domain_minutes: counts
+  // written later than their events (an optimisation tried once) hid them.
+  await using log = await tempQueryLog();
+  await using writer = testWriter(log.path, { flushIntervalMs: 20 });
+  const busy = Array.from({ length: 12_000 }, (_, i) =>
+    queryEvent({
+      time: T0 + (i % 60) * 1000,
+      clientAddress: i % 1000 === 0 ? "198.51.100.7" : `192.0.2.${i % 200}`,
+      qname: i % 1000 === 0 ? "needle.example." : `host${i % 3000}.example.`,
+    }));
+  writer.enqueue(busy);
+  const until = Date.now() + 10_000;
+  while (writer.stats().written < busy.length && Date.now() < until) {
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  assert.equal(writer.stats().written, busy.length);
+  assert.equal(
+    searchEvents(writer.db, { client: "198.51.100.7" }).events.length,
+    12,
+  );
+  assert.equal(
+    searchEvents(writer.db, { domain: "needle.example" }).events.length,
+    12,
+  );
+});
