@@ -91,11 +91,12 @@ const OPTIONAL: ReadonlySet<number> = new Set([EV.upstream, EV.list, EV.rule]);
 /** A string index that names no string: the event is invalid. */
 const INVALID = -2;
 /**
- * The string fields as parallel typed arrays, for the per-event loop (a
- * profile of the writer found tuple destructuring, a closure and a Set
- * lookup per field there taking a third of the main thread): the role
- * (EV position), its column, its slot in ResolvedStrings (its position in
- * STRING_FIELDS) and whether it may be absent.
+ * The string fields as parallel typed arrays, for the per-event loop: the
+ * role (EV position), its column, its slot in ResolvedStrings (its
+ * position in STRING_FIELDS) and whether it may be absent. The loop is a
+ * fifth to a third of the writer's time at 150k events/s; reading these
+ * instead of destructuring a tuple, calling a closure and asking a Set per
+ * field made it ~23 % faster.
  */
 interface FieldTable {
   roles: Int32Array;
