@@ -4,7 +4,7 @@
  *
  *   deno run -A bench/dnsperf/run.ts [--duration 10] [--clients 4] [--qps 1000000]
  *     [--servers kudurru,kudurru-nolog,kudurru-ffi,kudurru-ffi-nolog,nsd,knot] [--pin]
- *     [--ffi-sockets 1]
+ *     [--ffi-sockets 1] [--rounds 1]
  *
  * kudurru-nolog is kudurru with `querylog.enabled: false`: the ratio of the
  * two is what logging every query costs (issue 6 target: at most 10 %).
@@ -19,6 +19,8 @@
  * cross_cpu_interrupts.ts for why kudurru's UDP runs come in two modes.
  * `--pin` puts each server on CPU 0 and dnsperf on CPU 1 (cpu_pinning.ts),
  * which keeps kudurru in one mode.
+ * `--rounds N` measures the servers N times, the order reversed every
+ * other round, and ends with medians (rounds.ts): single runs swing ±10 %.
  *
  * Every server is stopped before the next starts, and at the end, even on
  * failure. kudurru is skipped (with a note) until src/listeners/ exists.
@@ -41,6 +43,7 @@ import {
 import { crossCpuInterrupts } from "./cross_cpu_interrupts.ts";
 import { cappedNote } from "./qps_cap.ts";
 import { settle } from "./settle.ts";
+import { medianSummary, roundOrder } from "./rounds.ts";
 import { dnsperfCommand, pinServer } from "./cpu_pinning.ts";
 import { renderZoneFile } from "../../tests/interop/zone_file.ts";
 import {
@@ -84,11 +87,17 @@ const { values } = parseArgs({
     servers: { type: "string", default: "kudurru,kudurru-nolog,nsd,knot" },
     pin: { type: "boolean", default: false },
     "ffi-sockets": { type: "string", default: "1" },
+    rounds: { type: "string", default: "1" },
   },
 });
 const seconds = Math.min(Math.max(Number(values.duration), 1), 300);
 const clients = Math.min(Math.max(Number(values.clients), 1), 256);
 const maxQps = Math.max(Number(values.qps), 1);
+/** Times the servers are measured (rounds.ts). */
+const rounds = Math.min(
+  Math.max(Math.trunc(Number(values.rounds)) || 1, 1),
+  10,
+);
 /** kudurru-ffi's sockets per address (`listeners.sockets`). */
 const ffiSockets = Math.min(Math.max(Number(values["ffi-sockets"]), 1), 8);
 
@@ -249,25 +258,32 @@ async function main(): Promise<void> {
     const queryFile = join(dir, "queries.txt");
     await Deno.writeTextFile(queryFile, benchQueryFile());
     const ticks = await clockTicks();
-    const rows: Row[] = [];
-    for (const server of servers) {
-      if (server.startsWith("kudurru") && !(await listenersExist())) {
-        print("kudurru skipped: src/listeners/ does not exist yet");
-        continue;
+    const all: Row[][] = [];
+    for (let round = 0; round < rounds; round++) {
+      const rows: Row[] = [];
+      for (const server of roundOrder(servers, round)) {
+        if (server.startsWith("kudurru") && !(await listenersExist())) {
+          print("kudurru skipped: src/listeners/ does not exist yet");
+          continue;
+        }
+        try {
+          rows.push(...await measure(server, queryFile, ticks));
+        } catch (error) {
+          print(`${server} skipped: ${(error as Error).message}`);
+        }
       }
-      try {
-        rows.push(...await measure(server, queryFile, ticks));
-      } catch (error) {
-        print(`${server} skipped: ${(error as Error).message}`);
-      }
+      print(
+        `${
+          rounds > 1 ? `round ${round + 1}: ` : ""
+        }dnsperf ${seconds}s per run, ${clients} clients, at most ${maxQps} q/s, ${
+          benchRecordSets().reduce((n, s) => n + s.spec!.endpoints.length, 0)
+        } endpoints`,
+      );
+      for (const line of table(rows)) print(line);
+      for (const line of cappedNote(rows, maxQps)) print(line);
+      all.push(rows);
     }
-    print(
-      `dnsperf ${seconds}s per run, ${clients} clients, at most ${maxQps} q/s, ${
-        benchRecordSets().reduce((n, s) => n + s.spec!.endpoints.length, 0)
-      } endpoints`,
-    );
-    for (const line of table(rows)) print(line);
-    for (const line of cappedNote(rows, maxQps)) print(line);
+    if (rounds > 1) { for (const line of medianSummary(all)) print(line); }
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
