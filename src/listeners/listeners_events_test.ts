@@ -6,6 +6,7 @@ import {
   unpackQueryEvents,
 } from "../pipeline/query_event_pack.ts";
 import { startDnsListeners } from "./listeners.ts";
+import { startTestListeners } from "./testdata/start_test_listeners.ts";
 import {
   buildQuery,
   decodeAnswer,
@@ -174,23 +175,20 @@ Deno.test("after a batch of query events goes missing, the worker starts a new s
 Deno.test("a worker fills the arrays of the query events the main thread released", async () => {
   const names: string[] = [];
   let release = true;
-  const l = await startDnsListeners({
-    listeners: [{ address: "127.0.0.1:0", protocols: ["udp"] }],
-    nodeName: "test",
-    version: "0.0.0-test",
-    logger: memoryLogger(),
-    workerUrl: new URL(
-      "./testdata/recycling_events_worker_entry.ts",
-      import.meta.url,
-    ),
-    onEvents: (events) => {
-      names.push(...unpackQueryEvents(events).map((e) => e.qname));
-      if (release) events.release?.();
-    },
-  });
-  const reused = () =>
-    Math.max(0, ...names.map((n) => Number(/reused-(\d+)/.exec(n)![1])));
-  try {
+  {
+    await using _listeners = await startTestListeners({
+      listeners: [{ address: "127.0.0.1:0", protocols: ["udp"] }],
+      workerUrl: new URL(
+        "./testdata/recycling_events_worker_entry.ts",
+        import.meta.url,
+      ),
+      onEvents: (events) => {
+        names.push(...unpackQueryEvents(events).map((e) => e.qname));
+        if (release) events.release?.();
+      },
+    });
+    const reused = () =>
+      Math.max(0, ...names.map((n) => Number(/reused-(\d+)/.exec(n)![1])));
     // A drain every 250 ms; a batch released at once comes back before
     // the next one, which fills it (the drain after that says so).
     const deadline = Date.now() + 5000;
@@ -204,8 +202,6 @@ Deno.test("a worker fills the arrays of the query events the main thread release
     while (names.length < before + 3 && Date.now() < deadline + 2000) {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-  } finally {
-    await l.stop();
   }
   const last = names.slice(-2).map((n) => /reused-(\d+)/.exec(n)![1]);
   assert.equal(last[0], last[1], names.join(" "));
