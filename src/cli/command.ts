@@ -13,6 +13,11 @@ export interface Command {
   usage: string;
   /** Runs the command; resolves to the process exit code. */
   run(args: string[], io: CommandIO): Promise<number>;
+  /**
+   * The exit code of a usage error. @default 2 (a container health check
+   * must not use 2, which Docker reserves)
+   */
+  usageExitCode?: number;
 }
 
 /** Where a command reads and writes; tests substitute buffers. */
@@ -24,7 +29,7 @@ export interface CommandIO {
   env: (name: string) => string | undefined;
 }
 
-/** Bad command-line usage: main prints the message and exits with code 2. */
+/** Bad command-line usage: main prints the message and exits with code 2 (Command.usageExitCode). */
 export class UsageError extends Error {
   constructor(message: string) {
     super(message);

@@ -9,6 +9,7 @@
  */
 import { join } from "node:path";
 import type { Logger } from "../log/logger.ts";
+import { badRequestUrl, requestPath } from "../metrics/http_listener.ts";
 import type { FlushOptions } from "../stages/cache/flushed_names.ts";
 
 /** The socket's file name in the data directory. */
@@ -111,7 +112,8 @@ async function route(
   actions: ControlActions,
   logger: Logger,
 ): Promise<Response> {
-  const { pathname } = new URL(req.url);
+  const pathname = requestPath(req);
+  if (pathname === undefined) return badRequestUrl();
   if (pathname === "/v1/config" && actions.runningConfig) {
     if (req.method !== "GET") return json(405, { error: "use GET" });
     return json(200, actions.runningConfig());

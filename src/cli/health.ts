@@ -15,6 +15,7 @@ import { parseDuration } from "../config/duration.ts";
 /** Where the ops listener is when nothing says otherwise. */
 export const DEFAULT_OPS_URL = "http://127.0.0.1:8081";
 const DEFAULT_TIMEOUT_MS = 5_000;
+const MAX_TIMEOUT_MS = 24 * 3600_000;
 
 const PROBES = {
   ready: "/healthz/ready",
@@ -131,6 +132,8 @@ function reasonsOf(body: unknown): string[] {
 
 export const healthCommand: Command = {
   name: "health",
+  // Docker's HEALTHCHECK reserves exit code 2: a mistyped flag is unhealthy.
+  usageExitCode: 1,
   summary: "Check the local server's health (exit 0 when healthy)",
   usage:
     "  kudurru health [--ready | --live | --startup] [--url URL] [--config FILE] [--timeout 5s]\n" +
@@ -139,7 +142,7 @@ export const healthCommand: Command = {
     "  A --url whose path names a probe (http://127.0.0.1:8081/healthz/live) asks that probe;\n" +
     "  a flag naming another probe is then an error.\n" +
     `  Without --url, a configuration (--config, $KUDURRU_CONFIG or ${DEFAULT_CONFIG_PATH}) that does not load is an error.\n` +
-    "  Exit 0: healthy; 1: not healthy, not reachable, or no usable configuration. For container health checks.",
+    "  Exit 0: healthy; 1: not healthy, not reachable, no usable configuration, or a usage error. For container health checks.",
   async run(args, io) {
     const { values } = parseFlags("health", args, {
       ready: { type: "boolean" },
@@ -161,6 +164,13 @@ export const healthCommand: Command = {
     if (timeoutMs === undefined || timeoutMs <= 0) {
       throw new UsageError(
         `kudurru health: --timeout "${values.timeout}" is not a positive duration (such as 5s)`,
+      );
+    }
+    if (timeoutMs > MAX_TIMEOUT_MS) {
+      // A timer beyond 2^31 - 1 ms fires at once: a healthy server would
+      // be reported as not answering.
+      throw new UsageError(
+        `kudurru health: --timeout "${values.timeout}" is longer than 24h`,
       );
     }
     const base = values.url ?? configuredUrl(values.config, envOf(io));

@@ -238,6 +238,10 @@ Deno.test("kudurru health rejects conflicting probes, bad URLs and bad timeouts"
       ["--timeout", "soon", "--url", "http://127.0.0.1:1"],
       /not a positive duration/,
     ],
+    [
+      ["--timeout", "25d", "--url", "http://127.0.0.1:1"],
+      /is longer than 24h/,
+    ],
     [["extra"], /unexpected argument/],
   ];
   for (const [args, message] of cases) {
@@ -246,6 +250,10 @@ Deno.test("kudurru health rejects conflicting probes, bad URLs and bad timeouts"
       (err: unknown) => err instanceof UsageError && message.test(err.message),
       args.join(" "),
     );
+    // Through main's dispatch: exit 1, never the 2 Docker reserves.
+    const { code, stderr } = await kudurruHealth(...args);
+    assert.equal(code, 1, args.join(" "));
+    assert.match(stderr, message);
   }
 });
 

@@ -1,6 +1,7 @@
 /**
  * Dispatches `kudurru <command> …` to the command files in this folder.
- * Usage errors print a message and exit 2; failures inside a command exit 1.
+ * Usage errors print a message and exit 2 (1 for `health`, see Command);
+ * failures inside a command exit 1.
  */
 import { type Command, type CommandIO, UsageError } from "./command.ts";
 import { makeHelpCommand } from "./help.ts";
@@ -62,7 +63,7 @@ export async function runCli(args: string[], io: CommandIO): Promise<number> {
   } catch (err) {
     if (err instanceof UsageError) {
       io.stderr(`${err.message}\nUsage:\n${command.usage}\n`);
-      return 2;
+      return command.usageExitCode ?? 2;
     }
     io.stderr(
       `kudurru ${command.name}: ${

@@ -45,16 +45,16 @@ export interface BlockingWiring {
 }
 
 /**
- * The "lists" readiness check: with `blocking.allowDegraded: false` a list
- * that failed to load, or has not loaded yet, costs readiness, and the
- * reason names it.
+ * The "lists" readiness check: a list that failed to load, or has not
+ * loaded yet, is named in the reason. With `blocking.allowDegraded: false`
+ * it also costs readiness; by default the node stays ready (it answers,
+ * blocking less), as the query log's check does.
  */
 export function listsReadiness(
   allowDegraded: boolean,
   assembler: Pick<BlockingAssembler, "failedLists" | "loadingLists">,
 ): HealthCheck {
   return () => {
-    if (allowDegraded) return { ready: true };
     const failed = assembler.failedLists();
     const loading = assembler.loadingLists();
     if (failed.length === 0 && loading.length === 0) return { ready: true };
@@ -65,10 +65,10 @@ export function listsReadiness(
     if (loading.length > 0) {
       reasons.push(`block lists still loading: ${loading.join(", ")}`);
     }
-    return {
-      ready: false,
-      reason: `${reasons.join("; ")} (blocking.allowDegraded is false)`,
-    };
+    const why = reasons.join("; ");
+    return allowDegraded
+      ? { ready: true, reason: `${why} (serving without them)` }
+      : { ready: false, reason: `${why} (blocking.allowDegraded is false)` };
   };
 }
 

@@ -12,9 +12,11 @@
  */
 import type { Logger } from "../log/logger.ts";
 import {
+  badRequestUrl,
   type HttpListener,
   listenHttp,
   rejectUnlessGetOrHead,
+  requestPath,
 } from "../metrics/http_listener.ts";
 import type { Health } from "./health.ts";
 
@@ -49,7 +51,8 @@ function json(body: unknown, ok: boolean): Response {
 /** The ops routes as a fetch handler (for the server and tests). */
 export function opsHandler(health: Health): (request: Request) => Response {
   return (request) => {
-    const { pathname } = new URL(request.url);
+    const pathname = requestPath(request);
+    if (pathname === undefined) return badRequestUrl();
     if (!Object.values(HEALTH_PATHS).includes(pathname as never)) {
       return new Response(
         `not found; probes are ${Object.values(HEALTH_PATHS).join(", ")}\n`,

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { memoryLogger } from "../log/logger.ts";
 import { HttpListenerError } from "../metrics/http_listener.ts";
+import { rawRequestStatus } from "../metrics/testdata/raw_http.ts";
 import { createHealth } from "./health.ts";
 import { enterLameduck } from "./lameduck.ts";
 import { HEALTH_PATHS, startOpsServer } from "./ops_server.ts";
@@ -153,6 +154,35 @@ Deno.test("the ops server answers 404 off the probes and 405 for other methods",
     assert.equal(post.status, 405);
     assert.equal(post.headers.get("allow"), "GET, HEAD");
     await post.body?.cancel();
+  } finally {
+    await server.stop();
+  }
+});
+
+Deno.test("the ops server answers 400 to a Host header that forms no URL, and logs no error", async () => {
+  const health = createHealth();
+  health.markStarted();
+  const logger = memoryLogger();
+  const server = startOpsServer({
+    hostname: "127.0.0.1",
+    port: 0,
+    health,
+    logger,
+  });
+  try {
+    for (const host of ["a b", "x:99999"]) {
+      assert.equal(
+        await rawRequestStatus(server.addr.port, "/healthz/live", host),
+        400,
+        host,
+      );
+    }
+    const errors = logger.lines.filter((l) => JSON.parse(l).level === "error");
+    assert.deepEqual(errors, []);
+    assert.equal(
+      await rawRequestStatus(server.addr.port, "/healthz/live", "localhost"),
+      200,
+    );
   } finally {
     await server.stop();
   }

@@ -51,6 +51,27 @@ export function rejectUnlessGetOrHead(request: Request): Response | undefined {
   });
 }
 
+/**
+ * The request's path, or undefined when its URL does not parse: Deno.serve
+ * builds the URL from the Host header, which a client may send malformed
+ * ("a b", "x:99999"), and `new URL` then throws; unguarded, every such
+ * request was a 500 and an ERROR line of the client's text in the log.
+ */
+export function requestPath(request: Request): string | undefined {
+  try {
+    return new URL(request.url).pathname;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The answer to a request whose URL does not parse (requestPath). */
+export function badRequestUrl(): Response {
+  return new Response("bad request: the Host header does not form a URL\n", {
+    status: 400,
+  });
+}
+
 /** First and longest pause before a listener that failed is started again. */
 const RESTART_FIRST_MS = 100;
 const RESTART_MAX_MS = 10_000;

@@ -6,9 +6,11 @@
  */
 import type { Logger } from "../log/logger.ts";
 import {
+  badRequestUrl,
   type HttpListener,
   listenHttp,
   rejectUnlessGetOrHead,
+  requestPath,
 } from "./http_listener.ts";
 import type { Registry } from "./registry.ts";
 
@@ -31,7 +33,8 @@ export function startMetricsServer(opts: MetricsServerOptions): HttpListener {
     port: opts.port,
     logger,
     async handler(request) {
-      const { pathname } = new URL(request.url);
+      const pathname = requestPath(request);
+      if (pathname === undefined) return badRequestUrl();
       if (pathname !== "/metrics") {
         return new Response("not found; metrics are at /metrics\n", {
           status: 404,

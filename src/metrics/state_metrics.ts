@@ -178,14 +178,14 @@ export function createStateMetrics(registry: Registry) {
   new client.Gauge({
     name: "kudurru_blocklist_rules",
     help:
-      `Rules compiled and in force per BlockList (namespace/name; at most ${MAX_LIST_LABELS} lists); a list still compiling shows its previous rules, a list not yet compiled none.`,
+      `Rules compiled and in force per BlockList (at most ${MAX_LIST_LABELS} lists), labelled as in kudurru_blocked_total and the query log: its name, with "namespace/" outside the default namespace; a list still compiling shows its previous rules, a list not yet compiled none.`,
     labelNames: ["list"],
     registers,
     collect() {
       this.reset();
       const lists = snapshot()?.blocking?.lists ?? [];
       for (const list of lists.slice(0, MAX_LIST_LABELS)) {
-        this.set({ list: list.key }, list.ruleCount);
+        this.set({ list: list.name }, list.ruleCount);
       }
     },
   });

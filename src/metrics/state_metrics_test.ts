@@ -123,6 +123,14 @@ Deno.test("snapshot metrics are absent before the first snapshot, then read it",
         ruleCount: 1234,
         data: null,
       },
+      {
+        key: "team/ads",
+        name: "team/ads",
+        mode: "block",
+        digest: "e",
+        ruleCount: 5,
+        data: null,
+      },
     ],
     groups: [],
     policies: [],
@@ -133,15 +141,22 @@ Deno.test("snapshot metrics are absent before the first snapshot, then read it",
   assert.equal(sample(text, "kudurru_snapshot_version"), 7);
   assert.equal(sample(text, "kudurru_zones", { type: "primary" }), 1);
   assert.equal(sample(text, "kudurru_zones", { type: "forward" }), 1);
+  // Labelled by the name blocked answers carry (kudurru_blocked_total's
+  // label), so the two join in PromQL: "namespace/" only outside default.
+  assert.equal(sample(text, "kudurru_blocklist_rules", { list: "ads" }), 1234);
+  assert.equal(
+    sample(text, "kudurru_blocklist_rules", { list: "team/ads" }),
+    5,
+  );
   assert.equal(
     sample(text, "kudurru_blocklist_rules", { list: "default/ads" }),
-    1234,
+    undefined,
   );
   // A list gone from the snapshot leaves the gauge.
   posted.blocking.lists = [];
   assert.equal(
     sample(await registry.metrics(), "kudurru_blocklist_rules", {
-      list: "default/ads",
+      list: "ads",
     }),
     undefined,
   );

@@ -37,11 +37,15 @@ Deno.test("freePort skips a port another test module has reserved", () => {
   const claimed: string[] = [];
   try {
     for (let port = first; port < first + 10; port++) {
+      const file = `${dir}/${port}`;
       try {
-        Deno.writeTextFileSync(`${dir}/${port}`, "", { createNew: true });
-        claimed.push(`${dir}/${port}`);
+        Deno.writeTextFileSync(file, "", { createNew: true });
+        claimed.push(file);
       } catch {
-        // Already reserved by a parallel test: just as good.
+        // Reserved already, maybe long ago (a stale claim freePort may take
+        // over): claimed afresh, and left for its owner.
+        const now = new Date();
+        Deno.utimeSync(file, now, now);
       }
     }
     const port = freePortFrom(first);
