@@ -23,8 +23,9 @@ const RCODE_NAMES = [
 ];
 const BADVERS = 16;
 
-/** "NXDOMAIN"; "RCODE12" for a code with no name. */
+/** "NXDOMAIN"; "RCODE12" for a code with no name; "-" when nothing was sent (-1). */
 export function rcodeName(rcode: number): string {
+  if (rcode < 0) return "-";
   if (rcode === BADVERS) return "BADVERS";
   return RCODE_NAMES[rcode] ?? `RCODE${rcode}`;
 }

@@ -45,11 +45,21 @@ Deno.test("kudurru querylog shows the rcode and a class that is not IN, and filt
     qname: "ads.tracker.example.",
     qtype: 28,
   });
-  await using data = await dataDir([aaaa, nxdomain, chaos]);
+  // Nothing was sent (a rate-limited drop): no response code to show.
+  const dropped = queryEvent({
+    time: T0 + 2000,
+    qname: "flood.example.",
+    rcode: -1,
+    status: "rate_limited",
+    stage: "ingress",
+  });
+  delete dropped.upstream;
+  await using data = await dataDir([dropped, aaaa, nxdomain, chaos]);
   await t.step("table", async () => {
     const lines = (await run(["--data-dir", data.dir])).stdout.split("\n");
     assert.match(lines[1]!, /version\.bind\.\s+CH TXT\s+NOERROR\s+local/);
     assert.match(lines[2]!, /nowhere\.example\.\s+A\s+NXDOMAIN\s+forwarded/);
+    assert.match(lines[4]!, /flood\.example\.\s+A\s+-\s+rate_limited/);
   });
   const qnames = async (...args: string[]) =>
     (JSON.parse(

@@ -10,6 +10,8 @@ import { UsageError } from "./command.ts";
 
 /** The latest time a flag may name: the end of year 9999 (ms). */
 const MAX_TIME_MS = Date.UTC(10000, 0, 1) - 1;
+/** 0000-01-01T00:00Z (Date.UTC(0, …) would be 1900). */
+const MIN_TIME_MS = new Date(0).setUTCFullYear(0, 0, 1);
 
 /**
  * A --since/--until value in ms: a duration back from now ("90m", "24h",
@@ -43,7 +45,10 @@ export function parseTimeFlag(
       );
     }
     if (iso.length === 10) {
-      const midnight = new Date(year, month - 1, day).getTime();
+      // new Date(year, …) reads years 0-99 as 1900-1999: set the year apart.
+      const local = new Date(2000, month - 1, day);
+      local.setFullYear(year, month - 1, day);
+      const midnight = local.getTime();
       return inRange(command, flag, text, midnight);
     }
     const ms = Date.parse(iso);
@@ -61,7 +66,7 @@ function inRange(
   text: string,
   ms: number,
 ): number {
-  if (Number.isFinite(ms) && ms >= Date.UTC(0, 0, 1) && ms <= MAX_TIME_MS) {
+  if (Number.isFinite(ms) && ms >= MIN_TIME_MS && ms <= MAX_TIME_MS) {
     return ms;
   }
   throw new UsageError(

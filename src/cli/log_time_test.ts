@@ -46,6 +46,19 @@ Deno.test("parseTimeFlag reads a date alone as local midnight and refuses days t
         assert.throws(() => at(`${day}T12:00:00Z`), UsageError);
       });
     }
+    await t.step("years before 1900 are themselves", () => {
+      // Not 1950 (new Date(50, …)), and not refused as out of range.
+      assert.equal(
+        at("0050-06-01T00:00:00Z"),
+        new Date(0).setUTCFullYear(50, 5, 1),
+      );
+      assert.equal(
+        new Date(at("0050-06-01")).getFullYear(),
+        50,
+        "a date alone",
+      );
+      assert.equal(at("1899-12-31T00:00:00Z"), Date.UTC(1899, 11, 31));
+    });
     await t.step("a leap day exists", () => {
       assert.equal(at("2028-02-29"), Date.UTC(2028, 1, 29, 5));
     });

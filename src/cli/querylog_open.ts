@@ -17,6 +17,8 @@ export function openQueryLogForReading(path: string): DatabaseSync {
       `No data directory at "${dir}": is --data-dir (or node.dataDir in the config) right?`,
     );
   }
+  const unusable = notAFile(absolute);
+  if (unusable !== undefined) throw new Error(unusable);
   try {
     return openQueryLogDb(absolute, { readOnly: true });
   } catch (err) {
@@ -36,6 +38,26 @@ export function explainQueryLogFailure(path: string, err: unknown): unknown {
     `Cannot read "${path}": the file is damaged (${why}); kudurru serve moves a damaged query log aside (to ${path}.damaged-<time>) and starts a new one when it next opens or writes it, or move it away yourself`,
     { cause: err },
   );
+}
+
+/**
+ * Why `path` cannot be a query log before SQLite tries (it says only "disk
+ * I/O error" for a directory, and reads an empty file as an old schema).
+ */
+function notAFile(path: string): string | undefined {
+  let info: Deno.FileInfo;
+  try {
+    info = Deno.statSync(path);
+  } catch {
+    return undefined; // missing: openQueryLogDb says so
+  }
+  if (!info.isFile) {
+    return `Cannot read "${path}": it is a directory or another non-file, not a query log; move it away, and kudurru serve starts a new log there`;
+  }
+  if (info.size === 0) {
+    return `Cannot read "${path}": the file is empty (no query log was set up in it yet; kudurru serve does so when it opens it)`;
+  }
+  return undefined;
 }
 
 function isDirectory(path: string): boolean {
