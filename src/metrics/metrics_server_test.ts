@@ -6,7 +6,7 @@ import { HttpListenerError } from "./http_listener.ts";
 import { startMetricsServer } from "./metrics_server.ts";
 import { newRegistry } from "./registry.ts";
 import { sample } from "./testdata/prom_text.ts";
-import { rawRequestStatus } from "./testdata/raw_http.ts";
+import { assertBadHostRefused } from "./testdata/raw_http.ts";
 
 function start(registry = newRegistry()) {
   const logger = memoryLogger();
@@ -57,23 +57,9 @@ Deno.test("the metrics server answers 404 elsewhere and 405 for other methods", 
 });
 
 Deno.test("the metrics server answers 400 to a Host header that forms no URL, and logs no error", async () => {
-  // Unauthenticated clients could write an ERROR line of their own text
-  // into the log with each such request (a 500 from the URL parse).
   const { server, logger } = start();
   try {
-    for (const host of ["a b", "x:99999"]) {
-      assert.equal(
-        await rawRequestStatus(server.addr.port, "/metrics", host),
-        400,
-        host,
-      );
-    }
-    const errors = logger.lines.filter((l) => JSON.parse(l).level === "error");
-    assert.deepEqual(errors, []);
-    assert.equal(
-      await rawRequestStatus(server.addr.port, "/metrics", "localhost"),
-      200,
-    );
+    await assertBadHostRefused(server.addr.port, "/metrics", logger.lines);
   } finally {
     await server.stop();
   }

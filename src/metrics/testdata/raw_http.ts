@@ -1,3 +1,5 @@
+import assert from "node:assert/strict";
+
 /**
  * One HTTP/1.1 request written by hand, for what fetch() will not send (a
  * malformed Host header); returns the response's status code.
@@ -27,4 +29,23 @@ export async function rawRequestStatus(
   } finally {
     conn.close();
   }
+}
+
+/**
+ * Asserts that the listener on `port` answers 400 to Host headers that form
+ * no URL, with no error in `lines` (its logger's), and `path` still 200 to
+ * a good one. Unguarded, each such request was a 500 and an ERROR line of
+ * the client's own text.
+ */
+export async function assertBadHostRefused(
+  port: number,
+  path: string,
+  lines: readonly string[],
+): Promise<void> {
+  for (const host of ["a b", "x:99999"]) {
+    assert.equal(await rawRequestStatus(port, path, host), 400, host);
+  }
+  const errors = lines.filter((l) => JSON.parse(l).level === "error");
+  assert.deepEqual(errors, []);
+  assert.equal(await rawRequestStatus(port, path, "localhost"), 200);
 }
