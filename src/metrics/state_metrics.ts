@@ -29,6 +29,8 @@ export interface QueryLogStats {
   unreadableChunks?: number;
   /** Damaged querylog.db files moved aside and replaced while running. */
   damagedFilesReplaced?: number;
+  /** Times querylog.db was deleted or replaced under the writer. */
+  filesLostFromPath?: number;
 }
 
 /** Creates the query log and snapshot metrics. */
@@ -44,6 +46,7 @@ export function createStateMetrics(registry: Registry) {
     failedOpens: 0,
     unreadableChunks: 0,
     damagedFilesReplaced: 0,
+    filesLostFromPath: 0,
   };
 
   // Registered first: when the writer gave a source, this gauge's collect
@@ -109,6 +112,13 @@ export function createStateMetrics(registry: Registry) {
     registers,
   });
 
+  const lostFromPath = new client.Counter({
+    name: "kudurru_querylog_files_lost_total",
+    help:
+      "Times querylog.db was deleted or replaced while kudurru had it open; the writer then writes to the file at its path again (a new one, or a damaged one moved aside).",
+    registers,
+  });
+
   /** Advances a counter to a reported total; a smaller total means a new writer. */
   function advance(
     counter: client.Counter,
@@ -138,6 +148,7 @@ export function createStateMetrics(registry: Registry) {
     advance(failedOpens, "failedOpens", stats.failedOpens);
     advance(unreadable, "unreadableChunks", stats.unreadableChunks);
     advance(replaced, "damagedFilesReplaced", stats.damagedFilesReplaced);
+    advance(lostFromPath, "filesLostFromPath", stats.filesLostFromPath);
     if (stats.failing !== undefined) writeError.set(stats.failing ? 1 : 0);
   }
 

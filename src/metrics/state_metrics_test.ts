@@ -77,15 +77,27 @@ Deno.test("reads that skipped an undecodable event chunk show as a counter", asy
   assert.equal(sample(text, "kudurru_querylog_unreadable_chunks_total"), 5);
 });
 
-Deno.test("damaged query log files replaced while running show as a counter", async () => {
+Deno.test("query log files replaced or lost while running show as counters", async () => {
   const registry = newRegistry();
   const metrics = createDnsMetrics(registry);
-  const stats = { queued: 0, written: 0, dropped: 0, damagedFilesReplaced: 0 };
+  const stats = {
+    queued: 0,
+    written: 0,
+    dropped: 0,
+    damagedFilesReplaced: 0,
+    filesLostFromPath: 0,
+  };
   metrics.readQueryLogStatsFrom(() => stats);
-  const name = "kudurru_querylog_damaged_files_replaced_total";
-  assert.equal(sample(await registry.metrics(), name), 0);
+  const replaced = "kudurru_querylog_damaged_files_replaced_total";
+  const lost = "kudurru_querylog_files_lost_total";
+  let text = await registry.metrics();
+  assert.equal(sample(text, replaced), 0);
+  assert.equal(sample(text, lost), 0);
   stats.damagedFilesReplaced = 1;
-  assert.equal(sample(await registry.metrics(), name), 1);
+  stats.filesLostFromPath = 2;
+  text = await registry.metrics();
+  assert.equal(sample(text, replaced), 1);
+  assert.equal(sample(text, lost), 2);
 });
 
 Deno.test("snapshot metrics are absent before the first snapshot, then read it", async () => {

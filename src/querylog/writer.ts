@@ -102,6 +102,8 @@ export interface QueryLogWriterStats {
   unreadableChunks: number;
   /** Damaged files moved aside and replaced with a new one, at start or later. */
   damagedFilesReplaced: number;
+  /** Times the open file was deleted or replaced at its path, and reopened. */
+  filesLostFromPath: number;
 }
 
 export interface QueryLogWriter {
@@ -197,6 +199,12 @@ export function createQueryLogWriter(
 
   /** True when the file is open, after opening it if it was due (or `force`). */
   function ensureOpen(force = false): boolean {
+    if (connection.lostFromPath()) {
+      logger.error(
+        "The query log file was deleted or replaced while open; writing to the file at its path again",
+        { path: opts.path },
+      );
+    }
     if (connection.isOpen) return true;
     const result = connection.openIfDue(force);
     if (result.open) {
@@ -416,6 +424,7 @@ export function createQueryLogWriter(
       failing: outage.active || !connection.isOpen,
       unreadableChunks: unreadableChunks(),
       damagedFilesReplaced: connection.damagedFilesReplaced,
+      filesLostFromPath: connection.filesLostFromPath,
     }),
     flush,
     updateSettings(next) {

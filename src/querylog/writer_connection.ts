@@ -63,6 +63,8 @@ export class WriterConnection {
   failedOpens = 0;
   /** Damaged files moved aside and replaced with a new file that opened. */
   damagedFilesReplaced = 0;
+  /** Times the open file was found deleted or replaced at its path (lostFromPath). */
+  filesLostFromPath = 0;
   readonly #opts: WriterConnectionOptions;
   #open: { db: DatabaseSync; store: BatchStore } | undefined;
   #lastReplacement = -Infinity;
@@ -70,6 +72,10 @@ export class WriterConnection {
   #retryAt = -Infinity;
   #retryDelay = FIRST_REOPEN_DELAY_MS;
   #lastOpenError: unknown;
+  /** Device and inode of the open file, when the platform tells them. */
+  #identity: FileIdentity | undefined;
+  /** Of its write-ahead log, as last seen while the file was at its path. */
+  #walIdentity: FileIdentity | undefined;
 
   constructor(opts: WriterConnectionOptions) {
     this.#opts = opts;
@@ -140,6 +146,40 @@ export class WriterConnection {
   }
 
   /**
+   * True, after forgetting the handle, when the open file no longer sits at
+   * the path: deleted, or replaced (by a restore, or by hand). SQLite would
+   * go on writing into the deleted file and lose every event, reporting
+   * them written; the next openIfDue opens what is at the path instead (a
+   * new file, or a damaged one moved aside). A stat or two: call it per
+   * flush, not per event.
+   */
+  lostFromPath(): boolean {
+    const identity = this.#identity;
+    if (!this.isOpen || identity === undefined) return false;
+    const { path } = this.#opts;
+    if (sameFile(fileIdentity(path), identity)) {
+      this.#walIdentity = fileIdentity(`${path}-wal`);
+      return false;
+    }
+    this.filesLostFromPath++;
+    this.lost(new Error("the file was deleted or replaced while open"));
+    // Our write-ahead log, left at the path, would be read as part of
+    // whatever file is there now (SQLite finds a WAL by name): its pages
+    // laid over a new file or a restored one. It belongs to the lost file.
+    if (sameFile(fileIdentity(`${path}-wal`), this.#walIdentity)) {
+      for (const suffix of ["-wal", "-shm"]) {
+        try {
+          Deno.removeSync(`${path}${suffix}`);
+        } catch {
+          // Gone already, or not ours to remove: SQLite copes.
+        }
+      }
+    }
+    this.#walIdentity = undefined;
+    return true;
+  }
+
+  /**
    * The handle turned out closed underneath the writer ("database is not
    * open"): forgets it, so the next tick opens the file again.
    */
@@ -183,6 +223,9 @@ export class WriterConnection {
       db.close();
       throw err;
     }
+    this.#identity = fileIdentity(this.#opts.path);
+    // Opening in WAL mode made the write-ahead log (lostFromPath).
+    this.#walIdentity = fileIdentity(`${this.#opts.path}-wal`);
     this.#retryAt = -Infinity;
     this.#retryDelay = FIRST_REOPEN_DELAY_MS;
     this.#lastOpenError = undefined;
@@ -212,4 +255,27 @@ export class WriterConnection {
     }
     this.#open = undefined;
   }
+}
+
+interface FileIdentity {
+  dev: number;
+  ino: number;
+}
+
+/** The device and inode of the file at `path`; undefined when missing or not told. */
+function fileIdentity(path: string): FileIdentity | undefined {
+  try {
+    const { dev, ino } = Deno.statSync(path);
+    return ino === null ? undefined : { dev, ino };
+  } catch {
+    return undefined;
+  }
+}
+
+function sameFile(
+  a: FileIdentity | undefined,
+  b: FileIdentity | undefined,
+): boolean {
+  return a !== undefined && b !== undefined && a.dev === b.dev &&
+    a.ino === b.ino;
 }

@@ -98,6 +98,52 @@ Deno.test("writer opens its file again after the handle was closed underneath", 
   assert.equal(writer.db.isOpen, true);
 });
 
+Deno.test("writer writes to the file at its path again when the open one was deleted or replaced", async () => {
+  // SQLite kept writing into the deleted file: every later event was lost
+  // while counted as written, and nothing said so.
+  await using log = await tempQueryLog();
+  const logger = memoryLogger();
+  await using writer = testWriter(log.path, { logger });
+  writer.enqueue(events(3, "before.example."));
+  await writer.flush();
+  for (const suffix of ["", "-wal", "-shm"]) {
+    await Deno.remove(log.path + suffix).catch(() => {});
+  }
+  writer.enqueue(events(2, "deleted.example."));
+  await writer.flush();
+  let stats = writer.stats();
+  assert.equal(stats.filesLostFromPath, 1);
+  assert.equal(stats.written, 5);
+  assert.equal(stats.failing, false);
+  assert.deepEqual(
+    searchEvents(writer.db).events.map((e) => e.qname),
+    ["deleted.example.", "deleted.example."],
+    "in a new file at the path",
+  );
+  assert.ok(Deno.statSync(log.path).isFile);
+
+  // Replaced by something that is not a query log: moved aside as damaged.
+  // The lost file's write-ahead log stays at the path, and SQLite would
+  // read its pages as the new file's: the writer removes it.
+  await Deno.rename(log.path, `${log.path}-kept`);
+  assert.ok(Deno.statSync(`${log.path}-wal`).isFile);
+  await Deno.writeTextFile(log.path, "not sqlite, and long enough to tell");
+  writer.enqueue(events(1, "replaced.example."));
+  await writer.flush();
+  stats = writer.stats();
+  assert.equal(stats.filesLostFromPath, 2);
+  assert.equal(stats.damagedFilesReplaced, 1);
+  assert.deepEqual(
+    searchEvents(writer.db).events.map((e) => e.qname),
+    ["replaced.example."],
+  );
+  assert.deepEqual(messages(logger.lines, "error"), [
+    "The query log file was deleted or replaced while open; writing to the file at its path again",
+    "The query log file was deleted or replaced while open; writing to the file at its path again",
+    "The query log was damaged; moved it aside and started a new one",
+  ]);
+});
+
 Deno.test("writer that cannot replace a damaged file keeps events, and replaces it once it can", async () => {
   await using log = await tempQueryLog();
   const dataDir = join(log.dir, "data");
@@ -142,8 +188,11 @@ Deno.test("writer that cannot replace a damaged file keeps events, and replaces 
       f.name.startsWith("querylog.db.damaged-")
     ),
   );
+  // The file left its path with its directory: the writer lets it go and
+  // cannot open the path until the directory is back, damaged file and all.
   assert.deepEqual(messages(logger.lines, "error"), [
-    "Cannot replace the damaged query log; will try again, keeping events in memory meanwhile",
+    "The query log file was deleted or replaced while open; writing to the file at its path again",
+    "Cannot open the query log; will try again, keeping events in memory meanwhile",
     "The query log was damaged; moved it aside and started a new one",
   ]);
 });
