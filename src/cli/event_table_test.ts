@@ -1,23 +1,13 @@
 import assert from "node:assert/strict";
-import { join } from "node:path";
 import type { QueryEvent } from "../pipeline/query_event.ts";
-import { QUERYLOG_DB_FILE } from "../querylog/db.ts";
 import type { LoggedEvent } from "../querylog/event_rows.ts";
-import { queryEvent, T0, testWriter } from "../querylog/test_support.ts";
+import { queryEvent, queryLogDataDir, T0 } from "../querylog/test_support.ts";
 import { bufferIO } from "./command.ts";
 import { makeQuerylogCommand } from "./querylog.ts";
 
 /** A data directory with `events` in its query log, removed on dispose. */
-async function dataDir(events: QueryEvent[]) {
-  const dir = await Deno.makeTempDir({ prefix: "kudurru-cli-table-" });
-  const writer = testWriter(join(dir, QUERYLOG_DB_FILE));
-  writer.enqueue(events);
-  await writer.close();
-  return {
-    dir,
-    [Symbol.asyncDispose]: () => Deno.remove(dir, { recursive: true }),
-  };
-}
+const dataDir = (events: QueryEvent[]) =>
+  queryLogDataDir(events, "kudurru-cli-table-");
 
 async function run(args: string[]) {
   const b = bufferIO();

@@ -1,18 +1,7 @@
 import assert from "node:assert/strict";
 import { UsageError } from "./command.ts";
 import { formatLogMinute, formatLogTime, parseTimeFlag } from "./log_time.ts";
-
-/** Runs `fn` with the machine's time zone set to `tz` (Deno applies it at once). */
-export async function inZone(tz: string, fn: () => void | Promise<void>) {
-  const saved = Deno.env.get("TZ");
-  Deno.env.set("TZ", tz);
-  try {
-    await fn();
-  } finally {
-    if (saved === undefined) Deno.env.delete("TZ");
-    else Deno.env.set("TZ", saved);
-  }
-}
+import { inZone } from "../querylog/test_support.ts";
 
 const at = (text: string) => parseTimeFlag("querylog", "since", text, 0);
 

@@ -9,6 +9,7 @@ import { createEventFilter } from "../querylog/event_filter.ts";
 import type { LoggedEvent } from "../querylog/event_rows.ts";
 import {
   queryEvent,
+  queryLogDataDir,
   querylogSettings,
   T0,
   testWriter,
@@ -52,16 +53,8 @@ const SAMPLE: QueryEvent[] = [
 ];
 
 /** A data directory with SAMPLE in its query log, removed on dispose. */
-async function dataDir(events = SAMPLE) {
-  const dir = await Deno.makeTempDir({ prefix: "kudurru-cli-querylog-" });
-  const writer = testWriter(join(dir, QUERYLOG_DB_FILE));
-  writer.enqueue(events);
-  await writer.close();
-  return {
-    dir,
-    [Symbol.asyncDispose]: () => Deno.remove(dir, { recursive: true }),
-  };
-}
+const dataDir = (events = SAMPLE) =>
+  queryLogDataDir(events, "kudurru-cli-querylog-");
 
 async function run(args: string[], now = T0 + 60_000) {
   const b = bufferIO();

@@ -3,7 +3,12 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import type { QueryEvent } from "../pipeline/query_event.ts";
 import { QUERYLOG_DB_FILE } from "../querylog/db.ts";
-import { queryEvent, T0, testWriter } from "../querylog/test_support.ts";
+import {
+  queryEvent,
+  queryLogDataDir,
+  T0,
+  testWriter,
+} from "../querylog/test_support.ts";
 import { bufferIO, UsageError } from "./command.ts";
 import { makeStatsCommand, overTimeBucketMs, statsCommand } from "./stats.ts";
 
@@ -46,16 +51,7 @@ const EVENTS: QueryEvent[] = [
   }),
 ];
 
-async function dataDir() {
-  const dir = await Deno.makeTempDir({ prefix: "kudurru-cli-stats-" });
-  const writer = testWriter(join(dir, QUERYLOG_DB_FILE));
-  writer.enqueue(EVENTS);
-  await writer.close();
-  return {
-    dir,
-    [Symbol.asyncDispose]: () => Deno.remove(dir, { recursive: true }),
-  };
-}
+const dataDir = () => queryLogDataDir(EVENTS, "kudurru-cli-stats-");
 
 /** An hour after the events, and off the minute boundary: real clocks are. */
 const NOW = T0 + 3_600_000 + 30_500;

@@ -11,6 +11,7 @@ import type { QueryLogSettings } from "./settings.ts";
 import { memoryLogger } from "../log/logger.ts";
 import { C, COLUMNS } from "./chunk_codec.ts";
 import { EventChunks } from "./event_chunks.ts";
+import { QUERYLOG_DB_FILE } from "./db.ts";
 import {
   createQueryLogWriter,
   type QueryLogWriter,
@@ -159,4 +160,31 @@ export function labelIds(
     if (keep(String(row.text))) ids.add(Number(row.id));
   }
   return ids;
+}
+
+/** Runs `fn` with the machine's time zone set to `tz` (Deno applies it at once). */
+export async function inZone(tz: string, fn: () => void | Promise<void>) {
+  const saved = Deno.env.get("TZ");
+  Deno.env.set("TZ", tz);
+  try {
+    await fn();
+  } finally {
+    if (saved === undefined) Deno.env.delete("TZ");
+    else Deno.env.set("TZ", saved);
+  }
+}
+
+/**
+ * A data directory whose query log holds `events` (written and closed),
+ * removed on dispose: what `kudurru querylog` and `stats` read.
+ */
+export async function queryLogDataDir(events: QueryEvent[], prefix: string) {
+  const dir = await Deno.makeTempDir({ prefix });
+  const writer = testWriter(join(dir, QUERYLOG_DB_FILE));
+  writer.enqueue(events);
+  await writer.close();
+  return {
+    dir,
+    [Symbol.asyncDispose]: () => Deno.remove(dir, { recursive: true }),
+  };
 }

@@ -1,21 +1,10 @@
 import assert from "node:assert/strict";
+import { inZone } from "./test_support.ts";
 import { bucketStarts } from "./time_buckets.ts";
 
 const MIN = 60_000;
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
-
-/** Runs `fn` with the machine's time zone set to `tz` (Deno applies it at once). */
-async function inZone(tz: string, fn: () => void) {
-  const saved = Deno.env.get("TZ");
-  Deno.env.set("TZ", tz);
-  try {
-    await fn();
-  } finally {
-    if (saved === undefined) Deno.env.delete("TZ");
-    else Deno.env.set("TZ", saved);
-  }
-}
 
 /** Local wall-clock "HH:MM" of each start. */
 const wall = (starts: number[]) =>
