@@ -1,6 +1,6 @@
 /**
  * The file-managed objects loader's steady state: a poll over 500 objects in
- * 10 files that have not changed (seed m1 measured 78 ms per pass in Go). Also
+ * 10 files that have not changed. Also
  * the sqlite store's apply cost, which bounds how fast first loads and
  * `kudurru apply` can go.
  *

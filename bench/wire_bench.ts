@@ -1,6 +1,6 @@
 /**
- * The DNS wire fast path (ARCHITECTURE.md §4): parsing a typical EDNS query
- * and encoding a two-record A answer with compression.
+ * The DNS wire fast path (docs/design.md#wire-fast-path): parsing a typical
+ * EDNS query and encoding a two-record A answer with compression.
  *
  *   deno bench bench/wire_bench.ts
  */

@@ -277,6 +277,58 @@ Deno.test("kudurru serve stopped while it starts exits 0, says so, and keeps the
   }
 });
 
+Deno.test("kudurru serve in lameduck fails the DNS health check and still answers its zones", async () => {
+  const cwd = await Deno.makeTempDir({ prefix: "kudurru-lameduck-" });
+  try {
+    await Deno.mkdir(join(cwd, "objects.d"));
+    await Deno.writeTextFile(
+      join(cwd, "objects.d", "zones.yaml"),
+      "apiVersion: kudurru.io/v1alpha1\nkind: DNSZone\nmetadata: { name: example-org }\n" +
+        "spec: { zoneName: example.org., type: primary }\n",
+    );
+    const dnsPort = freePort();
+    const opsPort = freePort();
+    const child = new Deno.Command(Deno.execPath(), {
+      args: ["run", ...serveTaskFlags(), MAIN, "serve"],
+      cwd,
+      env: serveEnv(dnsPort, opsPort, freePort()),
+      stdout: "null",
+      stderr: "piped",
+    }).spawn();
+    const log = new LogReader(child.stderr);
+    let status: Deno.CommandStatus | undefined;
+    try {
+      await log.waitFor(/kudurru is running/);
+      const before = await query(dnsPort, "health.kudurru.internal.", "TXT");
+      assert.equal(before.rcode, "NOERROR", "healthy while running");
+
+      child.kill("SIGTERM");
+      await log.waitFor(/lameduck/);
+      // The grace period is 5 s: both answers come well within it.
+      const health = await query(dnsPort, "health.kudurru.internal.", "TXT");
+      assert.equal(health.rcode, "SERVFAIL", "the health check fails");
+      const zone = await query(dnsPort, "example.org.", "SOA");
+      assert.equal(zone.rcode, "NOERROR", "the zone is still answered");
+      assert.ok(zone.flag_aa);
+      const ready = await fetch(`http://127.0.0.1:${opsPort}/healthz/ready`);
+      assert.equal(ready.status, 503, await ready.text());
+    } finally {
+      try {
+        child.kill("SIGTERM");
+      } catch {
+        // it exited on its own
+      }
+      const killer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+      status = await child.status;
+      clearTimeout(killer);
+      await log.done();
+    }
+    assert.equal(status.code, 0, `exit code; log:\n${log.text}`);
+  } finally {
+    await Deno.remove(cwd, { recursive: true });
+  }
+});
+
 /** One cached answer as local.db keeps it, valid for an hour. */
 function savedAnswer(): SerializedEntry {
   const now = Date.now();

@@ -2,7 +2,7 @@
  * The blocking-engine benchmark: compile time, lookup latency, steady RSS
  * and peak RSS during a rebuild, each figure in its own fresh process, on
  * lists built from the real lists plus generated names (dataset.ts).
- * Prints a table against the targets (seed §7.3, tightened for kudurru).
+ * Prints a table against the targets (README.md).
  *
  *   deno run -A bench/blocking/run.ts [--only compile,lookup,memory,rebuild]
  *     [--sizes 1000000,3000000] [--batch 1000] [--batches 2000]

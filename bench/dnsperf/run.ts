@@ -7,7 +7,7 @@
  *     [--ffi-sockets 1] [--rounds 1]
  *
  * kudurru-nolog is kudurru with `querylog.enabled: false`: the ratio of the
- * two is what logging every query costs (issue 6 target: at most 10 %).
+ * two is what logging every query costs (target: at most 10 %).
  * kudurru-ffi serves UDP on libc sockets (`listeners.ffiSockets`, the
  * opt-in fast mode; `--ffi-sockets N` of them per address); kudurru-ffi-nolog
  * is the same without the query log.
@@ -23,7 +23,7 @@
  * other round, and ends with medians (rounds.ts): single runs swing ±10 %.
  *
  * Every server is stopped before the next starts, and at the end, even on
- * failure. kudurru is skipped (with a note) until src/listeners/ exists.
+ * failure. kudurru is skipped (with a note) when src/listeners/ is missing.
  */
 import { join } from "node:path";
 import { parseArgs } from "node:util";

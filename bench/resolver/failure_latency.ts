@@ -1,7 +1,7 @@
 /**
  * How long a client waits for its answer when every upstream is silent
- * (issue 4: "every query gets an answer, stale or SERVFAIL with an extended
- * error, within 2 s"): kudurru's default group points at a UDP socket that
+ * (the goal: every query gets an answer, stale or SERVFAIL with an Extended
+ * DNS Error, within 2 s): kudurru's default group points at a UDP socket that
  * reads and never answers, one query warms the path up, then `--queries`
  * distinct names are sent at once and each answer's delay is measured from
  * its send. Prints how many were answered, with which RCODEs, and the

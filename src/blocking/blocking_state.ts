@@ -1,5 +1,5 @@
 /**
- * The temporary blocking switch (seed §7.1 step 7): `kudurru blocking disable
+ * The temporary blocking switch: `kudurru blocking disable
  * 5m` stores until when blocking is off as the runtime value
  * `blocking.disabledUntil` (Kudurru.status.blocking.disabledUntil) in the
  * Store, so it survives a restart and reaches every node; the control plane

@@ -1,7 +1,7 @@
 /**
- * The contracts of the blocking engine (seed §7.3): what the list parsers
- * emit, what the compiler turns that into, and how the data plane asks
- * "is this name blocked, and by which rule?".
+ * The contracts of the blocking engine (docs/design.md#blocking-engine): what
+ * the list parsers emit, what the compiler turns that into, and how the data
+ * plane asks "is this name blocked, and by which rule?".
  *
  * Parsers never build an object per rule: they call a RuleSink, so a
  * 3-million-line list streams straight into the compiler's buffers.
@@ -98,7 +98,7 @@ export class NotAListError extends Error {
 /**
  * One BlockList compiled for lookup: plain data, so posting it to a worker
  * by structured clone shares its SharedArrayBuffers instead of copying them
- * (one copy per process, ARCHITECTURE.md §3). Opaque outside the matcher.
+ * (one copy per process, docs/design.md#threads). Opaque outside the matcher.
  */
 export interface CompiledListData {
   /** "namespace/name" of the BlockList. */
@@ -133,7 +133,7 @@ export interface RuleMatch {
   important: boolean;
 }
 
-/** The verdict of one list on one name (seed §7.1 step 7, within one list). */
+/** The verdict of one list on one name. */
 export interface ListVerdict {
   /**
    * "matched": a rule matched and no exception of this list overrides it;

@@ -1,7 +1,8 @@
 /** `kudurru apply -f FILE|-`: create or update objects from YAML, as manager "api". */
 import { type Command, parseFlags, UsageError } from "./command.ts";
 import { applyYamlText } from "../objects/apply_file.ts";
-import type { LoadReport } from "../objects/report.ts";
+import type { ObjectOutcome } from "../objects/report.ts";
+import { readObjectsFile } from "../objects/sources.ts";
 import { openLocalStore, STORE_FLAGS } from "./local_store.ts";
 import { checkExport } from "./export_marker.ts";
 
@@ -21,9 +22,7 @@ export const applyCommand: Command = {
         "kudurru apply: name the file with -f FILE (or -f - for stdin)",
       );
     }
-    const text = file === "-"
-      ? await io.readStdin()
-      : await readObjectsFile(file);
+    const text = file === "-" ? await io.readStdin() : await readFile(file);
     // An export cut short must not half-apply; a hand-written file has no
     // marker lines and is taken as it is.
     checkExport(text, file === "-" ? "standard input" : `"${file}"`);
@@ -36,9 +35,14 @@ export const applyCommand: Command = {
         {
           manager: "api",
           actor: "cli",
+          // One line per object as it is written: a run cut short (Ctrl-C,
+          // a full disk) still shows what landed.
+          onOutcome: (o) => {
+            const line = describeOutcome(o);
+            if (line !== undefined) io.stdout(line);
+          },
         },
       );
-      io.stdout(describeOutcomes(report));
       const errors = report.diagnoses.filter((d) => d.severity === "error");
       for (const d of report.diagnoses) {
         io.stderr(
@@ -59,16 +63,14 @@ const VERB: Record<string, string> = {
   deleted: "deleted",
 };
 
-function describeOutcomes(report: LoadReport): string {
-  return report.outcomes
-    .filter((o) => o.object && VERB[o.result])
-    .map((o) => `${o.object} ${VERB[o.result]}\n`)
-    .join("");
+function describeOutcome(o: ObjectOutcome): string | undefined {
+  const verb = VERB[o.result];
+  return o.object && verb ? `${o.object} ${verb}\n` : undefined;
 }
 
-async function readObjectsFile(file: string): Promise<string> {
+async function readFile(file: string): Promise<string> {
   try {
-    return await Deno.readTextFile(file);
+    return await readObjectsFile(file);
   } catch (err) {
     throw new Error(
       `Cannot read "${file}": ${err instanceof Error ? err.message : err}`,

@@ -1,6 +1,6 @@
 /**
  * `kudurru blocking disable [DURATION] | enable | status`: the temporary,
- * cluster-wide blocking switch (seed §7.1 step 7). It writes the runtime
+ * cluster-wide blocking switch. It writes the runtime
  * value blocking.disabledUntil to state.db in the data directory, like the
  * other object commands; a running server reads it within a second, and it
  * survives restarts and runs out by itself.

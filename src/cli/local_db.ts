@@ -1,8 +1,8 @@
 /**
  * local.db: what this node keeps for itself and nobody else needs, in
  * `<dataDir>/local.db` (not state.db: it is no object, never replicated or
- * backed up). For now the answer cache dump, written on shutdown and read at
- * start so a restart does not begin with a cold cache (issue 4 item 3).
+ * backed up). It holds the answer cache dump, written on shutdown and read
+ * at start so a restart does not begin with a cold cache.
  */
 import { DatabaseSync } from "node:sqlite";
 import type { Logger } from "../log/logger.ts";

@@ -1,5 +1,5 @@
 /**
- * Until the HTTP API exists, get/apply/delete/export/restore work directly on
+ * There is no HTTP API yet: get/apply/delete/export/restore work directly on
  * the data directory's state.db. This file finds that directory (the
  * --data-dir flag, else node.dataDir from the configuration) and opens it.
  */

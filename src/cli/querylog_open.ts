@@ -7,6 +7,7 @@ import { dirname, resolve } from "node:path";
 import type { DatabaseSync } from "node:sqlite";
 import { isDamagedDatabaseError, openQueryLogDb } from "../querylog/db.ts";
 import { explainReadFailure } from "./local_store.ts";
+import { notAQueryLogFile } from "../querylog/path_check.ts";
 
 /** querylog.db opened read-only, with an error that says what to do. */
 export function openQueryLogForReading(path: string): DatabaseSync {
@@ -45,16 +46,17 @@ export function explainQueryLogFailure(path: string, err: unknown): unknown {
  * I/O error" for a directory, and reads an empty file as an old schema).
  */
 function notAFile(path: string): string | undefined {
-  let info: Deno.FileInfo;
+  const occupied = notAQueryLogFile(path);
+  if (occupied !== undefined) {
+    return `Cannot read the query log: ${occupied}; move it away, and kudurru serve starts a new log there`;
+  }
+  let size: number;
   try {
-    info = Deno.statSync(path);
+    size = Deno.statSync(path).size;
   } catch {
     return undefined; // missing: openQueryLogDb says so
   }
-  if (!info.isFile) {
-    return `Cannot read "${path}": it is a directory or another non-file, not a query log; move it away, and kudurru serve starts a new log there`;
-  }
-  if (info.size === 0) {
+  if (size === 0) {
     return `Cannot read "${path}": the file is empty (no query log was set up in it yet; kudurru serve does so when it opens it)`;
   }
   return undefined;

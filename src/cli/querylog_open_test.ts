@@ -49,7 +49,7 @@ Deno.test("kudurru querylog and stats say what is wrong with a query log that is
       (err: unknown) =>
         err instanceof Error &&
         err.message.startsWith(
-          `Cannot read "${path}": it is a directory or another non-file`,
+          `Cannot read the query log: "${path}" is a directory or another non-file, not a query log; move it away`,
         ),
     );
     await Deno.remove(path);

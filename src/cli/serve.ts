@@ -1,12 +1,12 @@
 /**
  * `kudurru serve`: the server. This is the one place that picks the Store
- * driver and wires the control plane (ARCHITECTURE.md §2). Order: config →
- * data directory → store → DNS listeners (bound early, so a port that cannot
- * be bound stops startup before anything else runs; until the first snapshot
- * they answer SERVFAIL) → control socket → first-boot seeds (with the
- * starter list) → file-managed objects → zone controller (serials, status)
- * → blocking (list fetcher, list compiler, temporary disable) → snapshot
- * builder (feeds the listeners).
+ * driver and wires the control plane (docs/design.md#layering). Order:
+ * config → data directory → store → DNS listeners (bound early, so a port
+ * that cannot be bound stops startup before anything else runs; until the
+ * first snapshot they answer SERVFAIL) → control socket → first-boot seeds
+ * (with the starter list) → file-managed objects → zone controller (serials,
+ * status) → blocking (list fetcher, list compiler, temporary disable) →
+ * snapshot builder (feeds the listeners).
  */
 import { basename, join } from "node:path";
 import { type Command, parseFlags } from "./command.ts";
@@ -70,6 +70,11 @@ export interface RunningServer {
   store: Store;
   /** Readiness; serve turns it to lameduck on SIGTERM. */
   health: Health;
+  /**
+   * Readiness and the DNS health check (`health.kudurru.internal.`) fail
+   * from now on, while every other query is still answered.
+   */
+  enterLameduck(): void;
   /** Stops the watch loops and closes the store. */
   stop(): Promise<void>;
 }
@@ -306,7 +311,15 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       dataDir: config.node.dataDir,
       objectsDir: config.objectsDir,
     });
-    return { store, health, stop: stopAll };
+    return {
+      store,
+      health,
+      enterLameduck() {
+        health.setLameduck();
+        listeners.enterLameduck();
+      },
+      stop: stopAll,
+    };
   } catch (err) {
     await stopAll();
     throw err;
@@ -394,8 +407,9 @@ export const serveCommand: Command = {
       }
     });
     const signal = await first.promise;
-    // Readiness fails from the first signal on, lameduck or not.
-    server.health.setLameduck();
+    // Readiness and the DNS health check fail from the first signal on,
+    // lameduck or not.
+    server.enterLameduck();
     if (signal === "SIGTERM") {
       // Lameduck: readiness fails so load balancers move away while DNS
       // still answers; a second signal (or Ctrl-C) cuts it short.

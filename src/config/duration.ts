@@ -1,6 +1,6 @@
 /**
- * Go-style durations ("1800ms", "30s", "10m", "1h30m", "72h"), the unit the
- * seed's configuration and kinds are written in.
+ * Go-style durations ("1800ms", "30s", "10m", "1h30m", "72h"), as
+ * Kubernetes tools write them, in the configuration and in the kinds.
  */
 import { z } from "zod";
 

@@ -1,7 +1,8 @@
 /**
- * `auth` and `rbac`: how people and programs log in and what they may do
- * (seed §8). Cluster scope, except the Kubernetes mode and the admin socket,
- * which are hostOnly.
+ * `auth` and `rbac`: how people and programs log in and what they may do,
+ * for the planned HTTP API (docs/design.md#secure-by-default). Cluster
+ * scope, except the Kubernetes mode and the admin socket, which are
+ * hostOnly.
  */
 import { z } from "zod";
 import { duration, integer, oneOf, text } from "./schema_fields.ts";

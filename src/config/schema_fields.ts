@@ -1,6 +1,7 @@
 /**
  * Building blocks for the settings schema: typed fields that carry their
- * metadata, so the schema itself is the settings table (seed §6.2).
+ * metadata, so the schema itself is the settings table
+ * (docs/design.md#settings).
  */
 import { z } from "zod";
 import { isIpAddress } from "../api/v1alpha1/field_schemas.ts";

@@ -1,7 +1,7 @@
 /**
  * Node-local sections: `node` and `listeners`. Every key here is hostOnly and
  * needs a restart: addresses, certificate paths and the data directory are
- * privileged and are never settable through the API (seed §6.2).
+ * privileged and are never settable through the API (docs/design.md#settings).
  */
 import { z } from "zod";
 import ipaddr from "ipaddr.js";

@@ -1,7 +1,8 @@
 /**
  * Cluster-scope sections of the resolver: `upstreams`, `cache`, `blocking`,
- * `ratelimit` and `querylog`. These may be changed through the API and are
- * replicated in multi-node shapes (seed §6.2).
+ * `ratelimit` and `querylog`: the same on every node, meant to be changed
+ * through the API and replicated in multi-node shapes, both planned
+ * (docs/design.md#settings).
  */
 import { z } from "zod";
 import { durationSchema, parseDuration } from "./duration.ts";
@@ -37,6 +38,9 @@ function parsedBy(parse: (text: string) => unknown) {
   });
 }
 
+/** `upstreams.groups.<name>.maxInFlight` by default. */
+export const GROUP_MAX_IN_FLIGHT = 200;
+
 /** An upstream server as `parseUpstreamServer` reads it. */
 const upstreamServerSchema = parsedBy(parseUpstreamServer);
 
@@ -52,6 +56,10 @@ const upstreamGroupSchema = z.strictObject({
     kind: "duration",
     help:
       "Longest a client waits for its answer from the group's servers, then SERVFAIL (or a stale answer); the servers get all but 1/20 of it (at most 100ms), kept for sending the answer",
+  }),
+  maxInFlight: integer(GROUP_MAX_IN_FLIGHT, 1, 100_000, {
+    help:
+      "Most queries one listener worker keeps waiting on this group; past it, SERVFAIL (or a stale answer) with an Extended DNS Error at once, so a flood of names through one group cannot hold sockets and timers for every name, nor take the room the other groups need",
   }),
 });
 
@@ -95,6 +103,7 @@ export const upstreamsSchema = z.strictObject({
         servers: ["tls://1.1.1.1", "tls://9.9.9.9"],
         strategy: "parallel_best",
         timeout: "2s",
+        maxInFlight: GROUP_MAX_IN_FLIGHT,
       },
     }).meta({
       kind: "map of upstream groups",
@@ -102,6 +111,10 @@ export const upstreamsSchema = z.strictObject({
         'Named upstream groups; "default" answers everything not routed elsewhere. ' +
         "Strategies: parallel_best, strict, random, rtt_weighted",
     }),
+  maxInFlight: integer(500, 1, 100_000, {
+    help:
+      "Most queries one listener worker keeps waiting on all upstream groups together; past it, SERVFAIL (or a stale answer) with an Extended DNS Error at once",
+  }),
   // Checked here: accepted, a bad entry failed every forwarded query.
   bootstrap: z.array(parsedBy(parseBootstrapServer)).default(["1.1.1.1:53"])
     .meta({

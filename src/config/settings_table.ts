@@ -7,7 +7,10 @@ import type { z } from "zod";
 import { configSchema } from "./schema.ts";
 import { allowedValues, defOf, typeName, unwrap } from "./schema_walk.ts";
 
-/** Sections that are host-local; the rest are cluster scope (seed §6.2). */
+/**
+ * Sections that are host-local; the rest are cluster scope
+ * (docs/design.md#settings).
+ */
 const NODE_SECTIONS = new Set([
   "node",
   "listeners",

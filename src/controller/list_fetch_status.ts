@@ -15,7 +15,10 @@ import type { ListFileMeta, SourceCounts } from "./list_fetch_meta.ts";
 
 type SourceStatus = NonNullable<BlockListStatus["sources"]>[number];
 
-/** The error every configMapRef source gets until the Kubernetes store exists. */
+/**
+ * The error every configMapRef source gets: ConfigMaps need the kube store
+ * driver (planned).
+ */
 export const CONFIG_MAP_UNSUPPORTED =
   "configMapRef sources need the Kubernetes store";
 

@@ -3,7 +3,8 @@
  * every enabled URL source of every BlockList into
  * `<listsDir>/<sha256(url)>` (conditional GET, size cap, timeout, retries,
  * bounded concurrency, stale-on-unreachable) and keeps BlockList.status in
- * step (seed §4.6, §7.3). The loop itself is in list_fetch_loop.ts.
+ * step (docs/design.md#leader-only-side-effects). The loop itself is in
+ * list_fetch_loop.ts.
  */
 import { join } from "node:path";
 import type { Logger } from "../log/logger.ts";

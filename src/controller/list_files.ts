@@ -1,6 +1,7 @@
 /**
- * Where downloaded block-list bodies live on disk (seed §7.3): one file per
- * URL, named by the sha256 of the URL, under the lists directory. The list
+ * Where downloaded block-list bodies live on disk
+ * (docs/design.md#data-directory): one file per URL, named by the sha256 of
+ * the URL, under the lists directory. The list
  * fetcher writes them; the compile side reads them through listFilePath.
  */
 import { createHash } from "node:crypto";

@@ -1,6 +1,7 @@
 /**
- * Zone serials: `status.serial = max(prev + 1, unix_now)` (seed §4.2), in
- * RFC 1982 serial-number arithmetic on uint32.
+ * Zone serials: `status.serial = max(prev + 1, unix_now)`
+ * (docs/design.md#zone-serials), in RFC 1982 serial-number arithmetic on
+ * uint32.
  *
  * Why serial arithmetic: a secondary decides whether to transfer by comparing
  * serials the RFC 1982 way, so "greater" must mean what it means to them.

@@ -1,7 +1,8 @@
 /**
  * The zone controller: while this node leads ("controller" elector), it keeps
  * every DNSZone's serial, content hash, record count and Ready condition, and
- * every DNSRecordSet's conditions, in step with the objects (seed §4.2, §4.6).
+ * every DNSRecordSet's conditions, in step with the objects
+ * (docs/design.md#zone-serials).
  * It stamps `serial = max(prev + 1, unix_now)` only when a zone's content
  * hash changes. The work itself is in zone_reconciler.ts.
  */

@@ -1,10 +1,9 @@
 /**
- * The health registry behind /healthz/* (seed §3.1: every role implements
- * Ready() and feeds /healthz/ready). Roles register a check that says
- * whether they are ready and, when not, why; the server marks the end of
- * startup and, on SIGTERM, lameduck: readiness fails so load balancers and
- * Kubernetes stop sending traffic while DNS keeps answering for the grace
- * period.
+ * The health registry behind /healthz/* (docs/design.md#health-and-lameduck).
+ * Roles register a check that says whether they are ready and, when not,
+ * why; the server marks the end of startup and, on SIGTERM, lameduck: readiness
+ * fails so load balancers and Kubernetes stop sending traffic while DNS keeps
+ * answering for the grace period.
  */
 
 /** What a check says. */

@@ -1,9 +1,9 @@
 /**
- * Lameduck (seed §5.2, D51): on SIGTERM readiness turns 503 at once, so
- * Kubernetes, dnsdist and other load balancers take the node out of
- * rotation, while the DNS listeners keep answering for a grace period;
- * only then does the server stop (and the listeners drain their in-flight
- * queries as usual).
+ * Lameduck (docs/design.md#health-and-lameduck): on SIGTERM readiness turns 503
+ * at once, so Kubernetes, dnsdist and other load balancers take the node out of
+ * rotation, while the DNS listeners keep answering for a grace period; only
+ * then does the server stop (and the listeners drain their in-flight queries as
+ * usual).
  */
 import type { Logger } from "../log/logger.ts";
 import type { Health } from "./health.ts";

@@ -1,6 +1,6 @@
 /**
  * The ops listener (`listeners.ops.address`, default 0.0.0.0:8081, no
- * auth; seed §5.2): Kubernetes probes and `kudurru health`.
+ * auth): Kubernetes probes and `kudurru health`.
  *
  *   GET /healthz/live     200 while the process serves HTTP at all
  *   GET /healthz/startup  503 until startup is over, then 200

@@ -1,5 +1,5 @@
 /**
- * The opt-in fast UDP socket of `listeners.ffiSockets` (ARCHITECTURE.md §3):
+ * The opt-in fast UDP socket of `listeners.ffiSockets`:
  * a libc socket through Deno FFI, with SO_REUSEPORT so that several workers
  * share one address (the kernel spreads datagrams over them by source) and
  * recvmmsg/sendmmsg so that one operation moves a batch of datagrams, where

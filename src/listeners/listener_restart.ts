@@ -29,6 +29,8 @@ export interface ListenerSet {
   workers: ListenerWorker[];
   /** The last snapshot posted: a restarted worker gets it at once. */
   snapshot: Snapshot | undefined;
+  /** Lameduck was entered: a restarted worker is told at once. */
+  lameduck: boolean;
   stopping: boolean;
   /** Listeners not serving ("addr/transport" → why) while they restart. */
   down: Map<string, string>;
@@ -46,6 +48,7 @@ export function newListenerSet(): ListenerSet {
   return {
     workers: [],
     snapshot: undefined,
+    lameduck: false,
     stopping: false,
     down: new Map(),
     restarts: new Map(),
@@ -106,6 +109,7 @@ export function replaceFailed(
       set.workers[set.workers.indexOf(failed)] = fresh;
       // It started with the snapshot of its start; one may have come since.
       if (set.snapshot !== undefined) fresh.post(set.snapshot);
+      if (set.lameduck) fresh.enterLameduck();
       set.down.delete(where);
       logger.info("listening for DNS", { ...fresh.bound });
     } catch (err) {

@@ -57,6 +57,8 @@ export type CountingQueryHandler = QueryHandler & {
   recycleEventBuffers?(times: Float64Array, ints: Int32Array): void;
   /** Rate-limit buckets evicted since the previous call. */
   drainBucketEvictions?(): number;
+  /** From now on the health check fails (the server is stopping). */
+  enterLameduck?(): void;
 };
 
 /** Builds the worker's handler (one pipeline instance per worker). */
@@ -97,6 +99,7 @@ export function runListenerWorker(createHandler: HandlerFactory): void {
   let earlySnapshot: Snapshot | null = null;
   const snapshots = new SnapshotReceiver();
   let earlyCache: SerializedEntry[] | null = null;
+  let lameduckBeforeStart = false;
 
   let lastCache = emptyCacheStats();
   /**
@@ -191,6 +194,7 @@ export function runListenerWorker(createHandler: HandlerFactory): void {
       queryLog: msg.queryLog ?? true,
     });
     if (earlySnapshot) handler.setSnapshot(earlySnapshot);
+    if (lameduckBeforeStart) handler.enterLameduck?.();
     if (earlyCache) handler.importCache?.(earlyCache);
     earlyCache = null;
     // A UDP client that got TC=1 asks again over TCP: another worker.
@@ -302,6 +306,10 @@ export function runListenerWorker(createHandler: HandlerFactory): void {
         else earlySnapshot = snapshot;
         return;
       }
+      case "lameduck":
+        if (handler) handler.enterLameduck?.();
+        else lameduckBeforeStart = true;
+        return;
       case "cache":
         if (handler) handler.importCache?.(msg.entries);
         else earlyCache = msg.entries;

@@ -48,6 +48,8 @@ export interface BoundAddress {
 export interface ListenerWorker {
   readonly bound: BoundAddress;
   post(snapshot: Snapshot): void;
+  /** Tells the worker the server is in lameduck (see WorkerRequest). */
+  enterLameduck(): void;
   /** Posts cache entries from a dump for the worker to take. */
   postCache(entries: SerializedEntry[]): void;
   /** Posts entries another worker shared (see CacheStage.importShared). */
@@ -154,6 +156,11 @@ export function startListenerWorker(
           snapshot: snapshots.post(snapshot),
         } satisfies WorkerRequest,
       );
+    },
+    enterLameduck() {
+      if (!terminated) {
+        worker.postMessage({ type: "lameduck" } satisfies WorkerRequest);
+      }
     },
     postCache(entries) {
       if (!terminated) {

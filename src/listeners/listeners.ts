@@ -1,7 +1,7 @@
 /**
  * Starts the Do53 listeners: one Worker per (address, protocol), each with
- * its own socket and its own pipeline (ARCHITECTURE.md §3). The main thread
- * only starts, feeds snapshots to, and stops them.
+ * its own socket and its own pipeline (docs/design.md#threads). The main
+ * thread only starts, feeds snapshots to, and stops them.
  */
 import type { PackedQueryEvents } from "../pipeline/query_event_pack.ts";
 import type { Transport } from "../pipeline/handler.ts";
@@ -101,6 +101,12 @@ export interface DnsListenersOptions {
 export interface DnsListeners {
   /** Posts the snapshot to every worker. */
   setSnapshot(snapshot: Snapshot): void;
+  /**
+   * Lameduck: the health check (`health.kudurru.internal.`) fails from now
+   * on, so dnsdist and keepalived move away, while every other query is
+   * still answered until the listeners stop.
+   */
+  enterLameduck(): void;
   /** The bound addresses, real ports included (tests bind port 0). */
   addresses(): BoundAddress[];
   /**
@@ -148,6 +154,10 @@ export async function startDnsListeners(
     setSnapshot(snapshot) {
       set.snapshot = snapshot;
       for (const w of set.workers) w.post(snapshot);
+    },
+    enterLameduck() {
+      set.lameduck = true;
+      for (const w of set.workers) w.enterLameduck();
     },
     addresses: () => set.workers.map((w) => ({ ...w.bound })),
     down: () => [...set.down].map(([where, why]) => `${where}: ${why}`),

@@ -21,7 +21,7 @@ import { stopAnswer } from "./stop_answer.ts";
 export const UDP_MAX_IN_FLIGHT = 1000;
 
 /**
- * Largest query read over UDP (the seed's 4096-octet read buffer). A
+ * Largest query read over UDP: 4096 octets, far above any real query. A
  * larger datagram is never parsed cut short (a cut message could lose its
  * OPT or TSIG record and still parse): oversizeQueryAnswer answers it from
  * its header and question, TC=1 so the client asks again over TCP.

@@ -1,5 +1,5 @@
 /**
- * The module every Do53 listener Worker runs (ARCHITECTURE.md §3): the
+ * The module every Do53 listener Worker runs (docs/design.md#threads): the
  * data-plane wiring place. Each worker builds its own stage chain (one
  * pipeline instance per worker, with its own counters) and hands it to the
  * listener runtime. `deno compile` must include this file

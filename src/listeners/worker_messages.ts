@@ -58,6 +58,11 @@ export type WorkerRequest =
     queryLog?: boolean;
   }
   | { type: "snapshot"; snapshot: PostedSnapshot }
+  /**
+   * The server is stopping after its grace period: the health check fails
+   * from now on, every other query is still answered.
+   */
+  | { type: "lameduck" }
   /** Entries of a cache dump to take (sent right after start). */
   | { type: "cache"; entries: SerializedEntry[] }
   /** Entries another worker stored from cut answers (its `cache-share`). */

@@ -44,8 +44,8 @@ Deno.test("an HTTP listener whose accept fails for want of descriptors comes bac
   try {
     const port = Number((await line()).replace("port ", ""));
     // The kernel completes the handshake; the child's accept gets EMFILE,
-    // which used to end Deno.serve with a rejection that ended the process.
-    // The connection may be reset once the listener's socket closes.
+    // which Deno.serve reports as a rejection that, unhandled, ends the
+    // process. The connection may be reset once the listener's socket closes.
     const conn = await Deno.connect({ hostname: "127.0.0.1", port })
       .catch(() => undefined);
     await new Promise((r) => setTimeout(r, 300));

@@ -1,7 +1,7 @@
 /**
  * Process metrics (kudurru_process_*) read when scraped. prom-client's
  * default process metrics read /proc, which needs `-A` and reads 0 under
- * the scoped permissions kudurru runs with (ARCHITECTURE.md §10);
+ * the scoped permissions kudurru runs with (docs/design.md#secure-by-default);
  * `Deno.memoryUsage()` and `process.cpuUsage()` need no permission.
  */
 import process from "node:process";

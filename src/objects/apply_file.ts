@@ -8,8 +8,12 @@ import { NotFoundError, type Store } from "../store/store.ts";
 import type { Logger } from "../log/logger.ts";
 import { applyDeclared } from "./apply_object.ts";
 import { decodeYaml } from "./decode.ts";
-import { type LoadReport, ReportBuilder } from "./report.ts";
-import { readUtf8File } from "../config/utf8_file.ts";
+import {
+  type LoadReport,
+  type ObjectOutcome,
+  ReportBuilder,
+} from "./report.ts";
+import { readObjectsFile } from "./sources.ts";
 
 export interface ApplyFileOptions {
   /** @default "api" */
@@ -19,6 +23,11 @@ export interface ApplyFileOptions {
   /** Who asked, for the audit row. @default "apply" */
   actor?: string;
   logger?: Logger;
+  /**
+   * Told of each object's outcome as soon as it is written (or not), so
+   * a caller can show what landed before the rest is done.
+   */
+  onOutcome?: (o: ObjectOutcome) => void;
 }
 
 /** Applies every object in multi-document YAML text; `sourceName` names it in diagnoses. */
@@ -28,7 +37,7 @@ export async function applyYamlText(
   text: string,
   opts: ApplyFileOptions = {},
 ): Promise<LoadReport> {
-  const report = new ReportBuilder();
+  const report = new ReportBuilder(opts.onOutcome);
   const manager = opts.manager ?? "api";
   const decoded = decodeYaml(sourceName, text, {
     defaultNamespace: opts.defaultNamespace || "default",
@@ -103,7 +112,7 @@ export async function applyYamlFile(
 ): Promise<LoadReport> {
   let text: string;
   try {
-    text = await readUtf8File(path);
+    text = await readObjectsFile(path);
   } catch (e) {
     const report = new ReportBuilder();
     report.sources.push({

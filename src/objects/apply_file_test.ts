@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { applyYamlFile, applyYamlText } from "./apply_file.ts";
+import { MAX_OBJECTS_FILE_BYTES } from "./sources.ts";
 import {
   docs,
   group,
@@ -21,6 +22,25 @@ Deno.test("applyYamlText writes every object under manager api", async () => {
   );
   assert.equal(report.counts.created, 2);
   assert.equal((await store.get(A)).metadata.managedBy, "api");
+});
+
+Deno.test("applyYamlText tells of each object as it is written, before the next", async () => {
+  await using store = storeFor();
+  const heard: string[] = [];
+  const heardAtApply: number[] = [];
+  const apply = store.apply.bind(store);
+  store.apply = (...args: Parameters<typeof apply>) => {
+    heardAtApply.push(heard.length);
+    return apply(...args);
+  };
+  await applyYamlText(store, "in.yaml", docs(groupYaml("a"), groupYaml("b")), {
+    onOutcome: (o) => heard.push(`${o.object} ${o.result}`),
+  });
+  assert.deepEqual(heard, [
+    "ClientGroup/default/a created",
+    "ClientGroup/default/b created",
+  ]);
+  assert.deepEqual(heardAtApply, [0, 1], "a was told before b was written");
 });
 
 Deno.test("applyYamlText honours the manager and default namespace options", async () => {
@@ -89,5 +109,14 @@ Deno.test("applyYamlFile reads the file and reports one it cannot read", async (
     const report = await applyYamlFile(store, join(d.root, "nope.yaml"));
     assert.equal(report.diagnoses[0]?.reason, "ReadFailed");
     assert.equal(report.counts.error, 1);
+  });
+  await t.step("over the size bound: refused unread", async () => {
+    const path = join(d.root, "huge.yaml");
+    await Deno.writeTextFile(path, groupYaml("b"));
+    await Deno.truncate(path, MAX_OBJECTS_FILE_BYTES + 1);
+    const report = await applyYamlFile(store, path);
+    assert.equal(report.diagnoses[0]?.reason, "ReadFailed");
+    assert.match(report.diagnoses[0]!.message, /at most 4194304 \(4 MiB\)/);
+    assert.equal(report.counts.created, 0);
   });
 });

@@ -1,8 +1,9 @@
 /**
- * First boot (seed §6.4): when none of the seeded kinds has any object, create
- * a ClientGroup for everyone, a default Policy and a forwarding root zone
- * (plus an optional starter BlockList), all under manager "bootstrap". On any
- * later boot nothing is done: a default the operator deleted stays deleted.
+ * First boot (docs/design.md#first-boot): when none of the seeded kinds has
+ * any object, create a ClientGroup for everyone, a default Policy and a
+ * forwarding root zone (plus an optional starter BlockList), all under
+ * manager "bootstrap". On any later boot nothing is done: a default the
+ * operator deleted stays deleted.
  */
 import {
   API_VERSION,

@@ -1,6 +1,7 @@
 /**
- * Who may write an object that already exists (Apply contract rule 2 and the
- * loader's takeover rules). Pure decisions; the loader and apply_file act on them.
+ * Who may write an object that already exists (the Store's ownership rule,
+ * docs/design.md#objects-and-ownership, and the loader's takeover rules).
+ * Pure decisions; the loader and apply_file act on them.
  */
 
 /** What to do with one declared object. */

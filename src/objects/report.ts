@@ -63,9 +63,16 @@ export class ReportBuilder {
   readonly sources: SourceSummary[] = [];
   readonly outcomes: ObjectOutcome[] = [];
   readonly diagnoses: Diagnosis[] = [];
+  readonly #onOutcome: ((o: ObjectOutcome) => void) | undefined;
+
+  /** `onOutcome` hears of each outcome as it is known (the object written, or not). */
+  constructor(onOutcome?: (o: ObjectOutcome) => void) {
+    this.#onOutcome = onOutcome;
+  }
 
   outcome(o: ObjectOutcome): void {
     this.outcomes.push(o);
+    this.#onOutcome?.(o);
   }
 
   diagnose(d: Diagnosis): void {

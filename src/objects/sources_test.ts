@@ -114,13 +114,13 @@ Deno.test("readSources refuses a file over MAX_OBJECTS_FILE_BYTES and keeps its 
   await using d = await tempObjectsDir();
   const path = join(d.dir, "huge.yaml");
   const file = await Deno.open(path, { write: true, create: true });
-  await file.truncate(MAX_OBJECTS_FILE_BYTES + 1); // sparse: no 16 MB written
+  await file.truncate(MAX_OBJECTS_FILE_BYTES + 1); // sparse: nothing written
   file.close();
   const r = await readSources({ dir: d.dir });
   assert.equal(r.sources[0]?.kind, "unreadable");
   assert.match(
     r.diagnoses[0]!.message,
-    /at most 16777216 \(16 MiB\): split it/,
+    /it is 4194305 bytes; a file of objects is at most 4194304 \(4 MiB\): split its objects into several files/,
   );
 });
 

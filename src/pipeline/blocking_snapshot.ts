@@ -66,7 +66,7 @@ export interface BlockingSnapshot {
 
 /**
  * What applies to one client's query at this moment: the union of its
- * groups' active policies (seed §7.2). Lists are the union over those
+ * groups' active policies (docs/blocking.md). Lists are the union over those
  * policies (allow wins across groups); every other setting comes from the
  * highest-priority active policy that sets it. Shared and immutable: the
  * identify stage memoises decisions per client.

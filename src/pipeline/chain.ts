@@ -38,7 +38,12 @@ export const STAGE_PLACEMENT: Record<StageName, string> = {
     "outermost: it must observe every final answer, including ingress's and a failed stage's SERVFAIL, so it wraps the chain instead of sitting at its end",
 };
 
-/** The end of the chain: nothing answered. Until the upstream stage exists, REFUSED. */
+/**
+ * The end of the chain: no stage answered. The standard chain never gets
+ * here (the upstream stage answers everything that reaches it); a chain
+ * built without one (tests, benchmarks) answers REFUSED, status `refused`,
+ * from `chain`.
+ */
 function endOfChain(req: Request): Response {
   return answer(req, "chain", "refused", RCODE.REFUSED);
 }
@@ -46,6 +51,11 @@ function endOfChain(req: Request): Response {
 export interface ChainOptions {
   logger: Logger;
   counters?: StageCounters;
+  /**
+   * Link only the stages from this one on, without `log`: the rest of the
+   * chain that a continued query runs (chain_continuation.ts).
+   */
+  from?: StageName;
 }
 
 /**
@@ -67,10 +77,11 @@ export function buildChain(stages: readonly Stage[], opts: ChainOptions): Next {
     byName.set(stage.name, stage);
   }
   // `log` goes first in the run order: outermost wrapper, sees every answer.
-  const runOrder: StageName[] = [
-    "log",
-    ...STAGE_ORDER.filter((n) => n !== "log"),
-  ];
+  const runOrder: StageName[] = opts.from === undefined
+    ? ["log", ...STAGE_ORDER.filter((n) => n !== "log")]
+    : STAGE_ORDER.slice(STAGE_ORDER.indexOf(opts.from)).filter((n) =>
+      n !== "log"
+    );
   let next: Next = endOfChain;
   for (const name of runOrder.toReversed()) {
     const stage = byName.get(name);

@@ -8,6 +8,7 @@ export {
   type Transport,
 } from "./handler.ts";
 export type { Snapshot } from "./snapshot.ts";
+export { zoneIndexOf } from "./snapshot_zones.ts";
 export type {
   BlockingSnapshot,
   BlockResponse,
@@ -41,6 +42,12 @@ export {
   type StageCounters,
 } from "./stage_counters.ts";
 export { buildRequest } from "./request_builder.ts";
+export {
+  continuationThrough,
+  type ContinueChain,
+  type ContinuedAnswer,
+  MAX_CONTINUATIONS,
+} from "./chain_continuation.ts";
 export {
   createQueryHandler,
   type PipelineQueryHandler,

@@ -1,5 +1,5 @@
 /**
- * One answered query, as the query log keeps it (seed §7.1 step 13, §11.2):
+ * One answered query, as the query log keeps it (docs/design.md#query-log):
  * who asked, what, what we answered, who answered and why. The log stage
  * builds one per answer; workers post them to the main thread in batches.
  * Flat plain data so a batch crosses to the main thread cheaply.

@@ -48,6 +48,8 @@ export interface QueryHandlerOptions {
 /** A QueryHandler that also exposes its counters for draining. */
 export interface PipelineQueryHandler extends QueryHandler {
   readonly counters: StageCounters;
+  /** From now on requests carry `lameduck` (the server is stopping). */
+  enterLameduck(): void;
 }
 
 /** Builds the chain from `opts.stages` and returns the handler listeners call. */
@@ -67,6 +69,7 @@ export function createQueryHandler(
   const timed = onAnswered !== undefined &&
     !opts.stages.some((stage) => stage.name === "log");
   let snapshot: Snapshot | undefined;
+  let lameduck = false;
 
   function handle(
     bytes: Uint8Array,
@@ -81,6 +84,7 @@ export function createQueryHandler(
         snapshot: current,
         node: current?.node ?? fallbackNode,
         received: now(),
+        lameduck,
       });
       const res = chain(req);
       if (!(res instanceof Promise)) return answered(req, res, started);
@@ -151,6 +155,9 @@ export function createQueryHandler(
     handle,
     setSnapshot(next) {
       snapshot = next;
+    },
+    enterLameduck() {
+      lameduck = true;
     },
   };
 }

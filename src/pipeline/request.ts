@@ -40,6 +40,11 @@ export interface Request {
    */
   readonly snapshot: Snapshot | undefined;
   readonly node: NodeIdentity;
+  /**
+   * The server is stopping (lameduck): the health check fails so load
+   * balancers move away; everything else is answered as usual.
+   */
+  readonly lameduck: boolean;
   /** The question name in lowercase ("" without a question). */
   readonly qname: string;
   /**

@@ -22,6 +22,8 @@ export interface RequestContext {
   snapshot: Snapshot | undefined;
   node: NodeIdentity;
   received: number;
+  /** @default false */
+  lameduck?: boolean;
 }
 
 /**
@@ -47,6 +49,7 @@ export function buildRequest(bytes: Uint8Array, ctx: RequestContext): Request {
     received: ctx.received,
     snapshot: ctx.snapshot,
     node: ctx.node,
+    lameduck: ctx.lameduck ?? false,
     qname: query.question?.name.toLowerCase() ?? "",
     maxSize: answerSizeLimit(query, ctx.client.transport),
     groups: [],

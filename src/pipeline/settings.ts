@@ -1,6 +1,7 @@
 /**
  * The configuration sections the data plane answers with, carried in every
- * Snapshot so a worker needs nothing but the snapshot (ARCHITECTURE.md §3).
+ * Snapshot so a worker needs nothing but the snapshot
+ * (docs/design.md#serve-from-memory).
  */
 import type { Config } from "../config/schema.ts";
 import { toFqdn } from "../dns/name.ts";

@@ -7,7 +7,8 @@ import type { Request } from "./request.ts";
 import type { Response } from "./response.ts";
 
 /**
- * The fixed stage order of seed §7.1 (code, not config). `chain.ts` runs the
+ * The fixed stage order (code, not config; docs/design.md#stage-order).
+ * `chain.ts` runs the
  * stages that exist in this order, except `log`, which wraps all others.
  */
 export const STAGE_ORDER = [

@@ -16,9 +16,9 @@ export const STATUSES = [
   "local_record",
   /** Blocked by a BlockList rule. */
   "blocked_list",
-  /** Blocked by a blocked service of a Policy. */
+  /** Blocked by a blocked service of a Policy (planned). */
   "blocked_service",
-  /** Rewritten by a rewrite rule or a view (v0.2). */
+  /** Rewritten by a rewrite rule or a view (planned). */
   "rewritten",
   /** REFUSED: by policy, an unsupported opcode/class, or no one to ask. */
   "refused",
@@ -34,6 +34,11 @@ export const STATUSES = [
   "servfail_upstream",
   /** SERVFAIL because the upstreams timed out. */
   "timeout_upstream",
+  /**
+   * SERVFAIL at once: the upstream group (or all of them together) had as
+   * many queries waiting as `maxInFlight` allows.
+   */
+  "overloaded_upstream",
   /** FORMERR: the query was malformed. */
   "formerr",
   /** NOTIMP: an opcode or query type we do not implement. */

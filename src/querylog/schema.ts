@@ -1,5 +1,5 @@
 /**
- * The layout of querylog.db (seed §6.3: "per-node fact table + rollups"):
+ * The layout of querylog.db (one per node: events and rollups):
  * dictionary tables so every repeated string is stored once, a compact
  * `events` table, and per-minute rollups that the dashboard reads instead of
  * raw events. README.md explains the choices and what each byte costs.

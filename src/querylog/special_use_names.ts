@@ -15,7 +15,7 @@
  * Not test. nor example.: labs serve real zones under them, and those
  * queries are what people want to see.
  */
-import { SPECIAL_ZONES } from "../stages/local/special_zones.ts";
+import { SPECIAL_ZONES } from "../dns/special_use_zones.ts";
 
 /** Suffixes (lowercase, fully qualified) of the names excluded by sudn. */
 export const SPECIAL_USE_SUFFIXES: readonly string[] = [

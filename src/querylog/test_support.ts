@@ -1,7 +1,6 @@
 /**
  * Shared by the query-log tests: events, settings through the real schema,
- * a temporary directory that removes itself, and the stored events as rows
- * (what the tests used to SELECT from the v1 `events` table).
+ * a temporary directory that removes itself, and the stored events as rows.
  */
 import { join } from "node:path";
 import type { DatabaseSync } from "node:sqlite";

@@ -1,10 +1,11 @@
 /**
- * The query-log writer on the main thread (seed §3.1 "ring → SQLite →
- * rollups"). Workers' batches go into a bounded in-memory queue that never
+ * The query-log writer on the main thread (docs/design.md#query-log).
+ * Workers' batches go into a bounded in-memory queue that never
  * blocks and never throws; a flush loop writes it out in batches, one
  * transaction each; every minute the retention sweep runs.
  *
- * The query path must never wait on logging (principle 4): when the queue is
+ * The query path must never wait on logging
+ * (docs/design.md#the-query-path-never-touches-the-store): when the queue is
  * full, new events are dropped and counted, and a failed batch stays queued
  * and is retried on the next tick (the queue bound caps what that costs).
  *

@@ -14,6 +14,7 @@ import { BatchStore } from "./batch_store.ts";
 import { isDamagedDatabaseError, moveAsideDamaged } from "./db.ts";
 import { HOUR_MS, MINUTE_MS } from "./settings.ts";
 import { errorText } from "./write_outage.ts";
+import { notAQueryLogFile } from "./path_check.ts";
 
 /** Thrown to a reader of the writer's database while it is not open. */
 export class QueryLogNotOpenError extends Error {
@@ -200,6 +201,13 @@ export class WriterConnection {
 
   /** Opens the file; one that is damaged is moved aside for a new one. */
   #openOrReplace(): void {
+    // Never moved aside as damaged: it is not ours.
+    const occupied = notAQueryLogFile(this.#opts.path);
+    if (occupied !== undefined) {
+      throw new Error(
+        `${occupied}: move it away, and the log is started there at the next try`,
+      );
+    }
     try {
       this.#attach();
     } catch (err) {

@@ -78,6 +78,10 @@ Deno.test("writer that cannot open its file at start keeps events and writes the
   assert.deepEqual(messages(logger.lines, "error"), [
     "Cannot open the query log; will try again, keeping events in memory meanwhile",
   ]);
+  assert.match(
+    logger.lines.find((l) => JSON.parse(l).level === "error") ?? "",
+    /is a directory or another non-file, not a query log: move it away/,
+  );
   assert.deepEqual(messages(logger.lines, "info"), [
     "The query log works again",
   ]);

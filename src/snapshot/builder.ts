@@ -1,7 +1,8 @@
 /**
  * The snapshot builder: the main thread's view of the zones, turned into the
- * Snapshot that data-plane workers answer from (ARCHITECTURE.md §3). It reads
- * the Store through two watches and never writes to it.
+ * Snapshot that data-plane workers answer from
+ * (docs/design.md#serve-from-memory). It reads the Store through two watches
+ * and never writes to it.
  */
 import type { DataPlaneSettings } from "../pipeline/settings.ts";
 import type { DNSZone } from "../api/v1alpha1/dnszone.ts";

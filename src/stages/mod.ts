@@ -5,8 +5,12 @@
  */
 import type { Logger } from "../log/logger.ts";
 import {
+  buildChain,
+  continuationThrough,
+  type ContinueChain,
   createQueryHandler,
   createStageCounters,
+  type Next,
   type PipelineQueryHandler,
   type Stage,
   type StageCounters,
@@ -32,7 +36,11 @@ import {
   type FlushOptions,
   type SerializedEntry,
 } from "./cache/mod.ts";
-import { createUpstreamStage, upstreamCacheScope } from "./upstream/mod.ts";
+import {
+  createUpstreamStage,
+  upstreamCacheScope,
+  type UpstreamStage,
+} from "./upstream/mod.ts";
 import { createResolver } from "../upstream/resolver.ts";
 
 export interface StandardStagesOptions {
@@ -45,6 +53,8 @@ export interface StandardStagesOptions {
   cache?: CacheStage;
   /** How identify learns a client's host name (a PTR lookup). @default none: hostname entries never match */
   resolvePtr?: (address: string) => Promise<string | null>;
+  /** How upstream continues a chain by its target's route. @default none: answered cut */
+  continueChain?: ContinueChain;
 }
 
 /**
@@ -74,6 +84,7 @@ export function createStandardStages(opts: StandardStagesOptions): Stage[] {
     createUpstreamStage({
       resolver: (settings) => createResolver(settings, { logger: opts.logger }),
       logger: opts.logger,
+      ...(opts.continueChain && { continueChain: opts.continueChain }),
     }),
     createLogStage(opts.counters),
   ];
@@ -130,19 +141,32 @@ export interface RateLimitHooks {
 /** The QueryHandler a listener worker uses: every standard stage, one set of counters. */
 export function createStandardQueryHandler(
   opts: StandardQueryHandlerOptions,
-): PipelineQueryHandler & CacheDumpHooks & QueryEventHooks & RateLimitHooks {
+):
+  & PipelineQueryHandler
+  & CacheDumpHooks
+  & QueryEventHooks
+  & RateLimitHooks
+  & { close(): Promise<void> } {
   const counters = opts.counters ?? createStageCounters();
   const cache = createStandardCacheStage();
-  // Host names of clients come from PTR queries through this very handler.
-  const built: { handler?: PipelineQueryHandler } = {};
+  // Host names of clients come from PTR queries through this very handler,
+  // and chains are continued through its stages from `local` on.
+  const built: { handler?: PipelineQueryHandler; rest?: Next } = {};
   const stages = createStandardStages({
     counters,
     logger: opts.logger,
     cache,
     resolvePtr: ptrLookupThrough(() => built.handler),
+    continueChain: continuationThrough(() => built.rest),
     ...(opts.authoritative && { authoritative: opts.authoritative }),
   });
+  built.rest = buildChain(stages, {
+    logger: opts.logger,
+    counters,
+    from: "local",
+  });
   const ingress = stages.find((s) => s.name === "ingress") as IngressStage;
+  const upstream = stages.find((s) => s.name === "upstream") as UpstreamStage;
   const events = createQueryEventBuffer();
   const handler = createQueryHandler({
     logger: opts.logger,
@@ -174,5 +198,7 @@ export function createStandardQueryHandler(
     onCutAnswerStored: (listener: (entry: SerializedEntry) => void) =>
       cache.onCutAnswerStored(listener),
     drainBucketEvictions: () => ingress.drainRateLimitCounters().evicted,
+    /** Closes the upstream connections the handler opened. */
+    close: () => upstream.close(),
   });
 }

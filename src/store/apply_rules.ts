@@ -1,7 +1,7 @@
 /**
- * The driver-independent Apply contract (seed §4.3): every driver asks these
- * pure functions what to write, so all of them accept, reject and no-op alike.
- * Drivers only add the resourceVersion and persist the result.
+ * The driver-independent Apply contract (docs/design.md#the-store): every
+ * driver asks these pure functions what to write, so all of them accept, reject
+ * and no-op alike. Drivers only add the resourceVersion and persist the result.
  */
 import type { KObject, ObjectKey, ObjectMeta } from "../api/v1alpha1/meta.ts";
 import { validateObject, validateStatus } from "../api/v1alpha1/validate.ts";
@@ -18,7 +18,7 @@ export type ValidationResult =
   | { ok: true; object: KObject }
   | { ok: false; issues: { path: string; message: string }[] };
 
-/** The schema checks a driver runs before any write (seed §4.3 rule 4). */
+/** The schema checks a driver runs before any write. */
 export interface ObjectValidator {
   /** Whole object: defaults, strict unknown fields, immutability against `old`. */
   validateObject(input: unknown, old?: KObject): ValidationResult;
@@ -141,7 +141,7 @@ function planCreate(
   delete meta.deletionTimestamp;
   meta.managedBy = opts.manager;
   meta.generation = 1;
-  // Callers stamp uid and creationTimestamp (seed §4.3 rule 3); fill them only when absent.
+  // Callers may stamp uid and creationTimestamp; fill them only when absent.
   meta.uid ??= crypto.randomUUID();
   meta.creationTimestamp ??= now().toISOString();
   const object: KObject = {
@@ -180,7 +180,7 @@ function planUpdate(
     metadata: next,
   };
   if (obj.spec !== undefined) object.spec = obj.spec;
-  // Apply never writes status (rule 5): keep what the controllers wrote.
+  // Apply never writes status: keep what the controllers wrote.
   if (stored.status !== undefined) object.status = stored.status;
   if (
     old.deletionTimestamp !== undefined && (next.finalizers ?? []).length === 0

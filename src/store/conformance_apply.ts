@@ -1,5 +1,6 @@
 /**
- * Conformance: the Apply contract of seed §4.3, which every driver must keep
+ * Conformance: the Apply contract (docs/design.md#the-store), which every
+ * driver must keep
  * identically (created/updated/unchanged, generation, ownership, concurrency,
  * validation).
  */

@@ -1,6 +1,6 @@
 /**
  * Backups as `kind: List` YAML, the same shape `kudurru apply -f` and
- * `kubectl get -o yaml` use (seed §4.3), and their restore.
+ * `kubectl get -o yaml` use (docs/design.md#the-store), and their restore.
  */
 import YAML from "yaml";
 import { keyOf, type KObject } from "../api/v1alpha1/meta.ts";

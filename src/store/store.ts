@@ -1,5 +1,6 @@
 /**
- * The Store: the seam everything configuration-related depends on (seed §4.3).
+ * The Store: the seam everything configuration-related depends on
+ * (docs/design.md#the-store).
  * Drivers: memory/ (tests), sqlite/ (single node), kube/ (later). All of them
  * pass the same conformance suite in conformance.ts.
  */
@@ -102,9 +103,10 @@ export interface StoreInfo {
 /**
  * One small runtime value: state that is not an object and has no spec, but
  * must reach every node and survive a restart. These are the Kudurru.status
- * fields (seed §7.1 step 7: Kudurru.status.blocking.disabledUntil); the
- * memory and sqlite drivers keep them in their own table, the kube driver
- * will keep them as annotations of the kudurru-runtime ConfigMap.
+ * fields (Kudurru.status.blocking.disabledUntil, the `kudurru blocking
+ * disable` pause); the memory and sqlite drivers keep them in their own
+ * table, the kube driver will keep them as annotations of the kudurru-runtime
+ * ConfigMap.
  */
 export interface RuntimeValue {
   /** A dotted name such as "blocking.disabledUntil" (key rules in runtime_values.ts). */
@@ -125,7 +127,10 @@ export interface Store {
   /** Throws NotFoundError. */
   get(key: ObjectKey): Promise<KObject>;
   list(kind: string, opts?: ListOptions): Promise<ObjectList>;
-  /** Whole-object apply under the contract of seed §4.3 (see apply_rules.ts). */
+  /**
+   * Whole-object apply under the contract of apply_rules.ts
+   * (docs/design.md#the-store).
+   */
   apply(obj: KObject, opts: ApplyOptions): Promise<KObject>;
   /** Honours finalizers: an object that has them only gets a deletionTimestamp. */
   delete(key: ObjectKey, opts?: DeleteOptions): Promise<void>;

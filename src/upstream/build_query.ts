@@ -2,10 +2,9 @@
  * Builds the query sent upstream: one question, RD=1, the client's CD bit,
  * and an OPT record (payload 1232, the client's DO bit, an optional EDNS
  * Client Subnet option), left out for a server that does not take EDNS
- * (edns_support.ts). The response encoder of `src/dns/wire/` writes the
- * same layout; a query is that message with QR cleared.
+ * (edns_support.ts).
  */
-import { encodeResponse, OPCODE } from "../dns/wire/mod.ts";
+import { encodeQueryMessage } from "../dns/wire/mod.ts";
 import type { UpstreamRequest } from "./types.ts";
 
 /**
@@ -38,15 +37,13 @@ export function buildQuery(
   const options = request.clientSubnet === undefined
     ? []
     : [{ code: ECS_OPTION_CODE, data: request.clientSubnet }];
-  const spec = {
-    id,
-    opcode: OPCODE.QUERY,
-    rcode: 0,
-    rd: true,
-    cd: request.checkingDisabled,
-    question: { name: request.name, type: request.type, class: request.class },
+  const question = {
+    name: request.name,
+    type: request.type,
+    class: request.class,
   };
-  const message = encodeResponse(
+  const spec = { id, question, rd: true, cd: request.checkingDisabled };
+  return encodeQueryMessage(
     opts.edns === false ? spec : {
       ...spec,
       edns: {
@@ -55,8 +52,5 @@ export function buildQuery(
         options,
       },
     },
-    65535,
   );
-  message[2] = message[2]! & 0x7f; // QR=0: a query, not a response
-  return message;
 }

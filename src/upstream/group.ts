@@ -37,8 +37,7 @@ const ANSWER_RESERVE_MAX_MS = 100;
  * the misses read before them (~0.2 ms each): a SERVFAIL made at the full
  * timeout reached clients 2-4 ms after it, the last of a burst of 280 misses
  * 74 ms after it (bench/resolver/failure_latency.ts). With the reserve the
- * client has its answer within the timeout (issue 4: within 2 s with the
- * default).
+ * client has its answer within the timeout (within 2 s with the default).
  */
 export function attemptBudgetMs(timeoutMs: number): number {
   return timeoutMs - Math.min(ANSWER_RESERVE_MAX_MS, timeoutMs / 20);

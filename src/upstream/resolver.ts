@@ -107,6 +107,7 @@ export function createResolver(
     servers: endpoints.size,
   });
 
+  const waiting = new WaitingQueries(settings);
   return {
     groups,
     async resolve(groupName, request) {
@@ -118,6 +119,10 @@ export function createResolver(
           detail: `unknown upstream group "${groupName}"`,
         };
       }
+      const busy = waiting.enter(groupName);
+      if (busy !== undefined) {
+        return { ok: false, reason: "busy", detail: busy };
+      }
       try {
         return await group.resolve(request);
       } catch (error) {
@@ -127,6 +132,8 @@ export function createResolver(
           error,
         });
         return { ok: false, reason: "error", detail: String(error) };
+      } finally {
+        waiting.leave(groupName);
       }
     },
     async close() {
@@ -135,6 +142,42 @@ export function createResolver(
       await Promise.all([...endpoints.values()].map((e) => e.close()));
     },
   };
+}
+
+/**
+ * The queries waiting on each group and on all of them, bounded by
+ * `maxInFlight`: a flood of unique names through one group would otherwise
+ * hold a socket, a timer and a pending answer per query until the group's
+ * timeout, and take the room every other group needs.
+ */
+class WaitingQueries {
+  readonly #byGroup = new Map<string, number>();
+  #total = 0;
+  readonly #settings: UpstreamsSettings;
+
+  constructor(settings: UpstreamsSettings) {
+    this.#settings = settings;
+  }
+
+  /** Counts a query in, or says why it may not wait. */
+  enter(group: string): string | undefined {
+    const limit = this.#settings.groups[group]?.maxInFlight;
+    const now = this.#byGroup.get(group) ?? 0;
+    if (limit !== undefined && now >= limit) {
+      return `upstream group "${group}" has ${limit} queries waiting (upstreams.groups.${group}.maxInFlight)`;
+    }
+    if (this.#total >= this.#settings.maxInFlight) {
+      return `${this.#settings.maxInFlight} queries are waiting on upstream groups (upstreams.maxInFlight)`;
+    }
+    this.#byGroup.set(group, now + 1);
+    this.#total++;
+    return undefined;
+  }
+
+  leave(group: string): void {
+    this.#byGroup.set(group, (this.#byGroup.get(group) ?? 1) - 1);
+    this.#total--;
+  }
 }
 
 /** One key per distinct server, however it was written. */

@@ -105,3 +105,66 @@ Deno.test("resolver reaches a server by name through the bootstrap servers", asy
     await tcp.close();
   }
 });
+
+Deno.test("resolver keeps at most maxInFlight queries waiting per group and in all", async (t) => {
+  const silent = startUdpUpstream(() => []);
+  const resolver = createResolver(
+    upstreamSettings(
+      {
+        default: { servers: [urlOf("udp", silent)], maxInFlight: 2 },
+        other: { servers: [urlOf("udp", silent)], maxInFlight: 10 },
+      },
+      [],
+      3,
+    ),
+    { logger: memoryLogger() },
+  );
+  const controller = new AbortController();
+  const ask = (group: string, name: string) =>
+    resolver.resolve(group, {
+      ...question(name),
+      signal: controller.signal,
+    });
+  try {
+    const waiting = [
+      ask("default", "a.example."),
+      ask("default", "b.example."),
+    ];
+    await t.step(
+      "past the group's bound: busy at once, naming the setting",
+      async () => {
+        const busy = await ask("default", "c.example.");
+        assert.deepEqual(busy, {
+          ok: false,
+          reason: "busy",
+          detail:
+            'upstream group "default" has 2 queries waiting (upstreams.groups.default.maxInFlight)',
+        });
+      },
+    );
+    await t.step("another group still has room, up to the total", async () => {
+      waiting.push(ask("other", "d.example."));
+      const busy = await ask("other", "e.example.");
+      assert.equal(busy.ok, false);
+      assert.match(
+        busy.ok ? "" : busy.detail,
+        /^3 queries are waiting on upstream groups \(upstreams\.maxInFlight\)$/,
+      );
+    });
+    await t.step("room again once the waiting queries end", async () => {
+      controller.abort();
+      for (const result of await Promise.all(waiting)) {
+        assert.equal(result.ok, false);
+        assert.notEqual(result.ok ? "" : result.reason, "busy");
+      }
+      const again = await resolver.resolve("default", {
+        ...question("f.example."),
+        signal: AbortSignal.abort(),
+      });
+      assert.notEqual(again.ok ? "" : again.reason, "busy");
+    });
+  } finally {
+    await resolver.close();
+    await silent.close();
+  }
+});

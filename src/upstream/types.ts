@@ -33,9 +33,11 @@ export type UpstreamResult =
     /**
      * timeout: no server answered in the group's timeout; error: every
      * server failed; unknown_group: no group of that name is configured (a
-     * forward zone or Policy names one upstreams.groups lacks).
+     * forward zone or Policy names one upstreams.groups lacks); busy: the
+     * group (or every group together) already had as many queries waiting
+     * as it may (`maxInFlight`), so none was asked.
      */
-    reason: "timeout" | "error" | "unknown_group";
+    reason: "timeout" | "error" | "unknown_group" | "busy";
     /** What went wrong, for one log line and the query log. */
     detail: string;
     /**

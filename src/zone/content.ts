@@ -1,6 +1,6 @@
 /**
  * Builds a primary zone's content from its DNSZone and the DNSRecordSets that
- * point at it (seed §4.1, §4.2): apex SOA and NS from the zone object, then
+ * point at it: apex SOA and NS from the zone object, then
  * every served endpoint, with duplicates, CNAME conflicts and names outside
  * the zone reported as problems on the later declaration and left out. The
  * checks in content_checks.ts then report what the assembled zone never

@@ -29,7 +29,7 @@ import {
 import { addAdditional, pickAnyRRSet } from "./lookup_additional.ts";
 import type { RRSet } from "./types.ts";
 
-/** Most CNAME and DNAME records one answer chains through (seed §7.1 step 6). */
+/** Most CNAME and DNAME records one answer chains through (a loop guard). */
 export const MAX_CHAIN_LINKS = 20;
 
 /** Response codes the lookup produces. */

@@ -15,8 +15,10 @@ export {
 } from "./content.ts";
 export {
   buildZoneIndex,
+  findZone,
   type IndexedForwardZone,
   type IndexedZone,
+  nameSuffixes,
   type ZoneIndex,
   type ZoneNode,
 } from "./index.ts";

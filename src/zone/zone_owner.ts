@@ -1,10 +1,10 @@
 /**
  * Which DNSZone object serves a zone name that several objects claim. The
  * oldest wins (creationTimestamp, then object name), so the choice never
- * depends on the order objects happen to be read in: before, a restart
+ * depends on the order objects happen to be read in: otherwise a restart
  * could switch the served zone to another object, whose serial may be
- * lower (serials must not go back, seed §4.2). The others are not served
- * and say so in their status.
+ * lower, and serials must not go back (docs/design.md#zone-serials). The
+ * others are not served and say so in their status.
  */
 import type { DNSZone } from "../api/v1alpha1/dnszone.ts";
 import { normalizeName } from "../dns/name.ts";

@@ -164,7 +164,7 @@ export const CORPUS: CorpusQuery[] = [
   q("EDNS 4096 gets at most 1232 octets", `bigger.${M}`, "TXT", {
     edns: { udpSize: 4096, do: false },
   }),
-  q("qtype OPT is NODATA", `www.${M}`, "TYPE41"),
+  q("qtype OPT", `www.${M}`, "TYPE41"),
   q("IPv6 loopback", `www.${M}`, "A", { address: "::1" }),
   // TSIG (RFC 8945) with a key no server knows: NOTAUTH, BADKEY, unsigned;
   // a TSIG record that is not the last one: FORMERR. The message ID is the

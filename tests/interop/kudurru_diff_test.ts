@@ -36,6 +36,12 @@ const KUDURRU_OWN: Record<string, (a: NormalizedResponse) => void> = {
   "name in no zone is REFUSED": notAuthoritativeNoData,
   "root SOA is REFUSED": notAuthoritativeNoData,
   "parent of the zones is REFUSED": notAuthoritativeNoData,
+  // NSD and Knot answer NODATA; a question for a meta-type is malformed
+  // (RFC 6895 §3.1) and BIND answers FORMERR, as kudurru does.
+  "qtype OPT": (a) => {
+    assert.equal(a.rcode, "FORMERR");
+    assert.deepEqual(a.answer, []);
+  },
   // kudurru reports its own version, not the peers' configured string.
   "CHAOS version.bind": (a) => {
     assert.equal(a.rcode, "NOERROR");

@@ -1,6 +1,6 @@
 /**
  * BlockList (namespaced): block or allow rules from URLs, inline text or
- * ConfigMaps (seed §7.2, blocky's "group list").
+ * ConfigMaps (blocky's "group list"; docs/blocking.md).
  */
 import { z } from "zod";
 import type { KObject } from "./meta.ts";

@@ -1,6 +1,6 @@
 /**
  * ClientGroup (namespaced): who is asking, by address, network, MAC,
- * DoT/DoH client ID or name (seed §7.2).
+ * DoT/DoH client ID or name (docs/blocking.md).
  */
 import { z } from "zod";
 import type { KObject } from "./meta.ts";

@@ -70,7 +70,7 @@ const nonEmpty = (field: string) =>
 
 /**
  * The cross-field rules of the zod refinements, restated in CEL so the
- * apiserver enforces them without a webhook (seed §4.1).
+ * apiserver enforces them without a webhook.
  */
 const CEL_RULES: Record<string, Record<string, CelRule[]>> = {
   DNSZone: {

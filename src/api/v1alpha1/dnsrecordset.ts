@@ -1,6 +1,7 @@
 /**
  * DNSRecordSet (namespaced): records an app team adds to a zone, in the
- * external-dns Endpoint shape plus a kudurru extension block (seed §4.1, §4.2).
+ * external-dns Endpoint shape plus a kudurru extension block
+ * (docs/design.md#objects-and-ownership).
  */
 import { z } from "zod";
 import type { KObject } from "./meta.ts";
@@ -14,7 +15,10 @@ import {
   objectNameSchema,
 } from "./field_schemas.ts";
 
-/** Most endpoints one object may hold (the CRD size ceiling, seed §4.1). */
+/**
+ * Most endpoints one object may hold (keeps a CRD object under the apiserver's
+ * size limit).
+ */
 export const MAX_ENDPOINTS = 1000;
 
 /** Types that own their name alone and so take exactly one target. */

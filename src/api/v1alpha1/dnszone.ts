@@ -1,6 +1,6 @@
 /**
  * DNSZone (cluster-scoped): one zone kudurru serves, its SOA, nameservers and
- * access policy. Seed §4.1; the policy vocabulary is Technitium's six-way one.
+ * access policy. The policy vocabulary is Technitium's six-way one.
  */
 import { z } from "zod";
 import type { KObject } from "./meta.ts";
@@ -19,7 +19,7 @@ import {
 
 /** Zone types served in this version. */
 export const ZONE_TYPES = ["primary", "forward"] as const;
-/** Zone types the seed plans for later versions; named so the error can say so. */
+/** Zone types planned for later versions; named so the error can say so. */
 export const LATER_ZONE_TYPES = [
   "secondary",
   "stub",

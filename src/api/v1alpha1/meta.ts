@@ -11,7 +11,7 @@ export const API_VERSION = `${GROUP}/${VERSION}`;
 /** Annotation mirroring metadata.managedBy, as the kube driver writes it. */
 export const MANAGED_BY_ANNOTATION = "kudurru.io/managed-by";
 
-/** Who owns an object (seed principle 3). */
+/** Who owns an object (docs/design.md#objects-and-ownership). */
 export type Manager =
   | "api"
   | "bootstrap"

@@ -1,6 +1,6 @@
 /**
  * Policy (namespaced): what a ClientGroup's queries get (block lists, allow
- * lists, schedule, upstream, answer for blocked names), seed §7.2.
+ * lists, schedule, upstream, answer for blocked names); docs/blocking.md.
  */
 import { z } from "zod";
 import type { KObject } from "./meta.ts";

@@ -35,13 +35,13 @@ function issuesOf(input: unknown, old?: KObject) {
   return result.ok ? [] : result.issues;
 }
 
-Deno.test("validateObject accepts the seed §4.1 examples", async (t) => {
+Deno.test("validateObject accepts the design examples", async (t) => {
   for (const doc of seedExamples) {
     await t.step(String(doc.kind), () => assert.deepEqual(issuesOf(doc), []));
   }
 });
 
-Deno.test("validateObject rejects the seed's v0.2 publish field", () => {
+Deno.test("validateObject rejects the planned publish field", () => {
   const doc = structuredClone(seedExamples[0]!);
   (doc.spec as Record<string, unknown>).publish = [];
   assert.deepEqual(issuesOf(doc), [{

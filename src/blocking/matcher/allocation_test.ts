@@ -1,8 +1,8 @@
 /**
- * A miss allocates nothing (seed §7.3): once the lookup is optimised, asking
- * thousands of misses leaves the JS heap as it was. (Allocations would show
- * as growth: 2,000 lookups of even one small object each is 32 KB, far from
- * a young-generation collection that could hide it.)
+ * A miss allocates nothing (docs/design.md#blocking-engine): once the lookup is
+ * optimised, asking thousands of misses leaves the JS heap as it was.
+ * (Allocations would show as growth: 2,000 lookups of even one small object
+ * each is 32 KB, far from a young-generation collection that could hide it.)
  */
 
 import assert from "node:assert/strict";

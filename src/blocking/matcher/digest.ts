@@ -21,7 +21,9 @@ const SYNTAX_CODE: Record<RuleSyntax, number> = {
   regex: 5,
 };
 
-/** The default of CompileOptions.regexHardCap (seed §7.3). */
+/**
+ * The default of CompileOptions.regexHardCap (docs/design.md#blocking-engine).
+ */
 export const DEFAULT_REGEX_HARD_CAP = 1000;
 
 /** murmur3's finaliser: spreads every input bit over the word. */

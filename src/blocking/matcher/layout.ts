@@ -20,7 +20,7 @@
  * The rule fields are 8 fields of 3 bits: field (kind * 4 + role) holds the
  * syntax code of the first rule of that kind and role on this node (0: none).
  * Both tables are SharedArrayBuffers, so posting the data to a Worker shares
- * them instead of copying (ARCHITECTURE.md §3).
+ * them instead of copying (docs/design.md#threads).
  */
 
 import type { RuleSyntax } from "../types.ts";

@@ -13,7 +13,7 @@
  * rules run only when the hash walk leaves the verdict open (they see the
  * name without its trailing dot, which costs one slice when one must run).
  *
- * Verdict (seed §7.1 step 7, within one list): an `$important` rule beats
+ * Verdict (within one list): an `$important` rule beats
  * exceptions unless an important exception matches too; otherwise any
  * matching exception makes the verdict "excepted", whether or not a rule
  * of the list matched (an `@@` line alone is AdGuard Home's allowlist

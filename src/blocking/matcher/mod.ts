@@ -1,6 +1,7 @@
 /**
- * The compiled matchers of the blocking engine (seed §7.3): compile a list's
- * rules into shared memory, open it in any thread, ask it about names.
+ * The compiled matchers of the blocking engine
+ * (docs/design.md#blocking-engine): compile a list's rules into shared
+ * memory, open it in any thread, ask it about names.
  *
  *   const compiler = createListCompiler({ key, name, mode }, { warn });
  *   parseList(body, format, compiler);          // src/blocking/parse

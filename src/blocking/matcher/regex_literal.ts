@@ -1,7 +1,7 @@
 /**
  * Finds the literal runs every match of a regular expression must contain,
  * so the matcher can skip the expression for names that lack a 3-4
- * character piece of one (seed §7.3: regexes indexed by a required literal).
+ * character piece of one (docs/design.md#blocking-engine).
  *
  * Deliberately conservative: only the top-level sequence is read. Groups,
  * classes, `.` and class escapes end a run; a quantifier that allows zero

@@ -1,5 +1,5 @@
 /**
- * Adblock-syntax lines, the DNS-relevant subset (seed §7.3):
+ * Adblock-syntax lines, the DNS-relevant subset:
  *   `||x^`, `||x`, `||x^|`   -> suffix rule on x ("adblock")
  *   `|x^`, `|x`, `|x|`       -> exact rule on x (`|` anchors at the name's start)
  *   `@@||x^`                 -> the same as an exception

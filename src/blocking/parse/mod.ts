@@ -1,7 +1,8 @@
 /**
- * The block-list parsers (seed §7.3): hosts, plain domains and wildcards,
- * adblock (DNS subset) and regex lists, streamed into a RuleSink, plus the
- * "is this a list at all" checks the list fetcher runs on downloads.
+ * The block-list parsers (docs/design.md#blocking-engine): hosts, plain domains
+ * and wildcards, adblock (DNS subset) and regex lists, streamed into a
+ * RuleSink, plus the "is this a list at all" checks the list fetcher runs on
+ * downloads.
  */
 
 export type { ListParseStats } from "./context.ts";

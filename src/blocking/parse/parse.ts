@@ -18,7 +18,9 @@ import { parsePlainLine } from "./plain.ts";
 import { parseRegexLine } from "./regex.ts";
 import { sniffFormat } from "./sniff.ts";
 
-/** seed §7.3: hard cap of regular expressions per list. */
+/**
+ * Hard cap of regular expressions per list (docs/design.md#blocking-engine).
+ */
 export const DEFAULT_MAX_REGEXES = 1000;
 /** Longer lines are not rules any list means (names stop at 253). */
 const MAX_LINE = 8192;

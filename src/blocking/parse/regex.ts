@@ -3,9 +3,9 @@
  * without surrounding slashes) and adblock `/re/` rules. Each expression
  * must compile with `new RegExp(src)`, and a list may hold at most
  * `maxRegexes` of them because every unindexed expression costs every query
- * (seed §7.3, hard cap 1,000). Case does not matter, as in DNS names: the
- * rule carries the expression folded to lowercase (regex_case.ts), since
- * the `i` flag would switch off the linear-time engine.
+ * (docs/design.md#blocking-engine, hard cap 1,000). Case does not matter, as in
+ * DNS names: the rule carries the expression folded to lowercase
+ * (regex_case.ts), since the `i` flag would switch off the linear-time engine.
  */
 
 import type { ParseContext } from "./context.ts";

@@ -117,7 +117,7 @@ Deno.test("regex rules: ones that backtrack are kept (V8 runs them in linear tim
       "(a+)+$",
       "^(a|a)+$",
       "/(x*)*y/",
-      // mmotti/pihole-regex lines a syntactic check used to refuse:
+      // mmotti/pihole-regex lines a syntactic check would refuse:
       "^(.+[_.-])?adse?rv(er?|ice)?s?[0-9]*[_.-]",
       "^advert(s|is(ing|ements?))?[0-9]*[_.-]",
       "(a)\\1",

@@ -1,5 +1,5 @@
 /**
- * From a client's ClientGroups to what applies to its query now (seed §7.2):
+ * From a client's ClientGroups to what applies to its query now:
  * the PolicyDecision. A Policy applies when its groups meet the client's and
  * its schedule (if any) is active. Applying policies are ordered by
  * priority (highest first), then key; lists are the union over all of them

@@ -1,5 +1,5 @@
 /**
- * Which ClientGroups a client belongs to (seed §7.1 step 3, §7.2), built
+ * Which ClientGroups a client belongs to (the identify stage), built
  * once per snapshot from the groups' `clients` entries:
  *
  * - `ip` and `cidr`: longest prefix wins. An `ip` is a /32 (IPv4) or /128

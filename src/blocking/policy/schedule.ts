@@ -1,5 +1,5 @@
 /**
- * Policy schedules (seed §7.2): when a Policy applies. A schedule is a
+ * Policy schedules: when a Policy applies. A schedule is a
  * window "start <= t < end" in wall-clock time of its zone (`tz`, else the
  * process's zone), on the listed weekdays (all when absent). An end before
  * the start wraps past midnight, and the weekday is the day the window

@@ -1,6 +1,7 @@
 /**
- * The starter BlockList seeded on first boot (seed §6.4): a short list of
- * well-known ad and tracker domains written for kudurru (starter_list.txt),
+ * The starter BlockList seeded on first boot (docs/design.md#first-boot): a
+ * short list of well-known ad and tracker domains written for kudurru
+ * (starter_list.txt),
  * embedded in the binary so a fresh install blocks something before any list
  * is configured. Users add real lists with their own BlockList objects.
  */

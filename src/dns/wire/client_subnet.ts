@@ -1,7 +1,7 @@
 /**
- * EDNS Client Subnet (RFC 7871) in answers: which option a client may be
- * given back. What to send upstream is the upstream stage's business
- * (src/stages/upstream/client_subnet.ts).
+ * EDNS Client Subnet (RFC 7871): whether a client's option is well formed,
+ * and which option a client may be given back. What to send upstream is
+ * the upstream stage's business (src/stages/upstream/client_subnet.ts).
  */
 import { EDNS_OPTION } from "./constants.ts";
 import type { QueryInfo } from "./query.ts";
@@ -86,4 +86,26 @@ function coversClientSubnet(outer: Uint8Array, inner: Uint8Array): boolean {
   if (spare === 0) return true;
   const mask = (0xff << (8 - spare)) & 0xff;
   return (outer[4 + whole]! & mask) === (inner[4 + whole]! & mask);
+}
+
+/** Why `data` is not a valid ECS option in a query, or undefined (RFC 7871 §6). */
+export function clientSubnetProblem(data: Uint8Array): string | undefined {
+  if (data.length < 4) return "client subnet option shorter than 4 octets";
+  const family = (data[0]! << 8) | data[1]!;
+  const prefix = data[2]!;
+  const max = family === 1 ? 32 : family === 2 ? 128 : -1;
+  if (max < 0) return `client subnet family ${family} is not 1 or 2`;
+  if (prefix > max) return `client subnet prefix /${prefix} exceeds /${max}`;
+  if (data[3] !== 0) return "client subnet scope is not 0 in a query";
+  const octets = Math.ceil(prefix / 8);
+  if (data.length !== 4 + octets) {
+    return `client subnet address has ${
+      data.length - 4
+    } octets, /${prefix} needs ${octets}`;
+  }
+  const spare = octets * 8 - prefix;
+  if (octets > 0 && (data[3 + octets]! & ((1 << spare) - 1)) !== 0) {
+    return "client subnet address has bits set beyond its prefix";
+  }
+  return undefined;
 }

@@ -5,6 +5,11 @@
 
 /** INFO-CODEs we send (RFC 8914 §4). */
 export const EDE = {
+  /**
+   * 0: other; the EXTRA-TEXT says what (we send it when an upstream group
+   * has too many queries waiting: RFC 8914 has no code for overload).
+   */
+  OTHER: 0,
   /** 15: blocked by the operator's policy (a block list). */
   BLOCKED: 15,
   /** 17: filtered because the client's policy asked for it (allow-only). */

@@ -34,6 +34,7 @@ export {
 } from "./query.ts";
 export {
   clientSubnetEcho,
+  clientSubnetProblem,
   isClientSubnet,
   queryClientSubnet,
   sameClientSubnet,
@@ -41,9 +42,12 @@ export {
 export { patchQuestionCase } from "./question_case.ts";
 export { ipv4Text, ipv6Text } from "./address_text.ts";
 export { EDE, extendedError } from "./extended_error.ts";
+export { ednsOptionsProblem } from "./edns_option_check.ts";
 export { type ReadName, readName, skipName } from "./read_name.ts";
 export { checkRecordData } from "./rdata_check.ts";
 export { encodeResponse, patchId, type ResponseSpec } from "./response.ts";
+export { encodeQueryMessage, type QuerySpec } from "./query_message.ts";
+export { expandedName, expandedRecord } from "./expanded_record.ts";
 export { SVC_PARAM_KEY } from "./svcb_wire.ts";
 export {
   decrementTtls,

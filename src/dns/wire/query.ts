@@ -1,7 +1,8 @@
 /**
- * Hand-written query parsing for the hot path (ARCHITECTURE.md §4): the
- * header, the one question and the OPT record, with every other record
- * skipped after checking its framing. No dns-packet, few allocations.
+ * Hand-written query parsing for the hot path
+ * (docs/design.md#wire-fast-path): the header, the one question and the OPT
+ * record, with every other record skipped after checking its framing. No
+ * dns-packet, few allocations.
  */
 import { TYPE } from "./constants.ts";
 import { readName, skipName } from "./read_name.ts";

@@ -1,7 +1,7 @@
 /**
  * Where the TTLs of an encoded message live, so a cache can keep the message
  * as bytes and serve it with counted-down TTLs by writing a few octets
- * (ARCHITECTURE.md §4) instead of decoding and encoding it again.
+ * (docs/design.md#wire-fast-path) instead of decoding and encoding it again.
  */
 import { TYPE } from "./constants.ts";
 import { HEADER_OCTETS } from "./query.ts";

@@ -1,7 +1,7 @@
 /**
- * The authoritative stage (seed §7.1 step 6): answers names in primary
- * zones from the snapshot's zone index, and routes names in forward zones to
- * their upstream group. Encoded answers are memoised per snapshot.
+ * The authoritative stage (docs/design.md#stage-order): answers names in
+ * primary zones from the snapshot's zone index, and routes names in forward
+ * zones to their upstream group. Encoded answers are memoised per snapshot.
  */
 import { shortLivedCopy } from "../../dns/wire/short_lived_bytes.ts";
 import { RCODE, TYPE } from "../../dns/wire/mod.ts";
@@ -14,8 +14,9 @@ import {
   type Response,
   type Snapshot,
   type Stage,
+  zoneIndexOf,
 } from "../../pipeline/mod.ts";
-import { buildZoneIndex, lookup, type ZoneIndex } from "../../zone/mod.ts";
+import { lookup, type ZoneIndex } from "../../zone/mod.ts";
 import {
   DEFAULT_MEMO_BYTES,
   DEFAULT_MEMO_ENTRIES,
@@ -62,7 +63,7 @@ export function createAuthoritativeStage(
     if (current?.snapshot === snapshot) return current;
     const state: SnapshotState = {
       snapshot,
-      index: buildZoneIndex(snapshot.zones, snapshot.forwardZones),
+      index: zoneIndexOf(snapshot),
       memo: new NameMemo(memoEntries, memoBytes),
     };
     if (current === undefined || snapshot.version >= current.snapshot.version) {
@@ -82,9 +83,10 @@ export function createAuthoritativeStage(
     serve(req: Request, next: Next) {
       // Before the first snapshot we cannot tell our names from others, and
       // NXDOMAIN or REFUSED for a name we serve would be cached downstream:
-      // SERVFAIL makes resolvers retry (ARCHITECTURE.md §4). It sits here,
-      // not in ingress, because only the stages that need zone data
-      // (local passes special names on for the same reason) reach it.
+      // SERVFAIL makes resolvers retry
+      // (docs/design.md#before-the-first-snapshot). It sits here, not in
+      // ingress, because only the stages that need zone data (local passes
+      // special names on for the same reason) reach it.
       if (req.snapshot === undefined) {
         return answer(req, "authoritative", "servfail", RCODE.SERVFAIL);
       }

@@ -2,7 +2,7 @@
  * What the authoritative stage learned about each name in one snapshot,
  * keyed by the lowercased name: where a name that no primary zone answers
  * goes (its route), and the encoded answers to the questions asked about it
- * (the memo of ARCHITECTURE.md §4). One Map lookup per query finds both.
+ * (docs/design.md#wire-fast-path). One Map lookup per query finds both.
  *
  * Keyed by the name alone, not by a string of name, type, size limit and
  * flags: building that string for every query, then flattening and hashing

@@ -1,8 +1,8 @@
 /**
- * The blocking stage (seed §7.1 step 7): applies the client's PolicyDecision
- * to the question, then to the CNAME targets and addresses of the answer
- * that comes back. The logic is in blocking_stage.ts; this file wires in the
- * real list matcher. See README.md.
+ * The blocking stage (docs/design.md#stage-order): applies the client's
+ * PolicyDecision to the question, then to the CNAME targets and addresses of
+ * the answer that comes back. The logic is in blocking_stage.ts; this file
+ * wires in the real list matcher. See README.md.
  */
 import { openCompiledList } from "../../blocking/matcher/mod.ts";
 import {

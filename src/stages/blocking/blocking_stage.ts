@@ -1,5 +1,5 @@
 /**
- * The blocking stage's logic (seed §7.1 step 7) with the list opener
+ * The blocking stage's logic with the list opener
  * injected; blocking.ts wires in the real matcher. See README.md for the
  * order of the decisions.
  */

@@ -1,15 +1,14 @@
 /**
- * The verdict of a resolved policy on one name or address (seed §7.1 step
- * 7): allow lists first (any rule of an allow list allows, `@@` or not,
- * across every group's lists), then the block lists in decision order, the
- * first "matched" one deciding. An "excepted" verdict (an `@@` rule of that
- * list, not beaten by `$important`) means that list does not block; later
- * lists still may: an exception is scoped to its own list
- * (docs/blocking.md), unlike AdGuard Home's, which spans every filter. A
- * question excepted and blocked by no list is allowlisted: its answer is
- * not inspected either (AdGuard Home's `@@` semantics, the usual way to
- * unbreak a site behind a blocked CNAME). An `@@` rule needs no block rule
- * of its own list for that.
+ * The verdict of a resolved policy on one name or address: allow lists first
+ * (any rule of an allow list allows, `@@` or not, across every group's lists),
+ * then the block lists in decision order, the first "matched" one deciding. An
+ * "excepted" verdict (an `@@` rule of that list, not beaten by `$important`)
+ * means that list does not block; later lists still may: an exception is scoped
+ * to its own list (docs/blocking.md), unlike AdGuard Home's, which spans every
+ * filter. A question excepted and blocked by no list is allowlisted: its answer
+ * is not inspected either (AdGuard Home's `@@` semantics, the usual way to
+ * unbreak a site behind a blocked CNAME). An `@@` rule needs no block rule of
+ * its own list for that.
  */
 import type { OpenedList, ResolvedPolicy } from "./policy_lists.ts";
 

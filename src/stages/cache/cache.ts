@@ -1,5 +1,5 @@
 /**
- * The cache stage (seed §7.1 step 9): answers repeated questions from
+ * The cache stage (docs/design.md#stage-order): answers repeated questions from
  * stored upstream answers without a trip upstream, and keeps answering from
  * expired ones when the upstreams fail (RFC 8767). See README.md.
  */
@@ -36,6 +36,7 @@ import {
   DEFAULT_MAX_ENTRIES,
   DEFAULT_STALE_MS,
   isFailure,
+  isResolutionFailure,
   isServableStale,
   isStorable,
   MAX_SHARED_OCTETS,
@@ -83,7 +84,7 @@ export function createCacheStage(opts: CacheStageOptions = {}): CacheStage {
       if (res.wholeWire !== undefined) share(entry, policy);
     }
     const outcome = { res, entry };
-    if (isFailure(res)) failures.failed(key, outcome, now());
+    if (isResolutionFailure(res)) failures.failed(key, outcome, now());
     // Only an answer ends a failure: an overloaded listener's drop is none.
     else if (res.status === "forwarded") failures.answered(key);
     return outcome;

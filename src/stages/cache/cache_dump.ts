@@ -1,5 +1,5 @@
 /**
- * The cache as plain data, so it can outlive a restart (issue 4 item 3):
+ * The cache as plain data, so it can outlive a restart:
  * the worker posts it to the main thread on stop, the main thread keeps it
  * in local.db and posts it back after the next start. Times are wall-clock
  * milliseconds, so the age an entry had at the dump and the downtime both

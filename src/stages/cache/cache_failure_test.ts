@@ -54,6 +54,15 @@ Deno.test("cache answers a failure again for 1 s without asking upstream (RFC 95
   assert.equal(upstream.calls, 2);
 });
 
+Deno.test("cache does not remember a group's overload as the question's failure", async () => {
+  const { upstream, query } = setup();
+  upstream.script = (req) =>
+    forwarded(req, { rcode: RCODE.SERVFAIL }, "overloaded_upstream");
+  assert.equal((await query(1)).status, "overloaded_upstream");
+  assert.equal((await query(2)).status, "overloaded_upstream");
+  assert.equal(upstream.calls, 2, "asked again at once");
+});
+
 Deno.test("cache remembers a question that keeps failing longer, up to 30 s, and forgets it once answered", async () => {
   const { clock, upstream, query } = setup();
   await query(1); // 1 s

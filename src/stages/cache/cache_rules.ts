@@ -38,7 +38,11 @@ export const MAX_WAITERS = 1000;
 /** The serve-stale window assumed before any settings were seen (the default `serveStale.ttl`). */
 export const DEFAULT_STALE_MS = 72 * 3600 * 1000;
 
-const STALE_STATUSES = new Set(["servfail_upstream", "timeout_upstream"]);
+const STALE_STATUSES = new Set([
+  "servfail_upstream",
+  "timeout_upstream",
+  "overloaded_upstream",
+]);
 
 /**
  * RFC 8767 §4's failure recheck timer: after a failed refresh, an expired
@@ -81,4 +85,13 @@ export function isStorable(res: Response): boolean {
 /** The upstreams failed: a stale answer is better (RFC 8767 §4). */
 export function isFailure(res: Response): boolean {
   return STALE_STATUSES.has(res.status);
+}
+
+/**
+ * A failure worth remembering for the question (failure_cache.ts): not an
+ * upstream group's overload, which says nothing about the name and ends
+ * as soon as the group's waiting queries do.
+ */
+export function isResolutionFailure(res: Response): boolean {
+  return isFailure(res) && res.status !== "overloaded_upstream";
 }

@@ -23,6 +23,8 @@ const failing = (req: Request) =>
   forwarded(req, { rcode: RCODE.SERVFAIL }, "servfail_upstream");
 const timingOut = (req: Request) =>
   forwarded(req, { rcode: RCODE.SERVFAIL }, "timeout_upstream");
+const busy = (req: Request) =>
+  forwarded(req, { rcode: RCODE.SERVFAIL }, "overloaded_upstream");
 
 /** A stage with www.example.org. A cached (TTL 300) and then expired by `age` seconds. */
 async function expiredBy(age: number) {
@@ -42,10 +44,11 @@ function staleOption(res: Response): Uint8Array | undefined {
 
 Deno.test("cache serves an expired answer when the upstreams fail", async (t) => {
   for (
-    const [name, script] of [["servfail", failing], [
-      "timeout",
-      timingOut,
-    ]] as const
+    const [name, script] of [
+      ["servfail", failing],
+      ["timeout", timingOut],
+      ["a group with too many queries waiting", busy],
+    ] as const
   ) {
     await t.step(name, async () => {
       const { stage, upstream } = await expiredBy(60);

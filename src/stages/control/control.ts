@@ -1,7 +1,7 @@
 /**
- * The control stage (seed §7.1 step 4): Policy and global rules that allow,
- * refuse or drop a query before anything answers it. It passes everything
- * for now.
+ * The control stage (docs/design.md#stage-order): the place for Policy and
+ * global rules that allow, refuse or drop a query before anything answers
+ * it. No rule exists yet, so it passes every query on.
  */
 import type { Next, Request, Stage } from "../../pipeline/mod.ts";
 

@@ -1,8 +1,8 @@
 /**
- * The identify stage (seed §7.1 step 3): which ClientGroups the client
- * belongs to and which Policies apply to its query, read from the
- * snapshot's blocking data. Runs for every query, so the answer is memoised
- * per client; see README.md for the rules and when the memo is dropped.
+ * The identify stage (docs/design.md#stage-order): which ClientGroups the
+ * client belongs to and which Policies apply to its query, read from the
+ * snapshot's blocking data. Runs for every query, so the answer is memoised per
+ * client; see README.md for the rules and when the memo is dropped.
  */
 import type { Logger } from "../../log/logger.ts";
 import type {

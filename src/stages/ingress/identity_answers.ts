@@ -7,7 +7,10 @@ import { CLASS, RCODE, TYPE } from "../../dns/wire/mod.ts";
 import { answer, type Request, type Response } from "../../pipeline/mod.ts";
 import type { RRSet } from "../../zone/types.ts";
 
-/** The health-check name (seed §7.1 step 2); dnsdist and probes ask it for TXT. */
+/**
+ * The health-check name (docs/design.md#health-and-lameduck); dnsdist and
+ * probes ask it for TXT.
+ */
 export const HEALTH_NAME = "health.kudurru.internal.";
 
 const encoder = new TextEncoder();
@@ -59,12 +62,13 @@ export function chaosAnswer(req: Request): Response {
 
 /**
  * Answers the health check: TXT "<node name>" "<snapshot version>", never
- * logged. Before the first snapshot it answers SERVFAIL, so a load balancer
- * keeps traffic away from a node that cannot answer yet.
+ * logged. Before the first snapshot, and in lameduck once the server is
+ * stopping, it answers SERVFAIL, so a load balancer keeps traffic away
+ * from a node that cannot answer yet or soon will not.
  */
 export function healthAnswer(req: Request): Response {
   const unlogged = true;
-  if (req.snapshot === undefined) {
+  if (req.snapshot === undefined || req.lameduck) {
     return {
       ...answer(req, "ingress", "health", RCODE.SERVFAIL),
       unlogged,

@@ -1,12 +1,13 @@
 /**
- * The ingress stage (seed §7.1 step 2): everything decided from the message
- * alone. Drops what must not be answered, answers malformed and unsupported
- * queries with the right error, answers questions about the server itself,
- * and asks for NSID on every answer when the client wants it.
+ * The ingress stage (docs/design.md#stage-order): everything decided from the
+ * message alone. Drops what must not be answered, answers malformed and
+ * unsupported queries with the right error, answers questions about the server
+ * itself, and asks for NSID on every answer when the client wants it.
  */
 import {
   CLASS,
   EDNS_OPTION,
+  ednsOptionsProblem,
   OPCODE,
   RCODE,
   TSIG_ERROR,
@@ -64,6 +65,14 @@ function rejection(req: Request): Response | undefined {
   if (query.edns !== undefined && query.edns.version > 0) {
     return answer(req, "ingress", "badvers", RCODE.BADVERS);
   }
+  // A COOKIE of no valid length (RFC 7873 §5.2.2), a malformed client
+  // subnet (RFC 7871 §7.1.1): FORMERR, as BIND answers.
+  if (
+    query.edns !== undefined &&
+    ednsOptionsProblem(query.edns.options) !== undefined
+  ) {
+    return answer(req, "ingress", "formerr", RCODE.FORMERR);
+  }
   if (query.tsig !== undefined) return tsigRejection(req, query.tsig);
   requestNsid(req); // from here on every answer, ours included, carries NSID
   return opcodeRejection(req) ?? questionRejection(req);
@@ -106,12 +115,18 @@ function opcodeRejection(req: Request): Response | undefined {
   }
 }
 
+/**
+ * Types no question may ask for: 0 is reserved, OPT and TSIG are
+ * meta-types that belong to one hop's message (RFC 6895 §3.1). BIND
+ * answers such a question FORMERR; NSD and Knot answer NODATA, which a
+ * cache downstream would keep as if the type could exist.
+ */
+const UNASKABLE_TYPES: ReadonlySet<number> = new Set([0, TYPE.OPT, TYPE.TSIG]);
+
 function questionRejection(req: Request): Response | undefined {
   const question = req.query.question;
   // A QUERY must ask exactly one question (more fail to parse already).
-  // A question for type OPT is answered like any other (NODATA from a
-  // zone), as NSD and Knot do.
-  if (question === undefined) {
+  if (question === undefined || UNASKABLE_TYPES.has(question.type)) {
     return answer(req, "ingress", "formerr", RCODE.FORMERR);
   }
   // Zone transfers come with their own issue; never over UDP in any case.

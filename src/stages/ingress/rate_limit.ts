@@ -1,5 +1,5 @@
 /**
- * Per-prefix rate limiting of UDP queries (seed §7.1 step 2, `ratelimit`):
+ * Per-prefix rate limiting of UDP queries (`ratelimit`):
  * one token bucket per client prefix and prefix length, a bounded number of
  * buckets, and a deterministic share of over-limit queries answered with
  * TC=1 so that real clients retry over TCP while spoofed floods get nothing.

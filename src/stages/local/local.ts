@@ -1,9 +1,9 @@
 /**
- * The local stage (seed §7.1 step 5): special-use names answered here and
- * never forwarded: localhost (RFC 6761 §6.3), invalid (RFC 6761 §6.4),
- * onion (RFC 7686) and the locally-served reverse zones (RFC 6303, RFC 7793).
- * A configured zone at or below a special zone covering the name wins: the
- * query passes on to authoritative (or upstream, for a forward zone or an
+ * The local stage (docs/design.md#stage-order): special-use names answered here
+ * and never forwarded: localhost (RFC 6761 §6.3), invalid (RFC 6761 §6.4),
+ * onion (RFC 7686) and the locally-served reverse zones (RFC 6303, RFC 7793). A
+ * configured zone at or below a special zone covering the name wins: the query
+ * passes on to authoritative (or upstream, for a forward zone or an
  * `upstreams.conditional` entry such as "10.in-addr.arpa.": internal-ad).
  */
 import { RCODE, TYPE } from "../../dns/wire/mod.ts";
@@ -20,10 +20,12 @@ import { normalizeDomain } from "../../pipeline/settings.ts";
 import type { RRSet } from "../../zone/types.ts";
 import {
   findSpecialZone,
-  LOOPBACK_PTR,
   selfAndParents,
-  SPECIAL_TTL,
   SPECIAL_ZONES,
+} from "../../dns/special_use_zones.ts";
+import {
+  LOOPBACK_PTR,
+  SPECIAL_TTL,
   specialNs,
   specialSoa,
 } from "./special_zones.ts";

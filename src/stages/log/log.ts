@@ -1,8 +1,8 @@
 /**
- * The log stage (seed §7.1 step 13): counts every query and every final
- * answer. It is the outermost wrapper of the chain (see chain.ts), so it
- * sees ingress's answers and the SERVFAIL of a stage that threw too.
- * It leaves the time the chain took in `req.elapsedMs`, for the query log
+ * The log stage (docs/design.md#stage-order): counts every query and every
+ * final answer. It is the outermost wrapper of the chain (see chain.ts), so it
+ * sees ingress's answers and the SERVFAIL of a stage that threw too. It leaves
+ * the time the chain took in `req.elapsedMs`, for the query log
  * (query_events.ts, fed by the handler's `onAnswered`).
  */
 import type {

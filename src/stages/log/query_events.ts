@@ -1,5 +1,5 @@
 /**
- * The query events of one worker (seed §7.1 step 13): one QueryEvent per
+ * The query events of one worker (docs/design.md#query-log): one QueryEvent per
  * answer, kept in a bounded buffer that the worker drains to the main
  * thread in batches. Recording never waits and never grows without bound:
  * when the main thread falls behind, events are dropped and counted.

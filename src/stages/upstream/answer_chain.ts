@@ -33,7 +33,20 @@ export interface AnswerChain {
   kept: Set<number>;
   /** The names the chain reached, the question's first: where the answer is. */
   reached: Set<string>;
+  /**
+   * The first name the chain led to that the upstream may not speak for
+   * (see `speaksFor`): the chain stops before it, and nothing the
+   * upstream said about it or beyond it is kept.
+   */
+  continueAt?: string;
 }
+
+/**
+ * Whether the upstream that answered may speak for `name`, a name the
+ * chain reached after the question's (names as readName renders them,
+ * lowercased).
+ */
+export type SpeaksFor = (name: string) => boolean;
 
 /**
  * The answer records (`answer`, indexes 0…n-1 of `message`'s records) on
@@ -41,7 +54,8 @@ export interface AnswerChain {
  * the question's class that are of its type (any type for ANY) or a CNAME
  * leading on to its target; and a DNAME above a name, leading on to that
  * name rewritten (RFC 6672 §2.2, so its target's data stays even without
- * the synthesized CNAME); whatever the records' order.
+ * the synthesized CNAME); whatever the records' order. The chain stops at
+ * the first name `speaksFor` rejects.
  *
  * @throws {WireFormatError} when a CNAME or DNAME target is malformed
  */
@@ -49,6 +63,7 @@ export function answerChain(
   message: Uint8Array,
   answer: MessageRecord[],
   question: AskedQuestion,
+  speaksFor?: SpeaksFor,
 ): AnswerChain {
   const byOwner = new Map<string, number[]>();
   const dnames: { index: number; owner: string; target: string }[] = [];
@@ -64,10 +79,17 @@ export function answerChain(
   });
   const kept = new Set<number>();
   const reached = new Set<string>();
+  let continueAt: string | undefined;
   const queue = [question.name];
   while (queue.length > 0 && reached.size < MAX_CHAIN_NAMES) {
     const name = queue.shift()!;
     if (reached.has(name)) continue;
+    if (
+      name !== question.name && speaksFor !== undefined && !speaksFor(name)
+    ) {
+      continueAt ??= name;
+      continue;
+    }
     reached.add(name);
     for (const i of byOwner.get(name) ?? []) {
       const record = answer[i]!;
@@ -85,7 +107,9 @@ export function answerChain(
       queue.push(rewritten);
     }
   }
-  return { kept, reached };
+  return continueAt === undefined
+    ? { kept, reached }
+    : { kept, reached, continueAt };
 }
 
 const TKEY = 249;

@@ -10,7 +10,11 @@
 import { dropRecords } from "../../dns/wire/drop_records.ts";
 import { TYPE } from "../../dns/wire/mod.ts";
 import type { Request } from "../../pipeline/mod.ts";
-import { answerChain, type AskedQuestion } from "./answer_chain.ts";
+import {
+  answerChain,
+  type AskedQuestion,
+  type SpeaksFor,
+} from "./answer_chain.ts";
 import {
   ADDITIONAL,
   ANSWER,
@@ -21,7 +25,7 @@ import {
   u16,
 } from "./message_records.ts";
 
-export type { AskedQuestion };
+export type { AskedQuestion, SpeaksFor };
 
 /** The question `req` forwarded (it has one: the stage forwards no other). */
 export function askedQuestion(req: Request): AskedQuestion {
@@ -47,11 +51,27 @@ const TARGET_NAME: ReadonlyMap<number, { skip: number; rootIsOwner: boolean }> =
     [TYPE.HTTPS, { skip: 2, rootIsOwner: true }],
   ]);
 
+/** A scrubbed answer, and where its chain must be continued. */
+export interface ScrubbedAnswer {
+  message: Uint8Array;
+  /** See AnswerChain.continueAt: the message's chain stops before it. */
+  continueAt?: string;
+}
+
+/** {@linkcode scrubAnswer}'s message, for an upstream that speaks for every name. */
+export function scrubbedAnswer(
+  message: Uint8Array,
+  question: AskedQuestion,
+): Uint8Array {
+  return scrubAnswer(message, question).message;
+}
+
 /**
  * `message`, an upstream's answer to `question`, with only:
  *
  * - answer: the chain from the question's name, and at each of its names
- *   the type asked for (answer_chain.ts);
+ *   the type asked for (answer_chain.ts), up to the first name the
+ *   upstream may not speak for (`speaksFor`; `continueAt` names it);
  * - authority: SOA and NS records owned by a name of the chain or one
  *   above it (the zone that answered, and its servers; not another zone's
  *   servers), and the DNSSEC proofs DS, NSEC and NSEC3 (they only mean
@@ -74,13 +94,18 @@ const TARGET_NAME: ReadonlyMap<number, { skip: number; rootIsOwner: boolean }> =
  *
  * @throws {WireFormatError} when the message is malformed
  */
-export function scrubbedAnswer(
+export function scrubAnswer(
   message: Uint8Array,
   question: AskedQuestion,
-): Uint8Array {
+  speaksFor?: SpeaksFor,
+): ScrubbedAnswer {
   const { records, opt } = readRecords(message);
   const answer = records.filter((r) => r.section === ANSWER);
-  const chain = answerChain(message, answer, question);
+  const chain = answerChain(message, answer, question, speaksFor);
+  const scrubbed = (message: Uint8Array): ScrubbedAnswer =>
+    chain.continueAt === undefined
+      ? { message }
+      : { message, continueAt: chain.continueAt };
   const kept = new Set(chain.kept);
   let zones: Set<string> | undefined; // most answers have no authority
   records.forEach((record, i) => {
@@ -97,12 +122,12 @@ export function scrubbedAnswer(
   });
   keepSignatures(message, records, kept, question);
   if (opt !== undefined) kept.add(opt);
-  if (kept.size === records.length) return message;
+  if (kept.size === records.length) return scrubbed(message);
   const drop = new Set<number>();
   for (let i = 0; i < records.length; i++) {
     if (!kept.has(i)) drop.add(i);
   }
-  return dropRecords(throughOpt(message, records, opt), drop);
+  return scrubbed(dropRecords(throughOpt(message, records, opt), drop));
 }
 
 function inAuthority(

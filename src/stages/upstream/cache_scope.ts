@@ -1,6 +1,6 @@
 /**
- * What the cache must know about where a forwarded query goes (seed §3.3:
- * "local/conditional answers are never cached"), decided before the
+ * What the cache must know about where a forwarded query goes (local and
+ * conditional answers are never cached), decided before the
  * upstream stage runs:
  *
  * - a conditional entry or a forward zone other than the root: the

@@ -8,7 +8,11 @@ import ipaddr from "ipaddr.js";
 import type { Request } from "../../pipeline/mod.ts";
 import type { UpstreamsSettings } from "../../pipeline/settings.ts";
 import { hexOf } from "../../dns/hex.ts";
-import { EDNS_OPTION, queryClientSubnet } from "../../dns/wire/mod.ts";
+import {
+  clientSubnetProblem,
+  EDNS_OPTION,
+  queryClientSubnet,
+} from "../../dns/wire/mod.ts";
 
 /** The ECS option code (RFC 7871 §6). */
 export const EDNS_CLIENT_SUBNET = EDNS_OPTION.CLIENT_SUBNET;
@@ -154,26 +158,4 @@ export function encodeClientSubnet(
     out[3 + octets] = out[3 + octets]! & (0xff << spare) & 0xff;
   }
   return out;
-}
-
-/** Why `data` is not a valid ECS option in a query, or undefined (RFC 7871 §6). */
-export function clientSubnetProblem(data: Uint8Array): string | undefined {
-  if (data.length < 4) return "client subnet option shorter than 4 octets";
-  const family = (data[0]! << 8) | data[1]!;
-  const prefix = data[2]!;
-  const max = family === FAMILY_IPV4 ? 32 : family === FAMILY_IPV6 ? 128 : -1;
-  if (max < 0) return `client subnet family ${family} is not 1 or 2`;
-  if (prefix > max) return `client subnet prefix /${prefix} exceeds /${max}`;
-  if (data[3] !== 0) return "client subnet scope is not 0 in a query";
-  const octets = Math.ceil(prefix / 8);
-  if (data.length !== 4 + octets) {
-    return `client subnet address has ${
-      data.length - 4
-    } octets, /${prefix} needs ${octets}`;
-  }
-  const spare = octets * 8 - prefix;
-  if (octets > 0 && (data[3 + octets]! & ((1 << spare) - 1)) !== 0) {
-    return "client subnet address has bits set beyond its prefix";
-  }
-  return undefined;
 }

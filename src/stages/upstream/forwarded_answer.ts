@@ -1,9 +1,9 @@
 /**
  * Turns an upstream's wire answer into the answer for our client without
- * decoding its records (ARCHITECTURE.md §4: no dns-packet on the forwarded
- * path). The records are copied byte for byte at their original offsets, so
- * the upstream's compression pointers stay valid; only the header, the
- * question's case and the OPT record are ours.
+ * decoding its records (no dns-packet on the forwarded path:
+ * docs/design.md#wire-fast-path). The records are copied byte for byte at their
+ * original offsets, so the upstream's compression pointers stay valid; only the
+ * header, the question's case and the OPT record are ours.
  */
 import {
   clientSubnetEcho,

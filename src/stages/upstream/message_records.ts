@@ -19,6 +19,8 @@ export const AUTHORITY = 1;
 export const ADDITIONAL = 2;
 
 export interface MessageRecord {
+  /** Offset of the owner name: where the record starts. */
+  start: number;
   /** ANSWER, AUTHORITY or ADDITIONAL. */
   section: number;
   /** Lowercased presentation form, as readName renders it. */
@@ -64,6 +66,7 @@ export function readRecords(message: Uint8Array): MessageRecords {
       if (end > message.length) throw new WireFormatError("record truncated");
       const type = u16(message, owner.end);
       records.push({
+        start: pos,
         section,
         owner: owner.name.toLowerCase(),
         type,

@@ -1,9 +1,11 @@
 /**
- * Where a forwarded query goes (seed §7.1 step 11): forward zones and
+ * Where a forwarded query goes: forward zones and
  * conditional-forwarding entries by longest suffix, then the client's
  * Policy, then `default`.
  */
-import type { Request } from "../../pipeline/mod.ts";
+import { findSpecialZone } from "../../dns/special_use_zones.ts";
+import { type Request, zoneIndexOf } from "../../pipeline/mod.ts";
+import { findZone, nameSuffixes } from "../../zone/mod.ts";
 import {
   normalizeDomain,
   type UpstreamsSettings,
@@ -75,21 +77,69 @@ function conditionalOf(upstreams: UpstreamsSettings): ConditionalTable {
  * a match at the root: below every conditional entry, above `default`.
  */
 export function routeQuery(req: Request, upstreams: UpstreamsSettings): Route {
-  const zone = req.upstreamGroup === undefined
+  return routeName(req.qname, req, req.policy?.upstreamGroup, upstreams);
+}
+
+/** The forward zone the zone index matched for a name, if any. */
+export interface ForwardZoneMatch {
+  /** The forward zone (or the zone that covers the name). */
+  zone?: string | undefined;
+  /** Set when a forward zone matched: its group. */
+  upstreamGroup?: string | undefined;
+}
+
+/** routeQuery's rule for any name: see there. */
+export function routeName(
+  qname: string,
+  forwardZone: ForwardZoneMatch,
+  policyGroup: string | undefined,
+  upstreams: UpstreamsSettings,
+): Route {
+  const zone = forwardZone.upstreamGroup === undefined
     ? undefined
-    : normalizeDomain(req.zone ?? ".");
+    : normalizeDomain(forwardZone.zone ?? ".");
   const conditional = longestConditional(
-    req.qname,
+    qname,
     conditionalOf(upstreams),
     zone === undefined ? -1 : labelCount(zone),
   );
   if (conditional !== undefined) return conditional;
-  const policyGroup = req.policy?.upstreamGroup;
   if (zone !== undefined && (zone !== "." || policyGroup === undefined)) {
-    return { group: req.upstreamGroup!, rule: "forward_zone", suffix: zone };
+    return {
+      group: forwardZone.upstreamGroup!,
+      rule: "forward_zone",
+      suffix: zone,
+    };
   }
   if (policyGroup !== undefined) return { group: policyGroup, rule: "policy" };
   return { group: DEFAULT_GROUP, rule: "default" };
+}
+
+/**
+ * Whether the group `route` picked for `req` may speak for `name`, a name
+ * its answer's CNAME or DNAME chain led to. Not for a special-use name or
+ * a name in one of our primary zones (we answer those ourselves), nor for
+ * a name another group is asked about: a conditional group for
+ * `corp.example.` is trusted with `corp.example.` only, and the default
+ * group not with names routed to a conditional group. Each answers for
+ * its own names, as Unbound scrubs a forward zone's answers.
+ */
+export function speaksFor(
+  req: Request,
+  upstreams: UpstreamsSettings,
+  route: Route,
+  name: string,
+): boolean {
+  if (findSpecialZone(name) !== undefined) return false;
+  const zone = req.snapshot === undefined
+    ? undefined
+    : findZone(zoneIndexOf(req.snapshot), nameSuffixes(name));
+  if (zone?.kind === "primary") return false;
+  const match = zone?.kind === "forward"
+    ? { zone: zone.name, upstreamGroup: zone.zone.upstreamGroup }
+    : {};
+  return routeName(name, match, req.policy?.upstreamGroup, upstreams).group ===
+    route.group;
 }
 
 /**

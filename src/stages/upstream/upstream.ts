@@ -1,5 +1,5 @@
 /**
- * The upstream stage (seed §7.1 step 11): anything still unanswered is
+ * The upstream stage (docs/design.md#stage-order): anything still unanswered is
  * forwarded to an upstream group, and the group's wire answer is made out
  * for the client (forwarded_answer.ts). Failures are SERVFAIL with an
  * Extended DNS Error.
@@ -15,6 +15,8 @@ import {
 import type { Logger } from "../../log/logger.ts";
 import {
   answer,
+  type ContinueChain,
+  type ContinuedAnswer,
   OUR_UDP_PAYLOAD_SIZE,
   overloaded,
   replyTo,
@@ -25,12 +27,13 @@ import {
 } from "../../pipeline/mod.ts";
 import type { UpstreamsSettings } from "../../pipeline/settings.ts";
 import type { UpstreamRequest, UpstreamResult } from "../../upstream/types.ts";
-import { askedQuestion, scrubbedAnswer } from "./answer_scrub.ts";
+import { askedQuestion, scrubAnswer } from "./answer_scrub.ts";
+import { danglingChain, joinedChain } from "./chain_join.ts";
 import { clientSubnetFor } from "./client_subnet.ts";
 import { type ForwardedAnswer, forwardedAnswer } from "./forwarded_answer.ts";
 import { ResolverHolder, type ResolverSource } from "./resolver_holder.ts";
 import { isCacheableRoute } from "./cache_scope.ts";
-import { type Route, routeQuery } from "./routing.ts";
+import { type Route, routeQuery, speaksFor } from "./routing.ts";
 
 /**
  * Extended DNS Error codes used here (RFC 8914 §4, IANA registry):
@@ -55,6 +58,12 @@ export interface UpstreamStageOptions {
    */
   resolver: ResolverSource;
   logger: Logger;
+  /**
+   * How a chain that leads to a name the upstream may not speak for is
+   * continued (chain_continuation.ts). Without it such a chain is answered
+   * as it stands, cut before that name.
+   */
+  continueChain?: ContinueChain;
 }
 
 /** The upstream stage, with a way to close the resolvers it built. */
@@ -83,8 +92,39 @@ export function createUpstreamStage(opts: UpstreamStageOptions): UpstreamStage {
     } finally {
       holder.settled(held);
     }
-    if (!result.ok) failures.note(group, result);
-    return responseFor(req, route, result, request.clientSubnet);
+    if (!result.ok) {
+      failures.note(group, result);
+      return failedResponse(req, route, result);
+    }
+    let made: Made;
+    try {
+      made = scrubAnswer(
+        result.message,
+        askedQuestion(req),
+        (name) => speaksFor(req, upstreams, route, name),
+      );
+    } catch (error) {
+      if (!(error instanceof WireFormatError)) throw error;
+      return unusable(req, route, result.server);
+    }
+    if (made.continueAt !== undefined) {
+      // The upstream's word ends before a name it may not speak for: the
+      // rest comes from that name's own route.
+      const continued = await opts.continueChain?.(req, made.continueAt);
+      try {
+        made = continuedChain(made.message, made.continueAt, continued);
+      } catch (error) {
+        if (!(error instanceof WireFormatError)) throw error;
+        return unusable(req, route, result.server);
+      }
+    }
+    return answerResponse(
+      req,
+      route,
+      result.server,
+      made,
+      request.clientSubnet,
+    );
   }
 
   return {
@@ -164,67 +204,142 @@ class FailureLog {
 /** The largest DNS message (TCP's two-octet length prefix). */
 const TCP_MAX_MESSAGE = 65535;
 
-function responseFor(
+/** A scrubbed upstream message, and how its chain was continued. */
+interface Made {
+  message: Uint8Array;
+  /** Set when the chain stops before a name the upstream may not speak for. */
+  continueAt?: string;
+  /** The answer of the name's own route, when it was asked. */
+  continued?: ContinuedAnswer;
+}
+
+/**
+ * `message` (cut before a name the upstream may not speak for) with the
+ * answer for that name joined on, or as it stands when there is none.
+ */
+function continuedChain(
+  message: Uint8Array,
+  continueAt: string,
+  continued: ContinuedAnswer | undefined,
+): Made {
+  if (continued === undefined) {
+    return { message: danglingChain(message), continueAt };
+  }
+  if (continued.wire === null) return { message, continueAt, continued };
+  return {
+    message: joinedChain(message, continued.wire),
+    continueAt,
+    continued,
+  };
+}
+
+function failedResponse(
   req: Request,
   route: Route,
-  result: UpstreamResult,
-  sentSubnet: Uint8Array | undefined,
+  result: Extract<UpstreamResult, { ok: false }>,
 ): Response {
   const { group } = route;
-  if (!result.ok) {
-    const theirs = result.extendedErrors ?? [];
-    const res = result.reason === "timeout"
-      ? failure(
-        req,
-        "timeout_upstream",
-        EDE_NO_REACHABLE_AUTHORITY,
-        `upstream group "${group}" timed out`,
-        theirs,
-      )
-      : failure(
-        req,
-        "servfail_upstream",
-        EDE_NETWORK_ERROR,
-        result.reason === "unknown_group"
-          ? `no upstream group "${group}" is configured`
-          : `upstream group "${group}" failed`,
-        theirs,
-      );
-    // Who failed, for the query log and its per-upstream error counts.
-    if (result.server !== undefined) res.upstream = result.server;
-    return res;
+  const theirs = result.extendedErrors ?? [];
+  if (result.reason === "busy") {
+    return failure(req, "overloaded_upstream", EDE.OTHER, result.detail);
   }
-  let made: ForwardedAnswer;
-  let message: Uint8Array;
-  try {
-    message = scrubbedAnswer(result.message, askedQuestion(req));
-    made = forwardedAnswer(message, req, { sentSubnet });
-  } catch (error) {
-    if (!(error instanceof WireFormatError)) throw error;
+  const res = result.reason === "timeout"
+    ? failure(
+      req,
+      "timeout_upstream",
+      EDE_NO_REACHABLE_AUTHORITY,
+      `upstream group "${group}" timed out`,
+      theirs,
+    )
+    : failure(
+      req,
+      "servfail_upstream",
+      EDE_NETWORK_ERROR,
+      result.reason === "unknown_group"
+        ? `no upstream group "${group}" is configured`
+        : `upstream group "${group}" failed`,
+      theirs,
+    );
+  // Who failed, for the query log and its per-upstream error counts.
+  if (result.server !== undefined) res.upstream = result.server;
+  return res;
+}
+
+function unusable(req: Request, route: Route, server: string): Response {
+  return {
+    ...failure(
+      req,
+      "servfail_upstream",
+      EDE_NETWORK_ERROR,
+      `upstream group "${route.group}" sent an unusable answer`,
+    ),
+    upstream: server,
+  };
+}
+
+/**
+ * Why a continued answer is what it is: the continuation's own status
+ * when it blocked or failed (a blocked target is a blocked answer),
+ * "forwarded" when it answered.
+ */
+const ANSWERED: ReadonlySet<Status> = new Set([
+  "forwarded",
+  "cached",
+  "cached_stale",
+  "authoritative",
+  "local_record",
+]);
+
+function answerResponse(
+  req: Request,
+  route: Route,
+  server: string,
+  made: Made,
+  sentSubnet: Uint8Array | undefined,
+): Response {
+  const continued = made.continued?.response;
+  if (made.continued !== undefined && made.continued.wire === null) {
     return {
       ...failure(
         req,
-        "servfail_upstream",
+        continued!.status === "overloaded" ? "overloaded" : "servfail",
         EDE_NETWORK_ERROR,
-        `upstream group "${group}" sent an unusable answer`,
+        `no answer for ${made.continueAt}, where the chain continues`,
       ),
-      upstream: result.server,
+      upstream: server,
     };
   }
+  let forwarded: ForwardedAnswer;
+  try {
+    forwarded = forwardedAnswer(made.message, req, { sentSubnet });
+  } catch (error) {
+    if (!(error instanceof WireFormatError)) throw error;
+    return unusable(req, route, server);
+  }
   const res: Response = {
-    wire: made.wire,
+    wire: forwarded.wire,
     status: "forwarded",
     stage: "upstream",
-    upstream: result.server,
-    // Conditional forwarding is never cached (cache_scope.ts).
-    cacheable: isCacheableRoute(route),
+    upstream: server,
+    // Conditional forwarding is never cached (cache_scope.ts); nor is a
+    // chain joined from two sources, which only the client's own question
+    // ties together (the target's part is cached under its own name).
+    cacheable: isCacheableRoute(route) && made.continueAt === undefined,
   };
-  if (made.clientSubnet !== undefined) res.clientSubnet = made.clientSubnet;
-  if (made.partial) {
+  if (continued !== undefined && !ANSWERED.has(continued.status)) {
+    res.status = continued.status;
+    res.stage = continued.stage;
+    if (continued.list !== undefined) res.list = continued.list;
+    if (continued.rule !== undefined) res.rule = continued.rule;
+  }
+  if (forwarded.clientSubnet !== undefined) {
+    res.clientSubnet = forwarded.clientSubnet;
+  }
+  if (forwarded.partial) {
     // A cut (TC=1, or additional records left out) is this client's size,
     // not the answer: the cache keeps the whole answer, for the client's
     // retry over TCP and for everyone else.
-    res.wholeWire = forwardedAnswer(message, req, {
+    res.wholeWire = forwardedAnswer(made.message, req, {
       sentSubnet,
       maxSize: TCP_MAX_MESSAGE,
     }).wire;

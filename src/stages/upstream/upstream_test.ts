@@ -159,6 +159,21 @@ Deno.test("upstream answers SERVFAIL on failure", async (t) => {
       ede: { code: 23, text: 'no upstream group "default" is configured' },
     },
     {
+      name: "a group with too many queries waiting: EDE 0 saying so, at once",
+      result: {
+        ok: false,
+        reason: "busy",
+        detail:
+          'upstream group "default" has 200 queries waiting (upstreams.groups.default.maxInFlight)',
+      },
+      status: "overloaded_upstream",
+      ede: {
+        code: 0,
+        text:
+          'upstream group "default" has 200 queries waiting (upstreams.groups.default.maxInFlight)',
+      },
+    },
+    {
       name: "an answer to another question: EDE 23",
       result: answered(upstreamAnswer("other.example.org. A")),
       status: "servfail_upstream",

@@ -269,9 +269,15 @@ function closeQuietly(conn: Deno.Conn): void {
 export function upstreamSettings(
   groups: Record<
     string,
-    { servers: string[]; strategy?: StrategyName; timeout?: string }
+    {
+      servers: string[];
+      strategy?: StrategyName;
+      timeout?: string;
+      maxInFlight?: number;
+    }
   >,
   bootstrap: string[] = [],
+  maxInFlight = 500,
 ): UpstreamsSettings {
   const filled: UpstreamsSettings["groups"] = {};
   for (const [name, g] of Object.entries(groups)) {
@@ -279,10 +285,12 @@ export function upstreamSettings(
       servers: g.servers,
       strategy: g.strategy ?? "parallel_best",
       timeout: g.timeout ?? "500ms",
+      maxInFlight: g.maxInFlight ?? 200,
     };
   }
   return {
     groups: filled,
+    maxInFlight,
     bootstrap,
     conditional: {},
     ecs: { mode: "strip", ipv4Prefix: 24, ipv6Prefix: 56 },
