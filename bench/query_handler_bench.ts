@@ -1,6 +1,6 @@
 /**
  * The pipeline without sockets: one authoritative query through
- * createStandardQueryHandler, as a memo hit (the steady state) and as a miss
+ * the standard data plane (createDataPlane), as a memo hit (the steady state) and as a miss
  * (a fresh snapshot each time), and one forwarded query answered from the
  * cache with the configuration's default settings (what bench/resolver
  * loads kudurru with). Separates pipeline cost from socket cost in the
@@ -9,23 +9,16 @@
  *   deno bench bench/query_handler_bench.ts
  */
 import { loadConfig } from "../src/config/load.ts";
-import { encodeResponse, RCODE } from "../src/dns/wire/mod.ts";
-import {
-  createQueryHandler,
-  createStageCounters,
-  type Snapshot,
-  type Stage,
-} from "../src/pipeline/mod.ts";
-import {
-  createStandardQueryHandler,
-  createStandardStages,
-} from "../src/stages/mod.ts";
+import { RCODE } from "../src/dns/wire/constants.ts";
+import { encodeResponse } from "../src/dns/wire/response.ts";
+import { createQueryHandler } from "../src/pipeline/query_handler.ts";
+import type { Snapshot } from "../src/pipeline/snapshot.ts";
+import type { Stage } from "../src/pipeline/stage.ts";
+import { createStageCounters } from "../src/pipeline/stage_counters.ts";
+import { createDataPlane, standardStages } from "../src/stages/data_plane.ts";
 import { createLogger } from "../src/log/logger.ts";
-import {
-  encodeQuery,
-  snapshotOf,
-  zoneFromText,
-} from "../src/pipeline/testing/mod.ts";
+import { snapshotOf, zoneFromText } from "../src/pipeline/testing/fixtures.ts";
+import { encodeQuery } from "../src/pipeline/testing/query_bytes.ts";
 
 const zone = zoneFromText("example.org.", [
   "example.org. 300 IN SOA ns1.example.org. hostmaster.example.org. 1 3600 900 1209600 300",
@@ -35,9 +28,8 @@ const zone = zoneFromText("example.org.", [
 ]);
 const client = { address: "127.0.0.1", port: 5300, transport: "udp" as const };
 const query = encodeQuery("www.example.org. A", { edns: {} });
-const handler = createStandardQueryHandler({
-  logger: createLogger({ level: "error" }),
-});
+const plane = createDataPlane({ logger: createLogger({ level: "error" }) });
+const { handler } = plane;
 let version = 1;
 handler.setSnapshot(snapshotOf([zone], [], version));
 
@@ -52,7 +44,7 @@ let sinceDrain = 0;
 function drained<T>(reply: T): T {
   if (++sinceDrain === 5000) {
     sinceDrain = 0;
-    handler.drainEvents();
+    plane.events?.drain();
   }
   return reply;
 }
@@ -63,10 +55,10 @@ Deno.bench("query handler: authoritative A, memo hit", {
   return settle(drained(handler.handle(query, client)));
 });
 
-const unlogged = createStandardQueryHandler({
+const unlogged = createDataPlane({
   logger: createLogger({ level: "error" }),
   queryLog: false,
-});
+}).handler;
 unlogged.setSnapshot(snapshotOf([zone], [], version));
 Deno.bench("query handler: authoritative A, memo hit, query log off", {
   group: "query log",
@@ -124,7 +116,7 @@ const resolving = createQueryHandler({
   logger,
   counters,
   stages: [
-    ...createStandardStages({ counters, logger }).filter((s) =>
+    ...standardStages({ counters, logger }).filter((s) =>
       s.name !== "upstream"
     ),
     scriptedUpstream,

@@ -9,14 +9,11 @@
  *
  *   deno run -A bench/query_log_cost.ts
  */
-import { createStandardQueryHandler } from "../src/stages/mod.ts";
+import { createDataPlane } from "../src/stages/data_plane.ts";
 import { print } from "./querylog/print.ts";
 import { createLogger } from "../src/log/logger.ts";
-import {
-  encodeQuery,
-  snapshotOf,
-  zoneFromText,
-} from "../src/pipeline/testing/mod.ts";
+import { snapshotOf, zoneFromText } from "../src/pipeline/testing/fixtures.ts";
+import { encodeQuery } from "../src/pipeline/testing/query_bytes.ts";
 
 const NAMES = 10_000;
 const QUERIES = 2_000_000;
@@ -42,17 +39,18 @@ function measure(queryLog: boolean): number {
     port: 5300,
     transport: "udp" as const,
   };
-  const handler = createStandardQueryHandler({
+  const plane = createDataPlane({
     logger: createLogger({ level: "error" }),
     queryLog,
   });
+  const { handler } = plane;
   handler.setSnapshot(snapshotOf([zone], [], 1));
   let best = Infinity;
   for (let round = 0; round < 5; round++) {
     const began = performance.now();
     for (let i = 0; i < QUERIES; i++) {
       handler.handle(queries[i % NAMES]!, client); // memo hits: synchronous
-      if (i % DRAIN_EVERY === DRAIN_EVERY - 1) handler.drainEvents();
+      if (i % DRAIN_EVERY === DRAIN_EVERY - 1) plane.events?.drain();
     }
     best = Math.min(best, (performance.now() - began) * 1000 / QUERIES);
   }

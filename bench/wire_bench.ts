@@ -6,13 +6,9 @@
  */
 import dnsPacket from "dns-packet";
 import { Buffer } from "node:buffer";
-import {
-  CLASS,
-  encodeResponse,
-  parseQuery,
-  type ResponseSpec,
-  TYPE,
-} from "../src/dns/wire/mod.ts";
+import { CLASS, TYPE } from "../src/dns/wire/constants.ts";
+import { parseQuery } from "../src/dns/wire/query.ts";
+import { encodeResponse, type ResponseSpec } from "../src/dns/wire/response.ts";
 
 const query = new Uint8Array(dnsPacket.encode({
   type: "query",

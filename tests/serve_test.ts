@@ -12,9 +12,9 @@ import {
   loadCacheDump,
   LOCAL_DB_FILE,
   saveCacheDump,
-} from "../src/cli/local_db.ts";
+} from "../src/server/local_db.ts";
 import { memoryLogger } from "../src/log/logger.ts";
-import type { SerializedEntry } from "../src/stages/cache/cache_dump.ts";
+import type { SerializedEntry } from "../src/pipeline/cache_dump.ts";
 
 const ROOT = join(import.meta.dirname!, "..");
 const MAIN = join(ROOT, "main.ts");

@@ -10,10 +10,8 @@
  *   deno run -A --v8-flags=--expose-gc bench/blocking/compile_child.ts --entries 1000000
  */
 
-import {
-  createListCompiler,
-  createRuleDigest,
-} from "../../src/blocking/matcher/mod.ts";
+import { createListCompiler } from "../../src/blocking/matcher/compiler.ts";
+import { createRuleDigest } from "../../src/blocking/matcher/digest.ts";
 import {
   collectGarbage,
   entriesArg,

@@ -13,10 +13,8 @@ import type {
   CompiledListData,
   ListMatcher,
 } from "../../src/blocking/types.ts";
-import {
-  createListCompiler,
-  openCompiledList,
-} from "../../src/blocking/matcher/mod.ts";
+import { createListCompiler } from "../../src/blocking/matcher/compiler.ts";
+import { openCompiledList } from "../../src/blocking/matcher/open.ts";
 import {
   collectGarbage,
   entriesArg,

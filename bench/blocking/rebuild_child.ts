@@ -9,10 +9,8 @@
  */
 
 import type { CompiledListData } from "../../src/blocking/types.ts";
-import {
-  createListCompiler,
-  openCompiledList,
-} from "../../src/blocking/matcher/mod.ts";
+import { createListCompiler } from "../../src/blocking/matcher/compiler.ts";
+import { openCompiledList } from "../../src/blocking/matcher/open.ts";
 import {
   collectGarbage,
   entriesArg,

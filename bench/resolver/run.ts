@@ -13,8 +13,8 @@
  *     [--pin] [--misses] [--ffi-sockets N]
  *
  * Every process is stopped at the end, even on failure; each dnsperf run is
- * killed after its bound. kudurru is skipped (with a note) until serve
- * starts listeners and the stage chain has the upstream stage.
+ * killed after its bound; a server that cannot start is skipped with the
+ * reason.
  */
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -23,7 +23,6 @@ import { pinServer } from "../dnsperf/cpu_pinning.ts";
 import { cappedNote } from "../dnsperf/qps_cap.ts";
 import { settle } from "../dnsperf/settle.ts";
 import { query } from "../../tests/interop/dns_client.ts";
-import { listenersExist } from "../../tests/interop/kudurru_server.ts";
 import { startKudurruResolver } from "./kudurru_resolver.ts";
 import { type RunningServer, startNsd } from "../../tests/interop/peers.ts";
 import { startUnbound } from "../../tests/resolver/unbound.ts";
@@ -86,29 +85,6 @@ function print(text: string): void {
 
 function percent(part: number, whole: number): string {
   return whole > 0 ? `${(100 * part / whole).toFixed(2)}%` : "-";
-}
-
-/** The forwarding path is wired once the stage chain builds the upstream stage. */
-async function kudurruForwardingWired(): Promise<boolean> {
-  try {
-    const stages = await Deno.readTextFile(
-      join(import.meta.dirname!, "..", "..", "src", "stages", "mod.ts"),
-    );
-    return stages.includes("createUpstreamStage");
-  } catch {
-    return false;
-  }
-}
-
-/** Why kudurru cannot be measured yet, or null when it can. */
-async function kudurruMissing(): Promise<string | null> {
-  if (!(await listenersExist())) {
-    return "src/listeners/ does not exist yet or serve does not start it";
-  }
-  if (!(await kudurruForwardingWired())) {
-    return "src/stages/mod.ts does not build createUpstreamStage yet";
-  }
-  return null;
 }
 
 async function start(
@@ -292,11 +268,6 @@ async function main(): Promise<void> {
     ]);
     const rows: Row[] = [];
     for (const server of servers) {
-      const missing = server === "kudurru" ? await kudurruMissing() : null;
-      if (missing !== null) {
-        print(`kudurru skipped: ${missing}`);
-        continue;
-      }
       try {
         rows.push(await measure(server, nsd, queryFile, ticks));
       } catch (error) {

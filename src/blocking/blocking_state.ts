@@ -9,7 +9,7 @@
  */
 import type { Logger } from "../log/logger.ts";
 import type { Store } from "../store/store.ts";
-import { pause } from "../controller/pause.ts";
+import { pause } from "../async/pause.ts";
 
 /** The runtime key (Store.getRuntime/setRuntime) holding an ISO 8601 time. */
 export const BLOCKING_DISABLED_KEY = "blocking.disabledUntil";

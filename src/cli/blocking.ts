@@ -23,7 +23,6 @@ import {
   UsageError,
 } from "./command.ts";
 import {
-  isDirectory,
   loadLocalConfig,
   missingDataDirMessage,
   openLocalStore,
@@ -31,7 +30,11 @@ import {
   STORE_FLAGS,
   type StoreFlagValues,
 } from "./local_store.ts";
-import { askRunningServer, type RunningServer } from "./control_socket.ts";
+import { isDirectory } from "../server/data_dir.ts";
+import {
+  askRunningServer,
+  type RunningServer,
+} from "../server/control_socket.ts";
 
 /** `kudurru blocking disable` without a duration. */
 export const DEFAULT_DISABLE_MS = 5 * 60_000;

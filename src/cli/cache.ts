@@ -12,17 +12,17 @@
 import { join } from "node:path";
 import { type Command, parseFlags, UsageError } from "./command.ts";
 import {
-  isDirectory,
   missingDataDirMessage,
   resolveDataDir,
   STORE_FLAGS,
 } from "./local_store.ts";
+import { isDirectory } from "../server/data_dir.ts";
 import {
   flushNameProblem,
   requestCacheFlush,
   ServerNotRunningError,
-} from "./control_socket.ts";
-import { flushCacheDump, LOCAL_DB_FILE } from "./local_db.ts";
+} from "../server/control_socket.ts";
+import { flushCacheDump, LOCAL_DB_FILE } from "../server/local_db.ts";
 import { closestMatch } from "../config/closest_match.ts";
 
 const SUBCOMMANDS = ["flush"];

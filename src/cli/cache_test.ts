@@ -1,15 +1,19 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { memoryLogger } from "../log/logger.ts";
-import type { SerializedEntry } from "../stages/cache/cache_dump.ts";
+import type { SerializedEntry } from "../pipeline/cache_dump.ts";
 import { cacheCommand } from "./cache.ts";
 import { bufferIO, UsageError } from "./command.ts";
 import {
   askRunningServer,
   CONTROL_SOCKET_FILE,
   startControlSocket,
-} from "./control_socket.ts";
-import { loadCacheDump, LOCAL_DB_FILE, saveCacheDump } from "./local_db.ts";
+} from "../server/control_socket.ts";
+import {
+  loadCacheDump,
+  LOCAL_DB_FILE,
+  saveCacheDump,
+} from "../server/local_db.ts";
 import { startDnsListeners } from "../listeners/listeners.ts";
 import { buildQuery, udpExchange } from "../listeners/testdata/dns_client.ts";
 import {

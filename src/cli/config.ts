@@ -19,7 +19,10 @@ import { configJsonSchema } from "../config/json_schema.ts";
 import { loadConfig } from "../config/load.ts";
 import { settingsTable } from "../config/settings_table.ts";
 import { runImportDnsmasq } from "./config_import_dnsmasq.ts";
-import { askRunningServer, type RunningServer } from "./control_socket.ts";
+import {
+  askRunningServer,
+  type RunningServer,
+} from "../server/control_socket.ts";
 
 const USAGE = `  kudurru config schema
       Print the JSON Schema of kudurru.yaml (for # yaml-language-server: $schema=…).

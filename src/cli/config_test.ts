@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { bufferIO, UsageError } from "./command.ts";
 import { type ConfigCommandHost, createConfigCommand } from "./config.ts";
-import type { RunningServer } from "./control_socket.ts";
+import type { RunningServer } from "../server/control_socket.ts";
 
 const FILE = "/etc/kudurru/kudurru.yaml";
 

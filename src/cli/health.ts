@@ -9,7 +9,7 @@
 import { type Command, parseFlags, UsageError } from "./command.ts";
 import { DEFAULT_CONFIG_PATH, loadConfig } from "../config/load.ts";
 import { parseListenAddress } from "../listeners/listen_address.ts";
-import { machineFacts } from "./machine.ts";
+import { machineFacts } from "../server/machine.ts";
 import { parseDuration } from "../config/duration.ts";
 
 /** Where the ops listener is when nothing says otherwise. */

@@ -1,10 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import {
-  ensureDataDir,
-  openLocalStore,
-  resolveDataDir,
-} from "./local_store.ts";
+import { openLocalStore, resolveDataDir } from "./local_store.ts";
+import { ensureDataDir } from "../server/data_dir.ts";
 
 Deno.test("ensureDataDir makes the directory, and says so when the path is a file", async () => {
   const root = await Deno.makeTempDir({ prefix: "kudurru-datadir-" });

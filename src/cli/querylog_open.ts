@@ -5,7 +5,8 @@
  */
 import { dirname, resolve } from "node:path";
 import type { DatabaseSync } from "node:sqlite";
-import { isDamagedDatabaseError, openQueryLogDb } from "../querylog/db.ts";
+import { openQueryLogDb } from "../querylog/db.ts";
+import { isDamagedDatabaseError } from "../sqlite/damaged_file.ts";
 import { explainReadFailure } from "./local_store.ts";
 import { notAQueryLogFile } from "../querylog/path_check.ts";
 

@@ -8,7 +8,7 @@
  * atomic).
  */
 import { basename, dirname, join } from "node:path";
-import { diskAdvice, messageOf } from "./disk_errors.ts";
+import { diskAdvice, messageOf } from "../server/disk_errors.ts";
 
 export interface ReplaceFileOptions {
   /**

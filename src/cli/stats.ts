@@ -17,7 +17,7 @@ import {
   upstreamStats,
 } from "../querylog/queries.ts";
 import { HIDDEN_CLIENT } from "../querylog/event_filter.ts";
-import { isIpAddress } from "../api/v1alpha1/field_schemas.ts";
+import { isIpAddress } from "../dns/ip_text.ts";
 import { MINUTE_MS } from "../querylog/settings.ts";
 import { MAX_TOP_LIMIT } from "../querylog/stats.ts";
 import {

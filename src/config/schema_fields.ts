@@ -4,7 +4,7 @@
  * (docs/design.md#settings).
  */
 import { z } from "zod";
-import { isIpAddress } from "../api/v1alpha1/field_schemas.ts";
+import { isIpAddress } from "../dns/ip_text.ts";
 import ipaddr from "ipaddr.js";
 import { durationSchema } from "./duration.ts";
 import { sizeSchema } from "./size.ts";

@@ -10,7 +10,7 @@ import { parseSize } from "./size.ts";
 import {
   parseBootstrapServer,
   parseUpstreamServer,
-} from "../upstream/server_address.ts";
+} from "./upstream_server.ts";
 import { checkDomainName } from "../dns/name.ts";
 import {
   addressList,

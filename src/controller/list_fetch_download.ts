@@ -8,7 +8,7 @@
 import { createHash } from "node:crypto";
 import { dirname } from "node:path";
 import { VERSION } from "../version.ts";
-import { tempPathFor } from "./list_files.ts";
+import { tempPathFor } from "../blocking/list_files.ts";
 
 export interface DownloadRequest {
   url: string;

@@ -7,7 +7,7 @@ import {
   type DownloadRequest,
   formatBytes,
 } from "./list_fetch_download.ts";
-import { sha256Hex } from "./list_files.ts";
+import { sha256Hex } from "../blocking/list_files.ts";
 import { ListServer, tempFilesIn, waitFor } from "./list_fetch_testing.ts";
 
 const BODY = "# Title: test list\nads.example\ntracker.example\n";

@@ -4,8 +4,8 @@
  * time would be wasted work. Entries not used during a pass are dropped.
  */
 import type { ListFormat } from "../blocking/types.ts";
-import { countRules } from "./list_fetch_counts.ts";
-import type { SourceCounts } from "./list_fetch_meta.ts";
+import { countRules } from "../blocking/list_counts.ts";
+import type { SourceCounts } from "../blocking/list_meta.ts";
 
 type Counted = SourceCounts | { error: string };
 

@@ -20,13 +20,13 @@ import {
   type DownloadResult,
 } from "./list_fetch_download.ts";
 import type { Limiter } from "./list_fetch_limit.ts";
-import { pause } from "./pause.ts";
+import { pause } from "../async/pause.ts";
 import {
   type ListFileMeta,
   readListMeta,
   writeListMeta,
-} from "./list_fetch_meta.ts";
-import { listFilePath, listMetaPath } from "./list_files.ts";
+} from "../blocking/list_meta.ts";
+import { listFilePath, listMetaPath } from "../blocking/list_files.ts";
 
 export interface ListFetchJob {
   url: string;

@@ -1,14 +1,14 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
-import { decodeListBody } from "../blocking/parse/mod.ts";
+import { decodeListBody } from "../blocking/parse/detect.ts";
 import { memoryLogger } from "../log/logger.ts";
 import { WorkerControl } from "../snapshot/testdata/worker_control.ts";
 import { finishWithin } from "../snapshot/testdata/zone_objects.ts";
-import { countRules } from "./list_fetch_counts.ts";
+import { countRules } from "../blocking/list_counts.ts";
 import { type ListFetchJob, runListFetch } from "./list_fetch_job.ts";
 import { Limiter } from "./list_fetch_limit.ts";
 import { ListServer } from "./list_fetch_testing.ts";
-import { listFilePath } from "./list_files.ts";
+import { listFilePath } from "../blocking/list_files.ts";
 
 /** 3.3 MB, 122,680 rules. */
 const REAL_LIST = fileURLToPath(

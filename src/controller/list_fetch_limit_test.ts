@@ -1,7 +1,7 @@
 /** The download semaphore and the abortable pause. */
 import assert from "node:assert/strict";
 import { Limiter } from "./list_fetch_limit.ts";
-import { pause } from "./pause.ts";
+import { pause } from "../async/pause.ts";
 
 Deno.test("the limiter never hands out more than its size, in arrival order", async () => {
   const limiter = new Limiter(2);

@@ -16,7 +16,7 @@ import { NotFoundError, type Store } from "../store/store.ts";
 import { FirstRound, type FirstRoundReport } from "./list_fetch_first_round.ts";
 import { runListFetch } from "./list_fetch_job.ts";
 import type { Limiter } from "./list_fetch_limit.ts";
-import { readListMeta } from "./list_fetch_meta.ts";
+import { readListMeta } from "../blocking/list_meta.ts";
 import { InlineCounts } from "./list_fetch_inline.ts";
 import { ListFilesSweep } from "./list_files_sweep.ts";
 import { blockListStatus, type UrlKnowledge } from "./list_fetch_status.ts";

@@ -11,7 +11,7 @@ import type {
 } from "../api/v1alpha1/blocklist.ts";
 import type { ListFormat } from "../blocking/types.ts";
 import { setCondition } from "./conditions.ts";
-import type { ListFileMeta, SourceCounts } from "./list_fetch_meta.ts";
+import type { ListFileMeta, SourceCounts } from "../blocking/list_meta.ts";
 
 type SourceStatus = NonNullable<BlockListStatus["sources"]>[number];
 

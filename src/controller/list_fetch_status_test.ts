@@ -1,7 +1,7 @@
 /** blockListStatus: what each kind of source reports and how Ready is decided. */
 import assert from "node:assert/strict";
 import type { ListFormat } from "../blocking/types.ts";
-import type { ListFileMeta, SourceCounts } from "./list_fetch_meta.ts";
+import type { ListFileMeta, SourceCounts } from "../blocking/list_meta.ts";
 import {
   blockListStatus,
   CONFIG_MAP_UNSUPPORTED,

@@ -14,8 +14,8 @@ import {
   type ListFetcherOptions,
   startListFetcher,
 } from "./list_fetcher.ts";
-import { TEMP_MARKER } from "./list_files.ts";
-import { pause } from "./pause.ts";
+import { TEMP_MARKER } from "../blocking/list_files.ts";
+import { pause } from "../async/pause.ts";
 
 export interface Route {
   body?: string | Uint8Array<ArrayBuffer>;

@@ -13,9 +13,9 @@ import type { Store } from "../store/store.ts";
 import { Limiter } from "./list_fetch_limit.ts";
 import { type ListFetchLoop, startListFetchLoop } from "./list_fetch_loop.ts";
 
-import { TEMP_MARKER } from "./list_files.ts";
+import { TEMP_MARKER } from "../blocking/list_files.ts";
 
-export { listFilePath } from "./list_files.ts";
+export { listFilePath } from "../blocking/list_files.ts";
 
 export interface ListFetcherOptions {
   store: Store;

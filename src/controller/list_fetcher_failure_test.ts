@@ -4,7 +4,11 @@
  * the size cap, the concurrency bound and stop() in the middle of a fetch.
  */
 import assert from "node:assert/strict";
-import { listFilePath, listMetaPath, sha256Hex } from "./list_files.ts";
+import {
+  listFilePath,
+  listMetaPath,
+  sha256Hex,
+} from "../blocking/list_files.ts";
 import {
   blockList,
   FetcherHarness,

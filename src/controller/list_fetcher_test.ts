@@ -5,9 +5,9 @@
  */
 import assert from "node:assert/strict";
 import type { Store } from "../store/store.ts";
-import { countRules } from "./list_fetch_counts.ts";
+import { countRules } from "../blocking/list_counts.ts";
 import { CONFIG_MAP_UNSUPPORTED } from "./list_fetch_status.ts";
-import { listFilePath, sha256Hex } from "./list_files.ts";
+import { listFilePath, sha256Hex } from "../blocking/list_files.ts";
 import {
   blockList,
   FetcherHarness,

@@ -8,7 +8,7 @@
  */
 import { join } from "node:path";
 import type { Logger } from "../log/logger.ts";
-import { sha256Hex } from "./list_files.ts";
+import { sha256Hex } from "../blocking/list_files.ts";
 
 /** How long a URL's files stay after its last source went (or was disabled). */
 export const UNWANTED_GRACE_MS = 60 * 60_000;

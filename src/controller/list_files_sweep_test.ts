@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { memoryLogger } from "../log/logger.ts";
-import { listFilePath, listMetaPath } from "./list_files.ts";
+import { listFilePath, listMetaPath } from "../blocking/list_files.ts";
 import {
   ListFilesSweep,
   SWEEP_INTERVAL_MS,

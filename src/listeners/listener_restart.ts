@@ -7,7 +7,7 @@
  */
 import type { Logger } from "../log/logger.ts";
 import type { Snapshot } from "../pipeline/snapshot.ts";
-import type { SerializedEntry } from "../stages/cache/cache_dump.ts";
+import type { SerializedEntry } from "../pipeline/cache_dump.ts";
 import { formatListenAddress } from "./listen_address.ts";
 import type { ListenerWorker } from "./listener_worker_client.ts";
 import type { WorkerRequest } from "./worker_messages.ts";

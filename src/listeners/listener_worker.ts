@@ -1,23 +1,20 @@
 /**
- * The body of a listener Worker: receives `start`, builds its own
- * QueryHandler (one pipeline instance per worker), binds its socket, swaps
- * snapshots in and stops gracefully. worker_entry.ts runs it with the real
- * stage chain; tests run it with a small handler.
+ * The body of a listener Worker: receives `start`, builds its own data
+ * plane (one pipeline instance per worker, pipeline/data_plane.ts), binds
+ * its socket, swaps snapshots in and stops gracefully. worker_entry.ts runs
+ * it with the standard chain; tests run it with small data planes.
  */
-import type { QueryHandler } from "../pipeline/handler.ts";
-import type { StageCounters } from "../pipeline/stage_counters.ts";
+import type { DataPlane, DataPlaneFactory } from "../pipeline/data_plane.ts";
 import type { Snapshot } from "../pipeline/snapshot.ts";
 import { SnapshotReceiver } from "./snapshot_post.ts";
-import type { PostedQueryEvents } from "../pipeline/query_event_pack.ts";
-import type { SerializedEntry } from "../stages/cache/cache_dump.ts";
-import type { FlushOptions } from "../stages/cache/flushed_names.ts";
+import type { SerializedEntry } from "../pipeline/cache_dump.ts";
 import {
   type CacheStats,
   cacheStatsDelta,
   emptyCacheStats,
-} from "../stages/cache/cache_stats.ts";
+} from "../pipeline/cache_stats.ts";
 import { workerUpstreamCounters } from "../upstream/upstream_counters.ts";
-import { createLogger, type Logger } from "../log/logger.ts";
+import { createLogger } from "../log/logger.ts";
 import {
   type CounterDeltas,
   emptySocketCounters,
@@ -33,45 +30,6 @@ export const COUNTERS_INTERVAL_MS = 1000;
 /** How often a worker posts its query events (its buffer holds 65,536). */
 export const EVENTS_INTERVAL_MS = 250;
 
-/**
- * A handler whose pipeline counts queries (`PipelineQueryHandler`) and,
- * when it has a cache, dumps and restores it (`CacheDumpHooks`) and reports
- * its counts (`cacheStats`, the cache stage's `stats()`).
- */
-export type CountingQueryHandler = QueryHandler & {
-  readonly counters?:
-    & Pick<StageCounters, "drain">
-    & Partial<Pick<StageCounters, "drainDetail">>;
-  cacheStats?(): CacheStats;
-  exportCache?(): SerializedEntry[];
-  importCache?(entries: readonly unknown[]): number;
-  importSharedCache?(entries: readonly unknown[]): number;
-  flushCache?(name?: string, opts?: FlushOptions): number;
-  /** Entries stored from answers cut for their client (CacheDumpHooks). */
-  onCutAnswerStored?(listener: (entry: SerializedEntry) => void): void;
-  /** The query events since the previous call (`QueryEventHooks`). */
-  drainEvents?(): { events: PostedQueryEvents; dropped: number };
-  /** Makes the next batch start a new string table (`QueryEventHooks`). */
-  restartEventStrings?(): void;
-  /** Takes back a posted batch's arrays, for a later drain (`QueryEventHooks`). */
-  recycleEventBuffers?(times: Float64Array, ints: Int32Array): void;
-  /** Rate-limit buckets evicted since the previous call. */
-  drainBucketEvictions?(): number;
-  /** From now on the health check fails (the server is stopping). */
-  enterLameduck?(): void;
-};
-
-/** Builds the worker's handler (one pipeline instance per worker). */
-export type HandlerFactory = (
-  opts: {
-    logger: Logger;
-    nodeName: string;
-    version: string;
-    /** Whether to record query events. */
-    queryLog: boolean;
-  },
-) => CountingQueryHandler;
-
 /** The worker global scope, typed narrowly (Deno types `self` as a window). */
 interface WorkerScope {
   onmessage: ((event: MessageEvent<WorkerRequest>) => void) | null;
@@ -84,7 +42,7 @@ type Server = {
 };
 
 /** Installs the message handler of a listener worker. */
-export function runListenerWorker(createHandler: HandlerFactory): void {
+export function runListenerWorker(createDataPlane: DataPlaneFactory): void {
   const scope = globalThis as unknown as WorkerScope;
   /** Posts `reply`; the buffers in `transfer` move to the main thread (no copy). */
   const post = (reply: WorkerReply, transfer?: Transferable[]) =>
@@ -92,7 +50,7 @@ export function runListenerWorker(createHandler: HandlerFactory): void {
       ? scope.postMessage(reply)
       : scope.postMessage(reply, transfer);
   const counters = emptySocketCounters();
-  let handler: CountingQueryHandler | null = null;
+  let plane: DataPlane | null = null;
   let server: Server | null = null;
   let countersTimer: ReturnType<typeof setInterval> | undefined;
   let eventsTimer: ReturnType<typeof setInterval> | undefined;
@@ -113,10 +71,9 @@ export function runListenerWorker(createHandler: HandlerFactory): void {
   function postCounters() {
     const deltas: CounterDeltas = { socket: { ...counters } };
     Object.assign(counters, emptySocketCounters());
-    const pipeline = handler?.counters;
-    if (pipeline) {
-      deltas.handler = pipeline.drain();
-      const detail = pipeline.drainDetail?.();
+    if (plane) {
+      deltas.handler = plane.counters.drain();
+      const detail = plane.counters.drainDetail?.();
       if (detail !== undefined && !isQuiet(detail)) deltas.detail = detail;
     }
     const cache = cacheDelta();
@@ -124,7 +81,7 @@ export function runListenerWorker(createHandler: HandlerFactory): void {
     // This worker's resolvers count here (see upstream_counters.ts).
     const upstream = workerUpstreamCounters.drain();
     if (Object.keys(upstream).length > 0) deltas.upstream = upstream;
-    const evicted = handler?.drainBucketEvictions?.() ?? 0;
+    const evicted = plane?.drainRateLimitEvictions?.() ?? 0;
     if (evicted > 0) deltas.rateLimit = { bucketsEvicted: evicted };
     const quiet = isQuiet(deltas.socket) && isQuiet(deltas.handler ?? {}) &&
       deltas.detail === undefined && cache === undefined &&
@@ -140,7 +97,7 @@ export function runListenerWorker(createHandler: HandlerFactory): void {
    */
   function postEvents() {
     try {
-      const batch = handler?.drainEvents?.();
+      const batch = plane?.events?.drain();
       if (!batch || (batch.events.count === 0 && batch.dropped === 0)) return;
       const { events, dropped } = batch;
       // Plain ArrayBuffers of their own (QueryEventPacker.take), whole:
@@ -157,7 +114,7 @@ export function runListenerWorker(createHandler: HandlerFactory): void {
 
   function restartEventStrings() {
     try {
-      handler?.restartEventStrings?.();
+      plane?.events?.restartStrings();
     } catch {
       // Then the main thread asks again when the next batch does not fit.
     }
@@ -165,10 +122,11 @@ export function runListenerWorker(createHandler: HandlerFactory): void {
 
   /** The cache's counts since the last post, when any changed (entries included). */
   function cacheDelta(): CacheStats | undefined {
-    if (handler?.cacheStats === undefined) return undefined;
+    const cache = plane?.cache;
+    if (cache === undefined) return undefined;
     let now: CacheStats;
     try {
-      now = handler.cacheStats();
+      now = cache.stats();
     } catch {
       return undefined; // counts are not worth a crashed worker
     }
@@ -187,18 +145,19 @@ export function runListenerWorker(createHandler: HandlerFactory): void {
       component: "listener",
       transport: listener.transport,
     });
-    handler = createHandler({
+    plane = createDataPlane({
       logger,
       nodeName: msg.nodeName,
       version: msg.version,
       queryLog: msg.queryLog ?? true,
     });
+    const { handler } = plane;
     if (earlySnapshot) handler.setSnapshot(earlySnapshot);
-    if (lameduckBeforeStart) handler.enterLameduck?.();
-    if (earlyCache) handler.importCache?.(earlyCache);
+    if (lameduckBeforeStart) plane.enterLameduck();
+    if (earlyCache) plane.cache?.importEntries(earlyCache);
     earlyCache = null;
     // A UDP client that got TC=1 asks again over TCP: another worker.
-    handler.onCutAnswerStored?.((entry) =>
+    plane.cache?.onCutAnswerStored((entry) =>
       post({ type: "cache-share", entries: [entry] })
     );
     const common = {
@@ -237,7 +196,7 @@ export function runListenerWorker(createHandler: HandlerFactory): void {
       postCounters,
       msg.countersIntervalMs ?? COUNTERS_INTERVAL_MS,
     );
-    if (handler.drainEvents !== undefined) {
+    if (plane.events !== undefined) {
       eventsTimer = setInterval(postEvents, EVENTS_INTERVAL_MS);
     }
     post({ type: "ready", port: server.addr.port });
@@ -275,7 +234,7 @@ export function runListenerWorker(createHandler: HandlerFactory): void {
   /** The cache's insert count, when it reports one. */
   function cacheInserts(): number | undefined {
     try {
-      return handler?.cacheStats?.().inserts;
+      return plane?.cache?.stats().inserts;
     } catch {
       return undefined;
     }
@@ -284,7 +243,7 @@ export function runListenerWorker(createHandler: HandlerFactory): void {
   /** The cache dump for the `stopped` reply; a failure costs the dump, not the stop. */
   function dumpCache(): SerializedEntry[] | undefined {
     try {
-      return handler?.exportCache?.();
+      return plane?.cache?.exportEntries();
     } catch (err) {
       createLogger().with({ component: "listener" }).error(
         "Cannot dump the cache; it starts empty next time",
@@ -302,27 +261,27 @@ export function runListenerWorker(createHandler: HandlerFactory): void {
       case "snapshot": {
         const snapshot = snapshots.receive(msg.snapshot);
         // One assignment inside the handler; queries in flight keep theirs.
-        if (handler) handler.setSnapshot(snapshot);
+        if (plane) plane.handler.setSnapshot(snapshot);
         else earlySnapshot = snapshot;
         return;
       }
       case "lameduck":
-        if (handler) handler.enterLameduck?.();
+        if (plane) plane.enterLameduck();
         else lameduckBeforeStart = true;
         return;
       case "cache":
-        if (handler) handler.importCache?.(msg.entries);
+        if (plane) plane.cache?.importEntries(msg.entries);
         else earlyCache = msg.entries;
         return;
       case "shared-cache":
         // Before start there is no cache to share with: dropped.
-        handler?.importSharedCache?.(msg.entries);
+        plane?.cache?.importShared(msg.entries);
         return;
       case "flush-cache":
         post({
           type: "cache-flushed",
           id: msg.id,
-          removed: handler?.flushCache?.(msg.name, {
+          removed: plane?.cache?.flush(msg.name, {
             subtree: msg.subtree === true,
           }) ?? 0,
         });
@@ -335,7 +294,7 @@ export function runListenerWorker(createHandler: HandlerFactory): void {
         if (
           msg.times instanceof Float64Array && msg.ints instanceof Int32Array
         ) {
-          handler?.recycleEventBuffers?.(msg.times, msg.ints);
+          plane?.events?.recycle(msg.times, msg.ints);
         }
         return;
       case "stop":

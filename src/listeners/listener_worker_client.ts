@@ -14,8 +14,8 @@ import type { Logger } from "../log/logger.ts";
 import { describeBindError, ListenerError } from "./listener_error.ts";
 import { formatListenAddress } from "./listen_address.ts";
 import { SnapshotSender } from "./snapshot_post.ts";
-import type { SerializedEntry } from "../stages/cache/cache_dump.ts";
-import type { FlushOptions } from "../stages/cache/flushed_names.ts";
+import type { SerializedEntry } from "../pipeline/cache_dump.ts";
+import type { FlushOptions } from "../pipeline/flushed_names.ts";
 import type {
   CounterDeltas,
   WorkerReply,

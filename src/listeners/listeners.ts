@@ -27,12 +27,9 @@ import {
 } from "./libc_udp.ts";
 import { TCP_IDLE_TIMEOUT_MS, TCP_MAX_CONNECTIONS } from "./tcp.ts";
 import { type CounterDeltas, emptySocketCounters } from "./worker_messages.ts";
-import { emptyCacheStats } from "../stages/cache/cache_stats.ts";
-import type { FlushOptions } from "../stages/cache/flushed_names.ts";
-import {
-  mergeEntries,
-  type SerializedEntry,
-} from "../stages/cache/cache_dump.ts";
+import { emptyCacheStats } from "../pipeline/cache_stats.ts";
+import type { FlushOptions } from "../pipeline/flushed_names.ts";
+import { mergeEntries, type SerializedEntry } from "../pipeline/cache_dump.ts";
 import {
   type BoundAddress,
   type ListenerWorker,

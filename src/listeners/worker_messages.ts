@@ -7,9 +7,9 @@
 import type { Transport } from "../pipeline/handler.ts";
 import type { PostedSnapshot } from "./snapshot_post.ts";
 import type { CounterBatch, DetailBatch } from "../pipeline/stage_counters.ts";
-import type { SerializedEntry } from "../stages/cache/cache_dump.ts";
+import type { SerializedEntry } from "../pipeline/cache_dump.ts";
 import type { PostedQueryEvents } from "../pipeline/query_event_pack.ts";
-import type { CacheStats } from "../stages/cache/cache_stats.ts";
+import type { CacheStats } from "../pipeline/cache_stats.ts";
 import type { UpstreamCounts } from "../upstream/upstream_counters.ts";
 import type { LibcUdpSocket } from "./libc_udp.ts";
 

@@ -5,7 +5,7 @@
  * reported.
  */
 import client from "prom-client";
-import type { CacheStats } from "../stages/cache/cache_stats.ts";
+import type { CacheStats } from "../pipeline/cache_stats.ts";
 import type { UpstreamCounts } from "../upstream/upstream_counters.ts";
 import { BulkSummary } from "./bulk_metrics.ts";
 import { CappedLabel, isCount } from "./bounded_labels.ts";

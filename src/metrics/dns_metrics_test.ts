@@ -4,7 +4,7 @@ import { emptySocketCounters } from "../listeners/worker_messages.ts";
 import type { Response } from "../pipeline/response.ts";
 import { createStageCounters } from "../pipeline/stage_counters.ts";
 import type { Status } from "../pipeline/status.ts";
-import { emptyCacheStats } from "../stages/cache/cache_stats.ts";
+import { emptyCacheStats } from "../pipeline/cache_stats.ts";
 import { UpstreamCounters } from "../upstream/upstream_counters.ts";
 import { createDnsMetrics } from "./dns_metrics.ts";
 import { MAX_LIST_LABELS } from "./query_metrics.ts";

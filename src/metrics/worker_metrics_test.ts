@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { cacheSchema, ratelimitSchema } from "../config/schema_resolver.ts";
-import { TYPE } from "../dns/wire/mod.ts";
+import { TYPE } from "../dns/wire/constants.ts";
 import { startDnsListeners } from "../listeners/listeners.ts";
 import {
   buildQuery,
@@ -16,7 +16,7 @@ import {
 } from "../listeners/testdata/dns_client.ts";
 import type { CounterDeltas } from "../listeners/worker_messages.ts";
 import { memoryLogger } from "../log/logger.ts";
-import { snapshotOf } from "../pipeline/testing/mod.ts";
+import { snapshotOf } from "../pipeline/testing/fixtures.ts";
 import {
   answer,
   startUdpUpstream,

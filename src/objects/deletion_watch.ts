@@ -9,7 +9,7 @@ import { KINDS } from "../api/v1alpha1/kinds.ts";
 import { formatKey, keyOf } from "../api/v1alpha1/meta.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Store } from "../store/store.ts";
-import { pause } from "../controller/pause.ts";
+import { pause } from "../async/pause.ts";
 
 export interface DeletionWatchOptions {
   store: Store;

@@ -3,8 +3,9 @@
  * every answer must copy from its query (ID, opcode, RD, CD, the question in
  * the client's case), the EDNS echo, and the size limit of the transport.
  */
-import { encodeResponse, type QueryInfo } from "../dns/wire/mod.ts";
-import type { ResponseSpec } from "../dns/wire/mod.ts";
+import type { QueryInfo } from "../dns/wire/query.ts";
+import { encodeResponse } from "../dns/wire/response.ts";
+import type { ResponseSpec } from "../dns/wire/response.ts";
 import type { Transport } from "./handler.ts";
 import type { Request } from "./request.ts";
 

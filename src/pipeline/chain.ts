@@ -1,42 +1,15 @@
 /**
- * The one place that puts stages in order (blocky's lesson: one builder, a
- * comment at each stage saying why it sits there). Order is code, not config.
+ * Links stages into the chain in the fixed order of STAGE_ORDER, whatever
+ * order they are given in: order is code, not config. Why each stage sits
+ * where it does is said where the standard chain is built
+ * (src/stages/data_plane.ts).
  */
-import { RCODE } from "../dns/wire/mod.ts";
+import { RCODE } from "../dns/wire/constants.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Request } from "./request.ts";
 import { answer, type Response } from "./response.ts";
 import { type Next, type Stage, STAGE_ORDER, type StageName } from "./stage.ts";
 import type { StageCounters } from "./stage_counters.ts";
-
-/**
- * Why each stage sits where it does. Read top to bottom as the path of a
- * query; `log` is listed last but wraps everything (see buildChain).
- */
-export const STAGE_PLACEMENT: Record<StageName, string> = {
-  ingress:
-    "first: drops, FORMERR, BADVERS, NOTIMP and the CHAOS/health answers need nothing but the message, and nothing later should see a malformed query",
-  identify:
-    "before any decision that depends on who asks: control, blocking and upstream choice read the client's groups",
-  control:
-    "right after identify: a refused or dropped client gets no answer at all, not even a local or authoritative one",
-  local:
-    "before authoritative: special-use names (localhost, invalid, onion, RFC 6303 reverse zones) are answered here unless a configured zone covers them",
-  authoritative:
-    "before blocking: our own zones are answered as configured and cannot be blocked by a list; forward zones only set the upstream group here",
-  blocking:
-    "recursive path only, so after authoritative; before the cache so a block is never hidden by a cached answer",
-  rewrite: "after blocking (a blocked name is not rewritten), before the cache",
-  cache:
-    "after everything that depends on the client (blocking, rewrites), before the upstream it saves a trip to",
-  dnssec: "between cache and upstream: only validated data enters the cache",
-  upstream:
-    "last real resolver: anything still unanswered is forwarded to a group",
-  postprocess:
-    "after the upstream answered: rebinding protection and filtering of its answer",
-  log:
-    "outermost: it must observe every final answer, including ingress's and a failed stage's SERVFAIL, so it wraps the chain instead of sitting at its end",
-};
 
 /**
  * The end of the chain: no stage answered. The standard chain never gets

@@ -8,7 +8,8 @@
  * client's groups and policy carry over; nothing is logged or counted as
  * a query of its own (the client's query is).
  */
-import { EDNS_OPTION, encodeQueryMessage } from "../dns/wire/mod.ts";
+import { EDNS_OPTION } from "../dns/wire/constants.ts";
+import { encodeQueryMessage } from "../dns/wire/query_message.ts";
 import { encodeAnswer } from "./answer_encoding.ts";
 import type { Request } from "./request.ts";
 import { buildRequest } from "./request_builder.ts";

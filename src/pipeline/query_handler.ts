@@ -3,7 +3,7 @@
  * encode within the transport's size limit. Never throws: anything that
  * escapes is logged once and the query is answered SERVFAIL or dropped.
  */
-import { RCODE } from "../dns/wire/mod.ts";
+import { RCODE } from "../dns/wire/constants.ts";
 import type { Logger } from "../log/logger.ts";
 import { VERSION } from "../version.ts";
 import { encodeAnswer } from "./answer_encoding.ts";
@@ -18,7 +18,7 @@ import { createStageCounters, type StageCounters } from "./stage_counters.ts";
 
 export interface QueryHandlerOptions {
   logger: Logger;
-  /** The stages to run, in any order (the chain sorts them); see `src/stages/mod.ts`. */
+  /** The stages to run, in any order (the chain sorts them); see `src/stages/data_plane.ts`. */
   stages: readonly Stage[];
   /**
    * Node name for CHAOS, NSID and health answers until a snapshot names it.

@@ -2,10 +2,10 @@
  * One query on its way through the chain: what arrived, from whom, the
  * snapshot it is answered from, and the fields stages fill for later ones.
  */
-import type { EdnsOption, QueryInfo } from "../dns/wire/mod.ts";
+import type { EdnsOption, QueryInfo } from "../dns/wire/query.ts";
 import type { ClientInfo } from "./handler.ts";
 import type { Snapshot } from "./snapshot.ts";
-import type { PolicyDecision } from "./blocking_snapshot.ts";
+import type { PolicyDecision } from "../blocking/blocking_snapshot.ts";
 
 /** Why a query could not be parsed; the ingress stage decides what to do. */
 export type MalformedReason =

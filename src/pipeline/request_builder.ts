@@ -9,8 +9,8 @@ import {
   headerOnlyQuery,
   parseQuery,
   type QueryInfo,
-  WireFormatError,
-} from "../dns/wire/mod.ts";
+} from "../dns/wire/query.ts";
+import { WireFormatError } from "../dns/wire/wire_format_error.ts";
 import { answerSizeLimit } from "./answer_encoding.ts";
 import type { ClientInfo } from "./handler.ts";
 import type { MalformedReason, NodeIdentity, Request } from "./request.ts";

@@ -3,8 +3,9 @@
  * and why (Status, stage, and the list and rule of a block or an allow),
  * so the query log can explain every answer.
  */
-import { RCODE, type ResponseSpec } from "../dns/wire/mod.ts";
-import type { RRSet } from "../zone/types.ts";
+import { RCODE } from "../dns/wire/constants.ts";
+import type { ResponseSpec } from "../dns/wire/response.ts";
+import type { RRSet } from "../dns/rrset.ts";
 import type { Request } from "./request.ts";
 import type { StageName } from "./stage.ts";
 import type { Status } from "./status.ts";

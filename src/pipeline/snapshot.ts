@@ -5,7 +5,7 @@
  */
 import type { ForwardZone, ZoneContent } from "../zone/types.ts";
 import type { DataPlaneSettings } from "./settings.ts";
-import type { BlockingSnapshot } from "./blocking_snapshot.ts";
+import type { BlockingSnapshot } from "../blocking/blocking_snapshot.ts";
 
 export interface Snapshot {
   /** Increases with every snapshot the main thread builds. */

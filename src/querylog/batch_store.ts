@@ -5,7 +5,7 @@
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import type { PackedQueryEvents } from "../pipeline/query_event_pack.ts";
-import { rollback } from "../store/sqlite/sqlite_schema.ts";
+import { rollback } from "../sqlite/migrations.ts";
 import { COLUMNS } from "./chunk_codec.ts";
 import { type DictionaryCacheSizes, EventEncoder } from "./encode.ts";
 import { EncodedRows } from "./encoded_rows.ts";

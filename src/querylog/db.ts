@@ -5,11 +5,8 @@
  * migrations. A file written by a newer kudurru is refused untouched.
  */
 import { DatabaseSync } from "node:sqlite";
-import { SchemaTooNewError } from "../store/store.ts";
-import {
-  migrateSchema,
-  readSchemaVersion,
-} from "../store/sqlite/sqlite_schema.ts";
+import { SchemaTooNewError } from "../sqlite/migrations.ts";
+import { migrateSchema, readSchemaVersion } from "../sqlite/migrations.ts";
 import { QUERYLOG_MIGRATIONS, QUERYLOG_SCHEMA_VERSION } from "./schema.ts";
 
 /** Bytes a WAL file keeps after a checkpoint (see openQueryLogDb). */
@@ -39,7 +36,7 @@ export interface OpenQueryLogOptions {
 /** The query log's own wording of SchemaTooNewError. */
 export class QueryLogSchemaTooNewError extends SchemaTooNewError {
   constructor(path: string, found: number) {
-    super(path, found);
+    super(path, found, QUERYLOG_SCHEMA_VERSION);
     this.message =
       `Cannot open "${path}": its query log schema version ${found} is newer than this kudurru's ${QUERYLOG_SCHEMA_VERSION}; run a newer kudurru or move the file aside`;
   }
@@ -145,18 +142,6 @@ function readVersion(db: DatabaseSync, path: string): number {
     }
     throw err;
   }
-}
-
-/**
- * True for SQLite's "this file is damaged" errors (SQLITE_NOTADB,
- * SQLITE_CORRUPT), as node:sqlite words them; not for a file from a newer
- * kudurru, a lock or a permission problem.
- */
-export function isDamagedDatabaseError(err: unknown): boolean {
-  return err instanceof Error &&
-    /file is not a database|database disk image is malformed/i.test(
-      err.message,
-    );
 }
 
 /**

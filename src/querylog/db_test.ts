@@ -2,12 +2,12 @@ import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { STATUSES } from "../pipeline/status.ts";
 import {
-  isDamagedDatabaseError,
   moveAsideDamaged,
   openQueryLogDb,
   QueryLogSchemaTooNewError,
   WAL_SIZE_LIMIT_BYTES,
 } from "./db.ts";
+import { isDamagedDatabaseError } from "../sqlite/damaged_file.ts";
 import { QUERYLOG_SCHEMA_VERSION } from "./schema.ts";
 import { tempQueryLog } from "./test_support.ts";
 

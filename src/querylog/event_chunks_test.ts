@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-import { migrateSchema } from "../store/sqlite/sqlite_schema.ts";
+import { migrateSchema } from "../sqlite/migrations.ts";
 import { C, COLUMNS, encodeChunk } from "./chunk_codec.ts";
 import { openQueryLogDb } from "./db.ts";
 import {

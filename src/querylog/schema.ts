@@ -5,7 +5,7 @@
  * raw events. README.md explains the choices and what each byte costs.
  */
 import type { DatabaseSync } from "node:sqlite";
-import type { Migration } from "../store/sqlite/sqlite_schema.ts";
+import type { Migration } from "../sqlite/migrations.ts";
 import { STATUSES } from "../pipeline/status.ts";
 import { STAGE_ORDER } from "../pipeline/stage.ts";
 import { COLUMNS, encodeChunk } from "./chunk_codec.ts";

@@ -11,7 +11,7 @@ import type { DatabaseSync } from "node:sqlite";
 import { C } from "./chunk_codec.ts";
 import { BLOCKED_STATUSES } from "./encode.ts";
 import { HIDDEN_CLIENT } from "./event_filter.ts";
-import { isCidr, isIpAddress } from "../api/v1alpha1/field_schemas.ts";
+import { isCidr, isIpAddress } from "../dns/ip_text.ts";
 
 export interface EventFilters {
   /** An address (IPv4 also finds its IPv4-mapped spelling), or a CIDR prefix. */

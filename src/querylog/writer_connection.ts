@@ -11,7 +11,8 @@
 import type { DatabaseSync } from "node:sqlite";
 import type { Logger } from "../log/logger.ts";
 import { BatchStore } from "./batch_store.ts";
-import { isDamagedDatabaseError, moveAsideDamaged } from "./db.ts";
+import { moveAsideDamaged } from "./db.ts";
+import { isDamagedDatabaseError } from "../sqlite/damaged_file.ts";
 import { HOUR_MS, MINUTE_MS } from "./settings.ts";
 import { errorText } from "./write_outage.ts";
 import { notAQueryLogFile } from "./path_check.ts";

@@ -17,9 +17,9 @@ import type {
   BlockResponse,
   ClientGroupData,
   PolicyData,
-} from "../pipeline/blocking_snapshot.ts";
+} from "../blocking/blocking_snapshot.ts";
 import type { Store } from "../store/store.ts";
-import { listFilePath } from "../controller/list_files.ts";
+import { listFilePath } from "../blocking/list_files.ts";
 import { type Backoff, KindMirror } from "./kind_mirror.ts";
 import { ListCompileCache, type SourceBody } from "./list_compile_cache.ts";
 import { resolvePolicy } from "./policy_refs.ts";

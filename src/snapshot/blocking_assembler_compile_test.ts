@@ -7,9 +7,9 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { API_VERSION, type KObject } from "../api/v1alpha1/meta.ts";
-import { openCompiledList } from "../blocking/matcher/mod.ts";
+import { openCompiledList } from "../blocking/matcher/open.ts";
 import { blockingSchema } from "../config/schema_resolver.ts";
-import { listFilePath } from "../controller/list_files.ts";
+import { listFilePath } from "../blocking/list_files.ts";
 import { memoryLogger } from "../log/logger.ts";
 import { createBlockListMetrics } from "../metrics/query_metrics.ts";
 import { newRegistry } from "../metrics/registry.ts";

@@ -8,7 +8,7 @@ import type { DataPlaneSettings } from "../pipeline/settings.ts";
 import type { DNSZone } from "../api/v1alpha1/dnszone.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Snapshot } from "../pipeline/snapshot.ts";
-import type { BlockingSnapshot } from "../pipeline/blocking_snapshot.ts";
+import type { BlockingSnapshot } from "../blocking/blocking_snapshot.ts";
 import type { Store } from "../store/store.ts";
 import { forwardZoneOf, withSerial } from "../zone/content.ts";
 import type { ForwardZone, ZoneContent } from "../zone/types.ts";

@@ -8,8 +8,9 @@
  */
 import { formatKey, keyOf, type KObject } from "../api/v1alpha1/meta.ts";
 import type { Logger } from "../log/logger.ts";
-import { pause } from "../controller/pause.ts";
-import { sameContent, type Store, type Watcher } from "../store/mod.ts";
+import { pause } from "../async/pause.ts";
+import { sameContent } from "../store/apply_rules.ts";
+import type { Store, Watcher } from "../store/store.ts";
 
 /** One mirrored object and the version of its content. */
 export interface MirroredObject<T extends KObject = KObject> {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import type { BlockList, ListSource } from "../api/v1alpha1/blocklist.ts";
 import { memoryLogger } from "../log/logger.ts";
-import { openCompiledList } from "../blocking/matcher/mod.ts";
+import { openCompiledList } from "../blocking/matcher/open.ts";
 import {
   type BodyReader,
   ListCompileCache,

@@ -7,19 +7,18 @@
  * fetcher's counting of a downloaded body (`runCountJob`), which runs in
  * the same worker so a large body is never decoded on the main thread.
  */
-import { decodeListBody, parseList } from "../blocking/parse/mod.ts";
-import {
-  createListCompiler,
-  createRuleDigest,
-} from "../blocking/matcher/mod.ts";
+import { decodeListBody } from "../blocking/parse/detect.ts";
+import { parseList } from "../blocking/parse/parse.ts";
+import { createListCompiler } from "../blocking/matcher/compiler.ts";
+import { createRuleDigest } from "../blocking/matcher/digest.ts";
 import type {
   CompiledListData,
   ListFormat,
   RuleInput,
   RuleSink,
 } from "../blocking/types.ts";
-import { countRules } from "../controller/list_fetch_counts.ts";
-import type { SourceCounts } from "../controller/list_fetch_meta.ts";
+import { countRules } from "../blocking/list_counts.ts";
+import type { SourceCounts } from "../blocking/list_meta.ts";
 
 /** A source to read: inline text, or a file the list fetcher wrote. */
 export interface JobSource {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { openCompiledList } from "../blocking/matcher/mod.ts";
+import { openCompiledList } from "../blocking/matcher/open.ts";
 import { runCompileJob } from "./list_compile_job.ts";
 
 function compile(mode: "block" | "allow", text: string) {

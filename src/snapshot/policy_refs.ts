@@ -7,7 +7,7 @@
 import type { Policy } from "../api/v1alpha1/policy.ts";
 import { parseDuration } from "../config/duration.ts";
 import { unknownUpstreamGroup } from "../config/schema_resolver.ts";
-import type { PolicyData } from "../pipeline/blocking_snapshot.ts";
+import type { PolicyData } from "../blocking/blocking_snapshot.ts";
 
 /** What a Policy may refer to. */
 export interface PolicyTargets {

@@ -5,15 +5,13 @@
  * resolver over UDP, scripted upstreams that forge the target's records.
  */
 import assert from "node:assert/strict";
-import { encodeResponse, type QueryInfo } from "../dns/wire/mod.ts";
+import type { QueryInfo } from "../dns/wire/query.ts";
+import { encodeResponse } from "../dns/wire/response.ts";
 import { memoryLogger } from "../log/logger.ts";
-import type { ClientInfo, Snapshot } from "../pipeline/mod.ts";
-import {
-  decodeAnswer,
-  encodeQuery,
-  snapshotOf,
-  zoneFromText,
-} from "../pipeline/testing/mod.ts";
+import type { ClientInfo } from "../pipeline/handler.ts";
+import type { Snapshot } from "../pipeline/snapshot.ts";
+import { snapshotOf, zoneFromText } from "../pipeline/testing/fixtures.ts";
+import { decodeAnswer, encodeQuery } from "../pipeline/testing/query_bytes.ts";
 import {
   type ScriptedServer,
   startUdpUpstream,
@@ -21,7 +19,7 @@ import {
 } from "../upstream/testdata/scripted_upstream.ts";
 import { rrsets, upstreamsOf } from "./upstream/testdata/upstream_fixtures.ts";
 import { cacheSchema, ratelimitSchema } from "../config/schema_resolver.ts";
-import { createStandardQueryHandler } from "./mod.ts";
+import { createDataPlane, type StandardDataPlane } from "./data_plane.ts";
 
 const CLIENT: ClientInfo = {
   address: "192.0.2.7",
@@ -81,10 +79,11 @@ async function withHandler(
   snapshot: Snapshot,
   run: (
     ask: (q: string) => Promise<ReturnType<typeof decodeAnswer>>,
-    handler: ReturnType<typeof createStandardQueryHandler>,
+    plane: StandardDataPlane,
   ) => Promise<void>,
 ): Promise<void> {
-  const handler = createStandardQueryHandler({ logger: memoryLogger() });
+  const plane = createDataPlane({ logger: memoryLogger() });
+  const { handler } = plane;
   handler.setSnapshot(snapshot);
   const ask = async (q: string) => {
     const bytes = await handler.handle(encodeQuery(q), CLIENT);
@@ -92,9 +91,9 @@ async function withHandler(
     return decodeAnswer(bytes);
   };
   try {
-    await run(ask, handler);
+    await run(ask, plane);
   } finally {
-    await handler.close();
+    await plane.close();
   }
 }
 
@@ -109,7 +108,7 @@ Deno.test("chain into a local zone is answered from the zone, never from the ups
   try {
     await withHandler(
       snapshotFor({ default: upstream }),
-      async (ask, handler) => {
+      async (ask, plane) => {
         await t.step(
           "the forged address is replaced by the zone's",
           async () => {
@@ -131,7 +130,7 @@ Deno.test("chain into a local zone is answered from the zone, never from the ups
               "www.home.test. 300 IN A 192.168.1.10",
             );
             assert.equal(upstream.seen.length, asked + 1);
-            const cached = JSON.stringify(handler.exportCache());
+            const cached = JSON.stringify(plane.cache.exportEntries());
             assert.ok(!cached.includes("x.example"), cached);
           },
         );

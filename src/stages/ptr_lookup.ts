@@ -7,8 +7,8 @@
  */
 import { Buffer } from "node:buffer";
 import dnsPacket from "dns-packet";
-import { ptrName } from "../blocking/policy/mod.ts";
-import type { ClientInfo, QueryHandler } from "../pipeline/mod.ts";
+import { ptrName } from "../blocking/policy/ptr_name.ts";
+import type { ClientInfo, QueryHandler } from "../pipeline/handler.ts";
 
 /** The parts of dns-packet's (untyped) decoded message read here. */
 interface DecodedAnswer {

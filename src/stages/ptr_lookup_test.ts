@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { memoryLogger } from "../log/logger.ts";
-import { snapshotOf, zoneFromText } from "../pipeline/testing/mod.ts";
-import { createStandardQueryHandler } from "./mod.ts";
+import { snapshotOf, zoneFromText } from "../pipeline/testing/fixtures.ts";
+import { createDataPlane } from "./data_plane.ts";
 import { ptrLookupThrough } from "./ptr_lookup.ts";
 
 const REVERSE = zoneFromText("2.0.192.in-addr.arpa.", [
@@ -11,7 +11,7 @@ const REVERSE = zoneFromText("2.0.192.in-addr.arpa.", [
 ]);
 
 Deno.test("ptrLookupThrough asks the handler's own pipeline for the client's name", async () => {
-  const handler = createStandardQueryHandler({
+  const { handler } = createDataPlane({
     logger: memoryLogger(),
     queryLog: false,
   });

@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
-import type { Request } from "../pipeline/mod.ts";
-import { decodeAnswer, requestFor } from "../pipeline/testing/mod.ts";
+import type { Request } from "../pipeline/request.ts";
+import { requestFor } from "../pipeline/testing/fixtures.ts";
+import { decodeAnswer } from "../pipeline/testing/query_bytes.ts";
 import { forwarded, ScriptedUpstream } from "./cache/testdata/answers.ts";
-import { createStandardCacheStage } from "./mod.ts";
+import { createStandardCacheStage } from "./data_plane.ts";
 import {
   answered,
   rrsets,
@@ -19,7 +20,7 @@ import {
   MALFORMED_SUBNET_SCOPE,
 } from "./upstream/client_subnet.ts";
 import { upstreamCacheScope } from "./upstream/cache_scope.ts";
-import type { PolicyDecision } from "../pipeline/blocking_snapshot.ts";
+import type { PolicyDecision } from "../blocking/blocking_snapshot.ts";
 
 /** ECS option data: IPv4, /24, scope 0, the first three octets. */
 function subnet(a: number, b: number, c: number): Uint8Array {

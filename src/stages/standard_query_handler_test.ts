@@ -1,21 +1,18 @@
 import assert from "node:assert/strict";
-import { EDNS_OPTION } from "../dns/wire/mod.ts";
+import { EDNS_OPTION } from "../dns/wire/constants.ts";
 import { memoryLogger } from "../log/logger.ts";
-import {
-  type ClientInfo,
-  createQueryHandler,
-  createStageCounters,
-  type Stage,
-} from "../pipeline/mod.ts";
+import type { ClientInfo } from "../pipeline/handler.ts";
+import { createQueryHandler } from "../pipeline/query_handler.ts";
+import type { Stage } from "../pipeline/stage.ts";
+import { createStageCounters } from "../pipeline/stage_counters.ts";
+import { snapshotOf, zoneFromText } from "../pipeline/testing/fixtures.ts";
 import {
   decodeAnswer,
   encodeQuery,
   type QueryOptions,
-  snapshotOf,
-  zoneFromText,
-} from "../pipeline/testing/mod.ts";
-import type { AuthoritativeStage } from "./authoritative/mod.ts";
-import { createStandardQueryHandler, createStandardStages } from "./mod.ts";
+} from "../pipeline/testing/query_bytes.ts";
+import type { AuthoritativeStage } from "./authoritative/authoritative.ts";
+import { createDataPlane, standardStages } from "./data_plane.ts";
 import {
   cacheSchema,
   ratelimitSchema,
@@ -44,13 +41,14 @@ function exampleZone(address = "192.0.2.1") {
 
 function setup(opts: { snapshot?: boolean } = {}) {
   const logger = memoryLogger();
-  const handler = createStandardQueryHandler({
+  const plane = createDataPlane({
     logger,
     nodeName: "node-a",
     version: "1.2.3",
   });
+  const { handler } = plane;
   if (opts.snapshot !== false) handler.setSnapshot(snapshotOf([exampleZone()]));
-  return { handler, logger };
+  return { plane, handler, logger };
 }
 
 async function ask(q: string, opts: QueryOptions = {}, client = UDP) {
@@ -201,7 +199,7 @@ Deno.test("query handler answers SERVFAIL and logs once when a stage throws", as
       throw new Error("broken on purpose");
     },
   };
-  const stages = createStandardStages({ counters, logger: memoryLogger() })
+  const stages = standardStages({ counters, logger: memoryLogger() })
     .filter((s) => s.name !== "control");
   const handler = createQueryHandler({
     logger,
@@ -267,7 +265,7 @@ Deno.test("query handler memo returns the same bytes but the ID, in the client's
 Deno.test("query handler memo serves hits from the authoritative stage", async () => {
   const logger = memoryLogger();
   const counters = createStageCounters();
-  const stages = createStandardStages({ counters, logger: memoryLogger() });
+  const stages = standardStages({ counters, logger: memoryLogger() });
   const authoritative = stages.find((s) =>
     s.name === "authoritative"
   ) as AuthoritativeStage;
@@ -306,7 +304,8 @@ Deno.test("query handler counts queries and answers", async () => {
 });
 
 Deno.test("standard query handler reports rate-limit buckets evicted", async () => {
-  const handler = createStandardQueryHandler({ logger: memoryLogger() });
+  const plane = createDataPlane({ logger: memoryLogger() });
+  const { handler } = plane;
   handler.setSnapshot({
     ...snapshotOf([exampleZone()]),
     settings: {
@@ -320,19 +319,19 @@ Deno.test("standard query handler reports rate-limit buckets evicted", async () 
     const client = { ...UDP, address: `198.51.${i}.1` };
     await handler.handle(encodeQuery("www.example.org. A"), client);
   }
-  const evicted = handler.drainBucketEvictions();
+  const evicted = plane.drainRateLimitEvictions();
   assert.ok(evicted >= 10, `evicted ${evicted}`);
-  assert.equal(handler.drainBucketEvictions(), 0, "drained");
+  assert.equal(plane.drainRateLimitEvictions(), 0, "drained");
 });
 
 Deno.test("standard query handler fills the query-event arrays handed back", async () => {
-  const { handler } = setup();
+  const { plane, handler } = setup();
   await handler.handle(encodeQuery("www.example.org. A"), UDP);
-  const { events } = handler.drainEvents();
+  const { events } = plane.events!.drain();
   assert.equal(events.count, 1);
-  handler.recycleEventBuffers(events.times, events.ints);
+  plane.events!.recycle(events.times, events.ints);
   await handler.handle(encodeQuery("www.example.org. A"), UDP);
-  const next = handler.drainEvents().events;
+  const next = plane.events!.drain().events;
   assert.equal(next.count, 1);
   assert.equal(next.times.buffer, events.times.buffer);
   assert.equal(next.ints.buffer, events.ints.buffer);

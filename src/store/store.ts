@@ -229,13 +229,3 @@ export class ExpiredError extends Error {
     this.name = "ExpiredError";
   }
 }
-
-/** The on-disk data was written by a newer kudurru. */
-export class SchemaTooNewError extends Error {
-  constructor(readonly path: string, readonly found: number) {
-    super(
-      `Cannot open "${path}": its schema version ${found} is newer than this kudurru's ${SCHEMA_VERSION}; run a newer kudurru or restore a backup`,
-    );
-    this.name = "SchemaTooNewError";
-  }
-}

@@ -5,7 +5,8 @@
  * question.
  */
 import ipaddr from "ipaddr.js";
-import { CLASS, skipName, TYPE } from "../dns/wire/mod.ts";
+import { CLASS, TYPE } from "../dns/wire/constants.ts";
+import { skipName } from "../dns/wire/read_name.ts";
 import { WireFormatError } from "../dns/wire/wire_format_error.ts";
 
 /** The addresses found and the smallest TTL among them (seconds). */

@@ -7,17 +7,11 @@
  * An answer that matches but is malformed (RDATA included) is the server's
  * failure: it ends the attempt, over UDP too, rather than being waited past.
  */
-import {
-  checkRecordData,
-  EDNS_OPTION,
-  HEADER_OCTETS,
-  OPCODE,
-  parseQuery,
-  type Question,
-  RCODE,
-  readName,
-  WireFormatError,
-} from "../dns/wire/mod.ts";
+import { EDNS_OPTION, OPCODE, RCODE } from "../dns/wire/constants.ts";
+import { HEADER_OCTETS, parseQuery, type Question } from "../dns/wire/query.ts";
+import { checkRecordData } from "../dns/wire/rdata_check.ts";
+import { readName } from "../dns/wire/read_name.ts";
+import { WireFormatError } from "../dns/wire/wire_format_error.ts";
 
 /** What an answer must match: the ID and question of the query sent. */
 export interface ExpectedAnswer {

@@ -1,13 +1,8 @@
 import assert from "node:assert/strict";
-import {
-  EDNS_OPTION,
-  encodeResponse,
-  extendedError,
-  OPCODE,
-  parseQuery,
-  RCODE,
-  TYPE,
-} from "../dns/wire/mod.ts";
+import { EDNS_OPTION, OPCODE, RCODE, TYPE } from "../dns/wire/constants.ts";
+import { extendedError } from "../dns/wire/extended_error.ts";
+import { parseQuery } from "../dns/wire/query.ts";
+import { encodeResponse } from "../dns/wire/response.ts";
 import { checkAnswer, expectationOf, matchesQuery } from "./answer_check.ts";
 import { buildQuery } from "./build_query.ts";
 import { BROKEN_ANSWERS } from "./testdata/broken_answers.ts";

@@ -5,7 +5,7 @@
  * TCP, and the RCODE judged. Never throws: every failure becomes an outcome
  * the group can score and report.
  */
-import { RCODE } from "../dns/wire/mod.ts";
+import { RCODE } from "../dns/wire/constants.ts";
 import {
   checkAnswer,
   expectationOf,

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { askServer } from "./ask_server.ts";
 import { UpstreamEndpoint } from "./endpoint.ts";
 import { ConnectionBusyError } from "./pipelined_connection.ts";
-import { parseUpstreamServer } from "./server_address.ts";
+import { parseUpstreamServer } from "../config/upstream_server.ts";
 import { question } from "./testdata/scripted_upstream.ts";
 
 /** An endpoint whose transport fails every exchange with `error`. */

@@ -14,11 +14,14 @@
  * next one each time the one in use fails.
  */
 import { abortable } from "./abortable.ts";
-import { RCODE, TYPE } from "../dns/wire/mod.ts";
+import { RCODE, TYPE } from "../dns/wire/constants.ts";
 import { readAddressRecords } from "./address_records.ts";
 import { checkAnswer, expectationOf } from "./answer_check.ts";
 import { buildQuery, randomQueryId } from "./build_query.ts";
-import { parseBootstrapServer, type UpstreamServer } from "./server_address.ts";
+import {
+  parseBootstrapServer,
+  type UpstreamServer,
+} from "../config/upstream_server.ts";
 import { createTcpTransport } from "./tcp.ts";
 import type { Transport } from "./types.ts";
 import { createUdpTransport } from "./udp.ts";

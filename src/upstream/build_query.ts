@@ -4,7 +4,7 @@
  * Client Subnet option), left out for a server that does not take EDNS
  * (edns_support.ts).
  */
-import { encodeQueryMessage } from "../dns/wire/mod.ts";
+import { encodeQueryMessage } from "../dns/wire/query_message.ts";
 import type { UpstreamRequest } from "./types.ts";
 
 /**

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { parseQuery, TYPE } from "../dns/wire/mod.ts";
+import { TYPE } from "../dns/wire/constants.ts";
+import { parseQuery } from "../dns/wire/query.ts";
 import { buildQuery, ECS_OPTION_CODE, randomQueryId } from "./build_query.ts";
 
 Deno.test("buildQuery writes a recursive query with EDNS and the DO bit", () => {

@@ -1,10 +1,7 @@
 import assert from "node:assert/strict";
-import {
-  encodeResponse,
-  type QueryInfo,
-  RCODE,
-  TYPE,
-} from "../dns/wire/mod.ts";
+import { RCODE, TYPE } from "../dns/wire/constants.ts";
+import type { QueryInfo } from "../dns/wire/query.ts";
+import { encodeResponse } from "../dns/wire/response.ts";
 import { memoryLogger } from "../log/logger.ts";
 import { readAddressRecords } from "./address_records.ts";
 import { EdnsSupport, NO_EDNS_FOR_MS } from "./edns_support.ts";

@@ -7,7 +7,7 @@
  */
 import type { Bootstrap } from "./bootstrap.ts";
 import { EdnsSupport } from "./edns_support.ts";
-import { isIpAddress, type UpstreamServer } from "./server_address.ts";
+import { isIpAddress, type UpstreamServer } from "../config/upstream_server.ts";
 import { ServerScore } from "./server_score.ts";
 import { createTcpTransport } from "./tcp.ts";
 import {

@@ -1,12 +1,8 @@
 import assert from "node:assert/strict";
-import {
-  EDNS_OPTION,
-  encodeResponse,
-  extendedError,
-  parseQuery,
-  RCODE,
-  TYPE,
-} from "../dns/wire/mod.ts";
+import { EDNS_OPTION, RCODE, TYPE } from "../dns/wire/constants.ts";
+import { extendedError } from "../dns/wire/extended_error.ts";
+import { parseQuery } from "../dns/wire/query.ts";
+import { encodeResponse } from "../dns/wire/response.ts";
 import { memoryLogger } from "../log/logger.ts";
 import { readAddressRecords } from "./address_records.ts";
 import { attemptBudgetMs } from "./group.ts";

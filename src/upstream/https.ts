@@ -16,8 +16,8 @@
 import http2 from "node:http2";
 import tls from "node:tls";
 import type { PooledTransport } from "./tcp.ts";
-import type { UpstreamServer } from "./server_address.ts";
-import { formatHostPort, isIpAddress } from "./server_address.ts";
+import type { UpstreamServer } from "../config/upstream_server.ts";
+import { formatHostPort, isIpAddress } from "../config/upstream_server.ts";
 import { stripBrackets, tlsVerifyName } from "./tls.ts";
 import { postDnsMessage, StreamRefusedError } from "./https_request.ts";
 import { STALL_MS } from "./pipelined_connection.ts";

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { createHttpsTransport } from "./https.ts";
 import { STALL_MS } from "./pipelined_connection.ts";
 import type { PooledTransport } from "./tcp.ts";
-import type { UpstreamServer } from "./server_address.ts";
+import type { UpstreamServer } from "../config/upstream_server.ts";
 import {
   addressIn,
   makeAnswer,

@@ -5,7 +5,7 @@
  * connection. Each query goes out under an ID not in flight on this
  * connection and its answer comes back under the caller's ID.
  */
-import { patchId } from "../dns/wire/mod.ts";
+import { patchId } from "../dns/wire/response.ts";
 import { frameMessage, FrameReader } from "../dns/wire/tcp_framing.ts";
 import {
   checkAnswer,

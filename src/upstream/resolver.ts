@@ -10,7 +10,10 @@ import type { UpstreamsSettings } from "../pipeline/settings.ts";
 import { createBootstrap } from "./bootstrap.ts";
 import { UpstreamEndpoint } from "./endpoint.ts";
 import { UpstreamGroup } from "./group.ts";
-import { parseUpstreamServer, type UpstreamServer } from "./server_address.ts";
+import {
+  parseUpstreamServer,
+  type UpstreamServer,
+} from "../config/upstream_server.ts";
 import { createTransport, type TransportFactory } from "./transport_factory.ts";
 import type { Resolver } from "./types.ts";
 import {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { TYPE } from "../dns/wire/mod.ts";
+import { TYPE } from "../dns/wire/constants.ts";
 import { memoryLogger } from "../log/logger.ts";
 import { readAddressRecords } from "./address_records.ts";
 import { createResolver } from "./resolver.ts";

@@ -14,7 +14,10 @@ import {
   ConnectionClosedError,
   PipelinedConnection,
 } from "./pipelined_connection.ts";
-import { formatHostPort, type UpstreamServer } from "./server_address.ts";
+import {
+  formatHostPort,
+  type UpstreamServer,
+} from "../config/upstream_server.ts";
 import type { Transport } from "./types.ts";
 
 /** What a TCP transport needs besides the server. */

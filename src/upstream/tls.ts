@@ -10,7 +10,10 @@
  */
 
 import { createPooledTransport, type PooledTransport } from "./tcp.ts";
-import { formatHostPort, type UpstreamServer } from "./server_address.ts";
+import {
+  formatHostPort,
+  type UpstreamServer,
+} from "../config/upstream_server.ts";
 
 /** Close a pooled connection after this long without queries (RFC 7766 §6.2.3 leaves it to us). */
 export const TLS_IDLE_TIMEOUT_MS = 10_000;

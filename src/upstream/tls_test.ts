@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { createTlsTransport } from "./tls.ts";
-import type { UpstreamServer } from "./server_address.ts";
+import type { UpstreamServer } from "../config/upstream_server.ts";
 import type { PooledTransport } from "./tcp.ts";
 import {
   addressIn,

@@ -5,7 +5,7 @@
  * resolved it to) and the extra CA certificates for TLS.
  */
 import { createHttpsTransport } from "./https.ts";
-import type { UpstreamServer } from "./server_address.ts";
+import type { UpstreamServer } from "../config/upstream_server.ts";
 import { createTcpTransport } from "./tcp.ts";
 import { createTlsTransport } from "./tls.ts";
 import type { Transport } from "./types.ts";

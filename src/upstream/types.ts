@@ -56,7 +56,7 @@ export type UpstreamResult =
 
 /** Every upstream group of the configuration, ready to forward. */
 export interface Resolver {
-  /** Throws nothing; an unknown group is a failure with reason "error". */
+  /** Throws nothing; an unknown group is a failure with reason "unknown_group". */
   resolve(group: string, request: UpstreamRequest): Promise<UpstreamResult>;
   /** Waits for attempts still ending, then closes pooled connections. */
   close(): Promise<void>;

@@ -14,7 +14,7 @@ import ipaddr from "ipaddr.js";
 import { BufferPool } from "../dns/wire/buffer_pool.ts";
 import { headerAndQuestion } from "../dns/wire/truncated_reply.ts";
 import { expectationOf, matchesQuery } from "./answer_check.ts";
-import type { UpstreamServer } from "./server_address.ts";
+import type { UpstreamServer } from "../config/upstream_server.ts";
 import type { Transport } from "./types.ts";
 
 /** What a UDP transport needs besides the server. */

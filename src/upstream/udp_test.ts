@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
-import { parseQuery, TYPE } from "../dns/wire/mod.ts";
+import { TYPE } from "../dns/wire/constants.ts";
+import { parseQuery } from "../dns/wire/query.ts";
 import { readAddressRecords } from "./address_records.ts";
 import { buildQuery } from "./build_query.ts";
-import { parseUpstreamServer } from "./server_address.ts";
+import { parseUpstreamServer } from "../config/upstream_server.ts";
 import { BROKEN_ANSWERS } from "./testdata/broken_answers.ts";
 import {
   answer,

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { RCODE } from "../dns/wire/mod.ts";
+import { RCODE } from "../dns/wire/constants.ts";
 import { memoryLogger } from "../log/logger.ts";
 import { createResolver } from "./resolver.ts";
 import {

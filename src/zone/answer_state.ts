@@ -3,7 +3,7 @@
  * sections being filled and the RRsets already placed.
  */
 import type { ZoneIndex } from "./index.ts";
-import type { RRSet } from "./types.ts";
+import type { RRSet } from "../dns/rrset.ts";
 
 /** See ZoneAnswer.kind in lookup.ts. */
 export type ZoneAnswerKind =

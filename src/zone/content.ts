@@ -30,7 +30,8 @@ import {
   ttlMismatches,
 } from "./content_checks.ts";
 import { formatRdata, typeName } from "./format.ts";
-import type { ForwardZone, RecordData, RRSet, ZoneContent } from "./types.ts";
+import type { RecordData, RRSet } from "../dns/rrset.ts";
+import type { ForwardZone, ZoneContent } from "./types.ts";
 
 export type {
   RecordSetProblem,

@@ -4,7 +4,7 @@
  */
 import type { DNSZone } from "../api/v1alpha1/dnszone.ts";
 import { normalizeName, toFqdn } from "../dns/name.ts";
-import type { RRSet, SoaRdata } from "./types.ts";
+import type { RRSet, SoaRdata } from "../dns/rrset.ts";
 
 /** RR type codes this folder needs by number. */
 import { TYPE } from "../dns/wire/constants.ts";

@@ -8,7 +8,7 @@
 import { TYPE } from "./content_apex.ts";
 import { typeName } from "./format.ts";
 import { nameSuffixes } from "./index.ts";
-import type { RRSet } from "./types.ts";
+import type { RRSet } from "../dns/rrset.ts";
 
 /**
  * Why an endpoint of a DNSRecordSet is not served: left out of the zone

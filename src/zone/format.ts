@@ -6,7 +6,7 @@
  */
 import { RECORD_TYPES, typeCode } from "../dns/rdata_text.ts";
 import type { SvcParam } from "../dns/rdata.ts";
-import type { RecordData, RRSet } from "./types.ts";
+import type { RecordData, RRSet } from "../dns/rrset.ts";
 import { hexOf } from "../dns/hex.ts";
 
 /** Mnemonics for codes that appear in answers but are not DNSRecordSet types. */

@@ -6,7 +6,8 @@
  */
 import { splitLabels } from "../dns/name.ts";
 import { TYPE } from "./content_apex.ts";
-import type { ForwardZone, RRSet, SoaRdata, ZoneContent } from "./types.ts";
+import type { RRSet, SoaRdata } from "../dns/rrset.ts";
+import type { ForwardZone, ZoneContent } from "./types.ts";
 
 /** One owner name of a primary zone. */
 export interface ZoneNode {

@@ -27,7 +27,7 @@ import {
   type ZoneAnswerKind,
 } from "./answer_state.ts";
 import { addAdditional, pickAnyRRSet } from "./lookup_additional.ts";
-import type { RRSet } from "./types.ts";
+import type { RRSet } from "../dns/rrset.ts";
 
 /** Most CNAME and DNAME records one answer chains through (a loop guard). */
 export const MAX_CHAIN_LINKS = 20;

@@ -11,7 +11,7 @@ import {
   type ZoneNode,
 } from "./index.ts";
 import { type AnswerState, place } from "./answer_state.ts";
-import type { RRSet } from "./types.ts";
+import type { RRSet } from "../dns/rrset.ts";
 
 /** Types NSD prefers for ANY: small and popular. */
 const ANY_PREFERRED = new Set<number>([

@@ -6,11 +6,10 @@
  */
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
-import { decodeListBody, parseList } from "../../src/blocking/parse/mod.ts";
-import {
-  compileRules,
-  openCompiledList,
-} from "../../src/blocking/matcher/mod.ts";
+import { decodeListBody } from "../../src/blocking/parse/detect.ts";
+import { parseList } from "../../src/blocking/parse/parse.ts";
+import { compileRules } from "../../src/blocking/matcher/compiler.ts";
+import { openCompiledList } from "../../src/blocking/matcher/open.ts";
 import type { ListMatcher, RuleInput } from "../../src/blocking/types.ts";
 
 const DATA = fileURLToPath(

@@ -51,23 +51,6 @@ export interface KudurruOptions {
   ffiSockets?: number;
 }
 
-/**
- * True once the DNS listeners exist and `kudurru serve` starts them:
- * src/listeners/ holds code and src/cli/serve.ts imports from it.
- */
-export async function listenersExist(): Promise<boolean> {
-  let hasCode = false;
-  try {
-    for await (const entry of Deno.readDir(join(ROOT, "src", "listeners"))) {
-      if (entry.isFile && entry.name.endsWith(".ts")) hasCode = true;
-    }
-    const serve = await Deno.readTextFile(join(ROOT, "src", "cli", "serve.ts"));
-    return hasCode && /from "\.\.\/listeners\//.test(serve);
-  } catch {
-    return false;
-  }
-}
-
 /** Starts `kudurru serve` on a free loopback port. */
 export async function startKudurru(
   opts: KudurruOptions,

@@ -4,8 +4,8 @@
  * the field must be, so validate.ts can print it after the field's path.
  */
 import { z } from "zod";
-import ipaddr from "ipaddr.js";
 import { checkDomainName } from "../../dns/name.ts";
+import { isCidr, isHostPort, isIpAddress } from "../../dns/ip_text.ts";
 import {
   API_VERSION,
   conditionSchema,
@@ -48,28 +48,6 @@ export function fqdnSchema() {
   return domainNameSchema({ requireTrailingDot: true });
 }
 
-/**
- * True for a dotted-quad IPv4 or an IPv6 address. ipaddr.isValid alone also
- * takes "10" and "0x0a.1" (inet_aton forms), which nobody means in a config.
- */
-export function isIpAddress(text: string): boolean {
-  return ipaddr.IPv4.isValidFourPartDecimal(text) ||
-    (text.includes(":") && ipaddr.IPv6.isValid(text) && !text.includes("%"));
-}
-
-/** True for "10.0.0.0/8" or "fd00::/8" (host bits may be set). */
-export function isCidr(text: string): boolean {
-  const slash = text.indexOf("/");
-  if (slash < 0 || !isIpAddress(text.slice(0, slash))) return false;
-  if (!/^\d{1,3}$/.test(text.slice(slash + 1))) return false;
-  try {
-    ipaddr.parseCIDR(text);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** An IP address such as "10.0.0.1" or "fd00::1". */
 export function ipAddressSchema() {
   return z.string().max(64).refine(isIpAddress, {
@@ -96,19 +74,6 @@ export function aclEntrySchema() {
         'must be an IP address or CIDR, optionally prefixed with "!" (e.g. "10.0.0.0/8", "!10.0.0.2")',
     },
   );
-}
-
-/** True for "192.0.2.1", "192.0.2.1:5353", "2001:db8::1" or "[2001:db8::1]:5353". */
-export function isHostPort(text: string): boolean {
-  if (isIpAddress(text)) return true;
-  const m = /^(?:\[([^\]]+)\]|([0-9.]+)):(\d{1,5})$/.exec(text);
-  if (!m) return false;
-  const host = m[1] ?? m[2] ?? "";
-  const port = Number(m[3]);
-  const hostOk = m[1] !== undefined
-    ? host.includes(":") && isIpAddress(host)
-    : ipaddr.IPv4.isValidFourPartDecimal(host);
-  return hostOk && port >= 1 && port <= 65535;
 }
 
 /** An IP address with an optional port: "192.0.2.1:5353", "[2001:db8::1]:53". */

@@ -6,7 +6,8 @@
  */
 
 import assert from "node:assert/strict";
-import { compileRules, openCompiledList } from "./mod.ts";
+import { compileRules } from "./compiler.ts";
+import { openCompiledList } from "./open.ts";
 import { BLOCK, ruleFrom } from "./testdata/rules.ts";
 
 Deno.test("allocation: a miss allocates nothing", () => {

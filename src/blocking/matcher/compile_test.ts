@@ -5,7 +5,8 @@
 
 import assert from "node:assert/strict";
 import type { RuleInput } from "../types.ts";
-import { compileRules, createListCompiler, openCompiledList } from "./mod.ts";
+import { compileRules, createListCompiler } from "./compiler.ts";
+import { openCompiledList } from "./open.ts";
 import {
   BLOCK,
   rule,

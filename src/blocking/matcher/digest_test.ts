@@ -7,12 +7,9 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import type { RuleInput } from "../types.ts";
-import {
-  compileRules,
-  createListCompiler,
-  createRuleDigest,
-  openCompiledList,
-} from "./mod.ts";
+import { compileRules, createListCompiler } from "./compiler.ts";
+import { createRuleDigest } from "./digest.ts";
+import { openCompiledList } from "./open.ts";
 import { BLOCK, rule, rulesFrom } from "./testdata/rules.ts";
 
 const BASE = [

@@ -7,7 +7,8 @@
  */
 
 import assert from "node:assert/strict";
-import { compileRules, openCompiledList } from "./mod.ts";
+import { compileRules } from "./compiler.ts";
+import { openCompiledList } from "./open.ts";
 import { BLOCK, rulesFrom, verdictOf } from "./testdata/rules.ts";
 
 type Case = [what: string, rules: string[], name: string, want: string | null];

@@ -8,7 +8,8 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import type { RuleInput } from "../types.ts";
-import { compileRules, openCompiledList } from "./mod.ts";
+import { compileRules } from "./compiler.ts";
+import { openCompiledList } from "./open.ts";
 import { referenceMatcher } from "./testdata/reference.ts";
 import { BLOCK, rule } from "./testdata/rules.ts";
 

@@ -7,7 +7,8 @@
 
 import assert from "node:assert/strict";
 import type { RuleInput } from "../types.ts";
-import { compileRules, openCompiledList } from "./mod.ts";
+import { compileRules } from "./compiler.ts";
+import { openCompiledList } from "./open.ts";
 import { readList } from "./testdata/list_reader.ts";
 import { BLOCK } from "./testdata/rules.ts";
 

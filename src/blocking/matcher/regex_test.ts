@@ -4,7 +4,8 @@
  */
 
 import assert from "node:assert/strict";
-import { compileRules, openCompiledList } from "./mod.ts";
+import { compileRules } from "./compiler.ts";
+import { openCompiledList } from "./open.ts";
 import { requiredLiterals } from "./regex_literal.ts";
 import { BLOCK, rule, verdictOf } from "./testdata/rules.ts";
 

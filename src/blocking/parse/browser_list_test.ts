@@ -7,9 +7,11 @@
  */
 
 import assert from "node:assert/strict";
-import { compileRules, openCompiledList } from "../matcher/mod.ts";
+import { compileRules } from "../matcher/compiler.ts";
+import { openCompiledList } from "../matcher/open.ts";
 import type { ListFormat, ListMatcher, RuleInput } from "../types.ts";
-import { decodeListBody, parseList } from "./mod.ts";
+import { decodeListBody } from "./detect.ts";
+import { parseList } from "./parse.ts";
 
 const HEADER = [
   "[Adblock Plus 2.0]",

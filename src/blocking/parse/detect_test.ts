@@ -3,7 +3,8 @@
 import assert from "node:assert/strict";
 import { gzipSync } from "node:zlib";
 import { NotAListError } from "../types.ts";
-import { decodeListBody, notAListReason, parseList } from "./mod.ts";
+import { decodeListBody, notAListReason } from "./detect.ts";
+import { parseList } from "./parse.ts";
 
 const enc = new TextEncoder();
 const LIST = "# Title: t\n||ads.example^\n0.0.0.0 b.example\n";

@@ -5,9 +5,10 @@
  */
 
 import assert from "node:assert/strict";
-import { compileRules, openCompiledList } from "../matcher/mod.ts";
+import { compileRules } from "../matcher/compiler.ts";
+import { openCompiledList } from "../matcher/open.ts";
 import type { RuleInput } from "../types.ts";
-import { parseList } from "./mod.ts";
+import { parseList } from "./parse.ts";
 
 Deno.test("exception modifiers: @@…$dnstype=A keeps its name out of its list's block", () => {
   const rules: RuleInput[] = [];

@@ -1,7 +1,7 @@
 /** normalizeName: the one place that decides what a valid rule name is. */
 
 import assert from "node:assert/strict";
-import { normalizeName } from "./mod.ts";
+import { normalizeName } from "./names.ts";
 
 const CASES: Array<[input: string, expected: string | null, why: string]> = [
   ["ads.example.com", "ads.example.com", "already normal"],

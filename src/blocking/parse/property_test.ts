@@ -7,12 +7,9 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { type ListFormat, NotAListError, type RuleInput } from "../types.ts";
-import {
-  decodeListBody,
-  normalizeName,
-  notAListReason,
-  parseList,
-} from "./mod.ts";
+import { decodeListBody, notAListReason } from "./detect.ts";
+import { normalizeName } from "./names.ts";
+import { parseList } from "./parse.ts";
 
 const FORMATS: ListFormat[] = ["auto", "hosts", "domains", "adblock", "regex"];
 

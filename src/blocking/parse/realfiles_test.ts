@@ -6,7 +6,8 @@
 
 import assert from "node:assert/strict";
 import type { ListFormat, ParseStats, RuleInput } from "../types.ts";
-import { decodeListBody, notAListReason, parseList } from "./mod.ts";
+import { decodeListBody, notAListReason } from "./detect.ts";
+import { parseList } from "./parse.ts";
 
 const DIR = new URL("../../../../shared/data/blocklists/", import.meta.url);
 

@@ -5,10 +5,11 @@
  */
 import assert from "node:assert/strict";
 import denoJson from "../../../deno.json" with { type: "json" };
-import { compileRules, openCompiledList } from "../matcher/mod.ts";
+import { compileRules } from "../matcher/compiler.ts";
+import { openCompiledList } from "../matcher/open.ts";
 import { BLOCK, verdictOf } from "../matcher/testdata/rules.ts";
 import type { RuleInput } from "../types.ts";
-import { parseList } from "./mod.ts";
+import { parseList } from "./parse.ts";
 import { linearEngineAvailable, REGEX_V8_FLAGS } from "./regex_engine.ts";
 
 Deno.test("every deno task that runs kudurru or its tests passes the regex V8 flags", () => {

@@ -2,7 +2,7 @@
 
 import assert from "node:assert/strict";
 import type { ListFormat } from "../types.ts";
-import { sniffFormat } from "./mod.ts";
+import { sniffFormat } from "./sniff.ts";
 import { classifyLine } from "./sniff.ts";
 
 const LINES: Array<[line: string, format: Exclude<ListFormat, "auto">]> = [

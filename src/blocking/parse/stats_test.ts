@@ -1,7 +1,7 @@
 /** ParseStats bookkeeping: examples, line numbers, the regex cap, odd bodies. */
 
 import assert from "node:assert/strict";
-import { DEFAULT_MAX_REGEXES, parseList } from "./mod.ts";
+import { DEFAULT_MAX_REGEXES, parseList } from "./parse.ts";
 import { collect } from "./test_support.ts";
 
 Deno.test("examples: 'line N: <text>: <why>', line numbers count blank, comment and CRLF lines", () => {

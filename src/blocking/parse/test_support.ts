@@ -7,7 +7,8 @@
 
 import assert from "node:assert/strict";
 import type { ListFormat, RuleInput } from "../types.ts";
-import { type ListParseStats, parseList } from "./mod.ts";
+import type { ListParseStats } from "./context.ts";
+import { parseList } from "./parse.ts";
 
 export interface Collected {
   rules: string[];

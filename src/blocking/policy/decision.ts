@@ -11,7 +11,7 @@ import type {
   BlockResponse,
   PolicyData,
   PolicyDecision,
-} from "../../pipeline/blocking_snapshot.ts";
+} from "../blocking_snapshot.ts";
 import { scheduleActive } from "./schedule.ts";
 
 /** The decision for a client in `groups` at `atMs` (frozen: the stage shares it). */

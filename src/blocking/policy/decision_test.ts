@@ -1,9 +1,6 @@
 import assert from "node:assert/strict";
-import type {
-  BlockingSnapshot,
-  PolicyData,
-} from "../../pipeline/blocking_snapshot.ts";
-import { decidePolicy } from "./mod.ts";
+import type { BlockingSnapshot, PolicyData } from "../blocking_snapshot.ts";
+import { decidePolicy } from "./decision.ts";
 
 const policy = (key: string, fields: Partial<PolicyData> = {}): PolicyData => ({
   key,

@@ -18,7 +18,7 @@
  * The result is the union of the address, client ID and hostname groups in
  * the order the snapshot lists the groups.
  */
-import type { ClientGroupData } from "../../pipeline/blocking_snapshot.ts";
+import type { ClientGroupData } from "../blocking_snapshot.ts";
 import {
   formatPrefix,
   maskV4,

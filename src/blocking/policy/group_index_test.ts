@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import type { Client } from "../../api/v1alpha1/clientgroup.ts";
-import type { ClientGroupData } from "../../pipeline/blocking_snapshot.ts";
-import { buildGroupIndex } from "./mod.ts";
+import type { ClientGroupData } from "../blocking_snapshot.ts";
+import { buildGroupIndex } from "./group_index.ts";
 
 const group = (key: string, ...clients: Client[]): ClientGroupData => ({
   key,

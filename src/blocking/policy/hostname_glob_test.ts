@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { compileHostnameGlob } from "./mod.ts";
+import { compileHostnameGlob } from "./hostname_glob.ts";
 
 Deno.test("hostname globs", async (t) => {
   const cases: [glob: string, name: string, want: boolean][] = [

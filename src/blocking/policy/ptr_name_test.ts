@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { ptrName } from "./mod.ts";
+import { ptrName } from "./ptr_name.ts";
 
 Deno.test("ptrName", () => {
   assert.equal(ptrName("192.0.2.7"), "7.2.0.192.in-addr.arpa.");

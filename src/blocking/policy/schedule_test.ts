@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { Schedule } from "../../api/v1alpha1/policy.ts";
-import { nextMinuteBoundary, scheduleActive } from "./mod.ts";
+import { nextMinuteBoundary, scheduleActive } from "./schedule.ts";
 
 const at = (iso: string) => Date.parse(iso);
 

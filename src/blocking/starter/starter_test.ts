@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { validateObject } from "../../api/v1alpha1/validate.ts";
 import { bootstrapObjects } from "../../objects/bootstrap.ts";
-import { parseList } from "../parse/mod.ts";
+import { parseList } from "../parse/parse.ts";
 import type { RuleInput } from "../types.ts";
 import {
   STARTER_LIST_NAME,

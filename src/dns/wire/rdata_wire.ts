@@ -5,7 +5,7 @@
  * requires for types defined after RFC 1035 (RFC 6672 §2.5 for DNAME, RFC
  * 2782 for SRV, RFC 9460 §2.2 for SVCB).
  */
-import type { RecordData } from "../../zone/types.ts";
+import type { RecordData } from "../rrset.ts";
 import { writeIpv4, writeIpv6 } from "./address_wire.ts";
 import {
   COMPRESSED,

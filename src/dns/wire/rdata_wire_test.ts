@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { RRSet } from "../../zone/types.ts";
+import type { RRSet } from "../rrset.ts";
 import { TYPE } from "./constants.ts";
 import { encodeResponse } from "./response.ts";
 import {

@@ -11,7 +11,7 @@
  * may still go in.
  */
 import { shortLivedCopy } from "./short_lived_bytes.ts";
-import type { RRSet } from "../../zone/types.ts";
+import type { RRSet } from "../rrset.ts";
 import { TYPE } from "./constants.ts";
 import {
   COMPRESSED,

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { RRSet } from "../../zone/types.ts";
+import type { RRSet } from "../rrset.ts";
 import { CLASS, EDNS_OPTION, OPCODE, RCODE, TYPE } from "./constants.ts";
 import { encodeResponse, patchId, type ResponseSpec } from "./response.ts";
 import { buffer, decodeMessage } from "./testdata/dns_packet.ts";

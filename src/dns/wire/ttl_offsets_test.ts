@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { RRSet } from "../../zone/types.ts";
+import type { RRSet } from "../rrset.ts";
 import { RCODE, TYPE } from "./constants.ts";
 import { encodeResponse } from "./response.ts";
 import { decrementTtls, patchTtls, readTtlOffsets } from "./ttl_offsets.ts";

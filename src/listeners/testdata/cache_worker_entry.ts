@@ -9,8 +9,9 @@
  * the worker with an uncaught error.
  */
 import { createLogger } from "../../log/logger.ts";
-import { createQueryHandler, type Stage } from "../../pipeline/mod.ts";
-import { createCacheStage, type FlushOptions } from "../../stages/cache/mod.ts";
+import { createQueryHandler } from "../../pipeline/query_handler.ts";
+import type { Stage } from "../../pipeline/stage.ts";
+import { createCacheStage } from "../../stages/cache/cache.ts";
 import { forwarded } from "../../stages/cache/testdata/answers.ts";
 import { runListenerWorker } from "../listener_worker.ts";
 
@@ -51,13 +52,10 @@ runListenerWorker(() => {
     logger: createLogger(),
     stages: [cache, upstream],
   });
-  return Object.assign(handler, {
-    exportCache: () => cache.exportEntries(),
-    importCache: (entries: readonly unknown[]) => cache.importEntries(entries),
-    importSharedCache: (entries: readonly unknown[]) =>
-      cache.importShared(entries),
-    flushCache: (name?: string, opts?: FlushOptions) => cache.flush(name, opts),
-    cacheStats: () => cache.stats(),
-    onCutAnswerStored: cache.onCutAnswerStored,
-  });
+  return {
+    handler,
+    counters: handler.counters,
+    cache,
+    enterLameduck: handler.enterLameduck,
+  };
 });

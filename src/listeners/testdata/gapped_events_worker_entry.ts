@@ -7,7 +7,7 @@
  */
 import { QueryEventPacker } from "../../pipeline/query_event_pack.ts";
 import { runListenerWorker } from "../listener_worker.ts";
-import { createTestHandler } from "./test_handler.ts";
+import { testDataPlane } from "./test_handler.ts";
 import { testQueryEvent } from "./test_event.ts";
 
 const packer = new QueryEventPacker();
@@ -18,16 +18,19 @@ function record(qname: string) {
 }
 
 runListenerWorker((opts) =>
-  Object.assign(createTestHandler(opts), {
-    drainEvents() {
-      drains++;
-      if (drains === 1) {
-        record("lost.test.");
-        packer.take(); // lost on the way
-      }
-      record(`drain-${drains}.test.`);
-      return { events: packer.take(), dropped: 0 };
+  testDataPlane(opts, {
+    events: {
+      drain() {
+        drains++;
+        if (drains === 1) {
+          record("lost.test.");
+          packer.take(); // lost on the way
+        }
+        record(`drain-${drains}.test.`);
+        return { events: packer.take(), dropped: 0 };
+      },
+      restartStrings: () => packer.restartTable(),
+      recycle() {},
     },
-    restartEventStrings: () => packer.restartTable(),
   })
 );

@@ -4,20 +4,24 @@
  * ignore them instead of passing them on or throwing.
  */
 import { runListenerWorker } from "../listener_worker.ts";
-import { createTestHandler } from "./test_handler.ts";
+import { testDataPlane } from "./test_handler.ts";
 
 runListenerWorker((opts) =>
-  Object.assign(createTestHandler(opts), {
-    drainEvents: () => ({
-      events: {
-        table: 0,
-        stringBase: 0,
-        count: 2,
-        strings: ["a.test."],
-        times: new Float64Array(1),
-        ints: new Int32Array(0),
-      },
-      dropped: 0,
-    }),
+  testDataPlane(opts, {
+    events: {
+      drain: () => ({
+        events: {
+          table: 0,
+          stringBase: 0,
+          count: 2,
+          strings: ["a.test."],
+          times: new Float64Array(1),
+          ints: new Int32Array(0),
+        },
+        dropped: 0,
+      }),
+      restartStrings() {},
+      recycle() {},
+    },
   })
 );

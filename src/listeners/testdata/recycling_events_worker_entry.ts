@@ -6,7 +6,7 @@
  */
 import { QueryEventPacker } from "../../pipeline/query_event_pack.ts";
 import { runListenerWorker } from "../listener_worker.ts";
-import { createTestHandler } from "./test_handler.ts";
+import { testDataPlane } from "./test_handler.ts";
 import { testQueryEvent } from "./test_event.ts";
 
 const packer = new QueryEventPacker();
@@ -16,18 +16,20 @@ let drains = 0;
 let reused = 0;
 
 runListenerWorker((opts) =>
-  Object.assign(createTestHandler(opts), {
-    drainEvents() {
-      drains++;
-      packer.add(testQueryEvent(`drain-${drains}.reused-${reused}.test.`));
-      const events = packer.take();
-      if (returned.has(events.times.buffer)) reused++;
-      return { events, dropped: 0 };
-    },
-    restartEventStrings: () => packer.restartTable(),
-    recycleEventBuffers(times: Float64Array, ints: Int32Array) {
-      returned.add(times.buffer);
-      packer.recycle(times, ints);
+  testDataPlane(opts, {
+    events: {
+      drain() {
+        drains++;
+        packer.add(testQueryEvent(`drain-${drains}.reused-${reused}.test.`));
+        const events = packer.take();
+        if (returned.has(events.times.buffer)) reused++;
+        return { events, dropped: 0 };
+      },
+      restartStrings: () => packer.restartTable(),
+      recycle(times: Float64Array, ints: Int32Array) {
+        returned.add(times.buffer);
+        packer.recycle(times, ints);
+      },
     },
   })
 );

@@ -18,6 +18,7 @@ import { Buffer } from "node:buffer";
 import type { ClientInfo, QueryHandler } from "../../pipeline/handler.ts";
 import type { Snapshot } from "../../pipeline/snapshot.ts";
 import type { Logger } from "../../log/logger.ts";
+import type { DataPlane } from "../../pipeline/data_plane.ts";
 import {
   createStageCounters,
   type StageCounters,
@@ -113,4 +114,18 @@ function reply(q: dnsPacket.Packet, answer: dnsPacket.Answer): Uint8Array {
     questions: q.questions ?? [],
     answers: [answer],
   }));
+}
+
+/** The test handler as a worker's data plane, with `parts` (cache, events) added. */
+export function testDataPlane(
+  opts: { logger: Logger },
+  parts: Pick<DataPlane, "cache" | "events"> = {},
+): DataPlane {
+  const handler = createTestHandler(opts);
+  return {
+    handler,
+    counters: handler.counters,
+    ...parts,
+    enterLameduck() {},
+  };
 }

@@ -6,18 +6,17 @@
  * src/stages/log/log.ts will once it passes them to the counters.
  */
 import { runListenerWorker } from "../../listeners/listener_worker.ts";
-import { RCODE } from "../../dns/wire/mod.ts";
+import { RCODE } from "../../dns/wire/constants.ts";
+import { createQueryHandler } from "../../pipeline/query_handler.ts";
+import { answer, type Response } from "../../pipeline/response.ts";
+import type { Stage } from "../../pipeline/stage.ts";
 import {
-  answer,
-  createQueryHandler,
   createStageCounters,
-  type Response,
-  type Stage,
   type StageCounters,
-} from "../../pipeline/mod.ts";
-import { createCacheStage } from "../../stages/cache/mod.ts";
-import { createIngressStage } from "../../stages/ingress/mod.ts";
-import { createUpstreamStage } from "../../stages/upstream/mod.ts";
+} from "../../pipeline/stage_counters.ts";
+import { createCacheStage } from "../../stages/cache/cache.ts";
+import { createIngressStage } from "../../stages/ingress/ingress.ts";
+import { createUpstreamStage } from "../../stages/upstream/upstream.ts";
 import { createResolver } from "../../upstream/resolver.ts";
 
 /** The log stage with qtype and duration (see the module comment). */
@@ -65,5 +64,5 @@ runListenerWorker(({ logger }) => {
       countingLogStage(counters),
     ],
   });
-  return Object.assign(handler, { cacheStats: () => cache.stats() });
+  return { handler, counters, cache, enterLameduck: handler.enterLameduck };
 });

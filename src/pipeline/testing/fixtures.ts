@@ -4,12 +4,8 @@
  */
 import { parseRdata, typeCode } from "../../dns/rdata_text.ts";
 import { compareNames } from "../../zone/canonical_order.ts";
-import type {
-  ForwardZone,
-  RecordData,
-  RRSet,
-  ZoneContent,
-} from "../../zone/types.ts";
+import type { RecordData, RRSet } from "../../dns/rrset.ts";
+import type { ForwardZone, ZoneContent } from "../../zone/types.ts";
 import type { ClientInfo, Transport } from "../handler.ts";
 import type { Request } from "../request.ts";
 import { buildRequest } from "../request_builder.ts";

@@ -4,19 +4,15 @@
  * zones to their upstream group. Encoded answers are memoised per snapshot.
  */
 import { shortLivedCopy } from "../../dns/wire/short_lived_bytes.ts";
-import { RCODE, TYPE } from "../../dns/wire/mod.ts";
-import {
-  answer,
-  encodeAnswer,
-  type Next,
-  replyTo,
-  type Request,
-  type Response,
-  type Snapshot,
-  type Stage,
-  zoneIndexOf,
-} from "../../pipeline/mod.ts";
-import { lookup, type ZoneIndex } from "../../zone/mod.ts";
+import { RCODE, TYPE } from "../../dns/wire/constants.ts";
+import { encodeAnswer } from "../../pipeline/answer_encoding.ts";
+import type { Request } from "../../pipeline/request.ts";
+import { answer, replyTo, type Response } from "../../pipeline/response.ts";
+import type { Snapshot } from "../../pipeline/snapshot.ts";
+import { zoneIndexOf } from "../../pipeline/snapshot_zones.ts";
+import type { Next, Stage } from "../../pipeline/stage.ts";
+import type { ZoneIndex } from "../../zone/index.ts";
+import { lookup } from "../../zone/lookup.ts";
 import {
   DEFAULT_MEMO_BYTES,
   DEFAULT_MEMO_ENTRIES,

@@ -1,13 +1,17 @@
 import assert from "node:assert/strict";
-import type { Request, Response } from "../../pipeline/mod.ts";
+import type { Request } from "../../pipeline/request.ts";
+import type { Response } from "../../pipeline/response.ts";
+import { decodeResponse } from "../../pipeline/testing/decode_response.ts";
 import {
-  decodeResponse,
   requestFor,
   type RequestOptions,
   snapshotOf,
   zoneFromText,
-} from "../../pipeline/testing/mod.ts";
-import { type AuthoritativeStage, createAuthoritativeStage } from "./mod.ts";
+} from "../../pipeline/testing/fixtures.ts";
+import {
+  type AuthoritativeStage,
+  createAuthoritativeStage,
+} from "./authoritative.ts";
 
 const SOA =
   "example.org. 3600 IN SOA ns1.example.org. hostmaster.example.org. 7 7200 3600 1209600 300";

@@ -11,8 +11,10 @@
  * question's other parts make a number, the variant, and a name's few
  * answers are found by comparing it.
  */
-import { EDNS_OPTION, patchId, patchQuestionCase } from "../../dns/wire/mod.ts";
-import type { Request } from "../../pipeline/mod.ts";
+import { EDNS_OPTION } from "../../dns/wire/constants.ts";
+import { patchQuestionCase } from "../../dns/wire/question_case.ts";
+import { patchId } from "../../dns/wire/response.ts";
+import type { Request } from "../../pipeline/request.ts";
 
 /** @default routes and answers kept per snapshot */
 export const DEFAULT_MEMO_ENTRIES = 100_000;

@@ -5,9 +5,10 @@
  */
 import assert from "node:assert/strict";
 import type { CompiledListData } from "../../blocking/types.ts";
-import type { PolicyDecision, Response } from "../../pipeline/mod.ts";
+import type { PolicyDecision } from "../../blocking/blocking_snapshot.ts";
+import type { Response } from "../../pipeline/response.ts";
 import { runCompileJob } from "../../snapshot/list_compile_job.ts";
-import { createBlockingStage } from "./mod.ts";
+import { createBlockingStage } from "./blocking.ts";
 import {
   answering,
   blockingOf,

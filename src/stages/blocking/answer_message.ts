@@ -7,7 +7,7 @@
  * As there, the first block wins, else the first allow is kept.
  */
 import { parseIpv4Text, parseIpv6Text } from "../../dns/rdata_text_fields.ts";
-import type { RRSet } from "../../zone/types.ts";
+import type { RRSet } from "../../dns/rrset.ts";
 import { judgeAnswerItem, type ListHit } from "./list_checks.ts";
 import type { ResolvedPolicy } from "./policy_lists.ts";
 

@@ -11,7 +11,9 @@
  * The first block ends the walk; until one comes, the first item an allow
  * list or an exception let through is kept, for the query log.
  */
-import { ipv4Text, ipv6Text, readName, TYPE } from "../../dns/wire/mod.ts";
+import { ipv4Text, ipv6Text } from "../../dns/wire/address_text.ts";
+import { TYPE } from "../../dns/wire/constants.ts";
+import { readName } from "../../dns/wire/read_name.ts";
 import { judgeAnswerItem, type ListHit } from "./list_checks.ts";
 import type { ResolvedPolicy } from "./policy_lists.ts";
 

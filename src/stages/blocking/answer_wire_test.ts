@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { encodeResponse, RCODE } from "../../dns/wire/mod.ts";
-import { requestFor } from "../../pipeline/testing/mod.ts";
+import { RCODE } from "../../dns/wire/constants.ts";
+import { encodeResponse } from "../../dns/wire/response.ts";
+import { requestFor } from "../../pipeline/testing/fixtures.ts";
 import { inspectAnswerWire } from "./answer_wire.ts";
 import type { ResolvedPolicy } from "./policy_lists.ts";
 import { decision, records, rules, ZERO_IP } from "./testdata/fixtures.ts";

@@ -14,17 +14,18 @@
  * recursive answer, and a client that sent EDNS gets an Extended DNS Error
  * (RFC 8914) saying why.
  */
-import { EDNS_OPTION, extendedError, RCODE, TYPE } from "../../dns/wire/mod.ts";
+import { EDNS_OPTION, RCODE, TYPE } from "../../dns/wire/constants.ts";
+import { extendedError } from "../../dns/wire/extended_error.ts";
 import { parseIpv4Text, parseIpv6Text } from "../../dns/rdata_text_fields.ts";
+import { OUR_UDP_PAYLOAD_SIZE } from "../../pipeline/answer_encoding.ts";
+import type { BlockResponse } from "../../blocking/blocking_snapshot.ts";
+import type { Request } from "../../pipeline/request.ts";
 import {
   type AnswerSections,
-  type BlockResponse,
-  OUR_UDP_PAYLOAD_SIZE,
   replyTo,
-  type Request,
   type Response,
-} from "../../pipeline/mod.ts";
-import type { RRSet } from "../../zone/types.ts";
+} from "../../pipeline/response.ts";
+import type { RRSet } from "../../dns/rrset.ts";
 
 /**
  * The synthesised SOA's MNAME and RNAME. `localhost.` names no real primary;

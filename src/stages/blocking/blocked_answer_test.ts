@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { decodeResponse, requestFor } from "../../pipeline/testing/mod.ts";
+import { decodeResponse } from "../../pipeline/testing/decode_response.ts";
+import { requestFor } from "../../pipeline/testing/fixtures.ts";
 import {
   type BlockDescription,
   blockedAnswer,

@@ -4,7 +4,7 @@
  * the answer that comes back. The logic is in blocking_stage.ts; this file
  * wires in the real list matcher. See README.md.
  */
-import { openCompiledList } from "../../blocking/matcher/mod.ts";
+import { openCompiledList } from "../../blocking/matcher/open.ts";
 import {
   type BlockingStage,
   type BlockingStageOptions,

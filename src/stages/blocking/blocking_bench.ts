@@ -2,8 +2,8 @@
  * Costs of the blocking stage per query, with a real 122k-name list:
  * `deno bench --allow-read src/stages/blocking/blocking_bench.ts`
  */
-import type { Response } from "../../pipeline/mod.ts";
-import { createBlockingStage } from "./mod.ts";
+import type { Response } from "../../pipeline/response.ts";
+import { createBlockingStage } from "./blocking.ts";
 import {
   blockingOf,
   blockingRequest,

@@ -3,10 +3,10 @@ import type { CompiledListData, ListMatcher } from "../../blocking/types.ts";
 import type {
   BlockingSnapshot,
   PolicyDecision,
-  Request,
-  Response,
-} from "../../pipeline/mod.ts";
-import { requestFor } from "../../pipeline/testing/mod.ts";
+} from "../../blocking/blocking_snapshot.ts";
+import type { Request } from "../../pipeline/request.ts";
+import type { Response } from "../../pipeline/response.ts";
+import { requestFor } from "../../pipeline/testing/fixtures.ts";
 import { createBlockingStageWith } from "./blocking_stage.ts";
 import {
   answering,

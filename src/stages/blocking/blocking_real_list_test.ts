@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import type { Response } from "../../pipeline/mod.ts";
-import { createBlockingStage } from "./mod.ts";
+import type { Response } from "../../pipeline/response.ts";
+import { createBlockingStage } from "./blocking.ts";
 import {
   answering,
   blockingOf,

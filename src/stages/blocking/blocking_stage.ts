@@ -3,15 +3,13 @@
  * injected; blocking.ts wires in the real matcher. See README.md for the
  * order of the decisions.
  */
-import { CLASS, EDE } from "../../dns/wire/mod.ts";
+import { CLASS } from "../../dns/wire/constants.ts";
+import { EDE } from "../../dns/wire/extended_error.ts";
 import type { Logger } from "../../log/logger.ts";
-import type {
-  Next,
-  Request,
-  Response,
-  Stage,
-  Status,
-} from "../../pipeline/mod.ts";
+import type { Request } from "../../pipeline/request.ts";
+import type { Response } from "../../pipeline/response.ts";
+import type { Next, Stage } from "../../pipeline/stage.ts";
+import type { Status } from "../../pipeline/status.ts";
 import { inspectAnswerRRSets } from "./answer_message.ts";
 import { inspectAnswerWire } from "./answer_wire.ts";
 import { blockedAnswer } from "./blocked_answer.ts";

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
-import { compileRules } from "../../blocking/matcher/mod.ts";
+import { compileRules } from "../../blocking/matcher/compiler.ts";
 import type { CompiledListData } from "../../blocking/types.ts";
-import type { Response } from "../../pipeline/mod.ts";
-import { decodeResponse } from "../../pipeline/testing/mod.ts";
+import type { Response } from "../../pipeline/response.ts";
+import { decodeResponse } from "../../pipeline/testing/decode_response.ts";
 import { createBlockingStageWith } from "./blocking_stage.ts";
-import { type BlockingStage, createBlockingStage } from "./mod.ts";
+import { type BlockingStage, createBlockingStage } from "./blocking.ts";
 import {
   answering,
   blockingOf,

@@ -10,7 +10,7 @@ import type {
   BlockingSnapshot,
   BlockResponse,
   PolicyDecision,
-} from "../../pipeline/mod.ts";
+} from "../../blocking/blocking_snapshot.ts";
 
 /** Opens one compiled list in this thread (the matcher's `openCompiledList`). */
 export type OpenList = (data: CompiledListData) => ListMatcher;

@@ -5,7 +5,8 @@
  * it says for the real thing.
  */
 import assert from "node:assert/strict";
-import { compileRules, openCompiledList } from "../../blocking/matcher/mod.ts";
+import { compileRules } from "../../blocking/matcher/compiler.ts";
+import { openCompiledList } from "../../blocking/matcher/open.ts";
 import { rules } from "./testdata/fixtures.ts";
 import { TEST_LISTS, type TestList } from "./testdata/lists.ts";
 import { openSetList, setListData } from "./testdata/set_matcher.ts";

@@ -16,43 +16,17 @@
  * entries and `maxBytes` bytes are kept.
  */
 import type { CacheEntry } from "./cache_entry.ts";
-import { flushedNamesOf, type FlushOptions } from "./flushed_names.ts";
+import { entryBytes } from "../../pipeline/cache_dump.ts";
+import {
+  flushedNamesOf,
+  type FlushOptions,
+} from "../../pipeline/flushed_names.ts";
 
 /**
  * Entries kept per name; past this many, the name's oldest goes, so one
  * client asking for every type of a name cannot make its lookups slow.
  */
 export const MAX_ENTRIES_PER_NAME = 64;
-
-/**
- * What an entry costs besides its bytes (wire, TTL offsets and values, key
- * and name): the entry object, its three typed arrays and their buffers,
- * the name's list and Map slot. Measured with Deno 2.9.6 (V8 heap and
- * external memory after a GC, 200,000 NXDOMAIN entries of 83 octets each
- * through the stage): about 1,170 octets of heap and 100 of external
- * memory per entry, of which ~130 are the wire, offsets, key and name.
- */
-export const ENTRY_OVERHEAD_BYTES = 1_150;
-
-/** What entryBytes() reads: a CacheEntry, or one as plain data (cache_dump.ts). */
-export interface SizedEntry {
-  readonly key: string;
-  readonly name: string;
-  readonly wire: Uint8Array;
-  /** One per TTL: an offset (2 octets) and a TTL (4 octets) are kept for each. */
-  readonly offsets: { readonly length: number };
-  readonly clientSubnet?: Uint8Array;
-}
-
-/**
- * The memory an entry holds, estimated: what `cache.maxBytes` and the dump
- * budget count.
- */
-export function entryBytes(entry: SizedEntry): number {
-  return ENTRY_OVERHEAD_BYTES + entry.wire.byteLength +
-    6 * entry.offsets.length + (entry.clientSubnet?.byteLength ?? 0) +
-    entry.key.length + entry.name.length;
-}
 
 function listBytes(list: readonly CacheEntry[]): number {
   let bytes = 0;

@@ -1,12 +1,8 @@
 import assert from "node:assert/strict";
-import {
-  AnswerCache,
-  ENTRY_OVERHEAD_BYTES,
-  entryBytes,
-  MAX_ENTRIES_PER_NAME,
-} from "./answer_cache.ts";
+import { AnswerCache, MAX_ENTRIES_PER_NAME } from "./answer_cache.ts";
+import { ENTRY_OVERHEAD_BYTES, entryBytes } from "../../pipeline/cache_dump.ts";
 import type { CacheEntry } from "./cache_entry.ts";
-import { parseCacheKey } from "./cache_key.ts";
+import { parseCacheKey } from "../../pipeline/cache_key.ts";
 
 function entry(
   name: string,

@@ -3,24 +3,23 @@
  * stored upstream answers without a trip upstream, and keeps answering from
  * expired ones when the upstreams fail (RFC 8767). See README.md.
  */
-import {
-  type Next,
-  overloaded,
-  type Request,
-  type Response,
-} from "../../pipeline/mod.ts";
+import type { Request } from "../../pipeline/request.ts";
+import { overloaded, type Response } from "../../pipeline/response.ts";
+import type { Next } from "../../pipeline/stage.ts";
 import { AnswerCache } from "./answer_cache.ts";
 import { buildEntry, type CacheEntry } from "./cache_entry.ts";
+import { exportEntries, importEntries, serializeEntry } from "./cache_dump.ts";
 import {
-  exportEntries,
-  importEntries,
   MAX_DUMP_BYTES,
   type SerializedEntry,
-  serializeEntry,
-} from "./cache_dump.ts";
-import { cacheKey, cacheVariant, isCacheableQuery } from "./cache_key.ts";
+} from "../../pipeline/cache_dump.ts";
+import {
+  cacheKey,
+  cacheVariant,
+  isCacheableQuery,
+} from "../../pipeline/cache_key.ts";
 import { type CachePolicy, cachePolicyOf } from "./cache_policy.ts";
-import { emptyCacheStats } from "./cache_stats.ts";
+import { emptyCacheStats } from "../../pipeline/cache_stats.ts";
 import {
   isTruncated,
   writeCachedAnswer,

@@ -5,14 +5,15 @@
  * in flight.
  */
 import assert from "node:assert/strict";
-import { RCODE } from "../../dns/wire/mod.ts";
-import type { Request, Response } from "../../pipeline/mod.ts";
-import { decodeAnswer } from "../../pipeline/testing/mod.ts";
+import { RCODE } from "../../dns/wire/constants.ts";
+import type { Request } from "../../pipeline/request.ts";
+import type { Response } from "../../pipeline/response.ts";
+import { decodeAnswer } from "../../pipeline/testing/query_bytes.ts";
 import { memoryLogger } from "../../log/logger.ts";
-import { createStandardQueryHandler } from "../mod.ts";
+import { createDataPlane } from "../data_plane.ts";
 import { createCacheStage } from "./cache.ts";
 import { MAX_SHARED_OCTETS, MAX_WAITERS } from "./cache_rules.ts";
-import type { SerializedEntry } from "./cache_dump.ts";
+import type { SerializedEntry } from "../../pipeline/cache_dump.ts";
 import {
   ask,
   cacheSettings,
@@ -113,31 +114,31 @@ Deno.test("cache does not hand entries bigger than MAX_SHARED_OCTETS to the othe
 Deno.test("cache applies the snapshot's bounds to shared entries before its first query", async () => {
   const entries = await bigEntries(60);
   assert.equal(entries.length, 60);
-  const handler = createStandardQueryHandler({
+  const { handler, cache } = createDataPlane({
     logger: memoryLogger(),
     queryLog: false,
   });
   handler.setSnapshot(snapshotWithCache(cacheSettings({ maxEntries: 10 })));
-  for (const entry of entries) handler.importSharedCache([entry]);
-  const held = handler.cacheStats().entries;
+  for (const entry of entries) cache.importShared([entry]);
+  const held = cache.stats().entries;
   assert.ok(held <= 10, `${held} entries, maxEntries 10`);
   // maxBytes too: 1 MiB holds at most 34 entries of ~30 KB.
   handler.setSnapshot(snapshotWithCache(cacheSettings({ maxBytes: "1MiB" })));
-  for (const entry of await bigEntries(60)) handler.importSharedCache([entry]);
-  const bytes = handler.cacheStats().entries;
+  for (const entry of await bigEntries(60)) cache.importShared([entry]);
+  const bytes = cache.stats().entries;
   assert.ok(bytes <= 2 ** 20 / 30_000, `${bytes} entries, maxBytes 1MiB`);
 });
 
 Deno.test("cache brings a dump taken before the first snapshot within the snapshot's bounds at once", async () => {
   const entries = await bigEntries(60);
-  const handler = createStandardQueryHandler({
+  const { handler, cache } = createDataPlane({
     logger: memoryLogger(),
     queryLog: false,
   });
-  assert.equal(handler.importCache(entries), 60, "room for the whole dump");
+  assert.equal(cache.importEntries(entries), 60, "room for the whole dump");
   handler.setSnapshot(snapshotWithCache(cacheSettings({ maxEntries: 10 })));
-  assert.equal(handler.cacheStats().entries, 10, "the 10 most recently used");
-  const kept = handler.exportCache().map((e) => e.name);
+  assert.equal(cache.stats().entries, 10, "the 10 most recently used");
+  const kept = cache.exportEntries().map((e) => e.name);
   assert.deepEqual(kept, entries.slice(-10).map((e) => e.name));
 });
 

@@ -5,53 +5,16 @@
  * milliseconds, so the age an entry had at the dump and the downtime both
  * count against its TTLs after the import.
  */
-import { isClientSubnet } from "../../dns/wire/mod.ts";
-import { type AnswerCache, entryBytes } from "./answer_cache.ts";
+import { isClientSubnet } from "../../dns/wire/client_subnet.ts";
+import type { AnswerCache } from "./answer_cache.ts";
+import {
+  entryBytes,
+  MAX_DUMP_BYTES,
+  MAX_DUMPED_ENTRIES,
+  type SerializedEntry,
+} from "../../pipeline/cache_dump.ts";
 import { additionalSectionOf, type CacheEntry } from "./cache_entry.ts";
-import { parseCacheKey } from "./cache_key.ts";
-
-/** Most entries one worker dumps (the most recently used are kept). */
-export const MAX_DUMPED_ENTRIES = 50_000;
-
-/**
- * Most bytes (answer_cache.ts entryBytes(): what the entries cost once
- * restored) one worker dumps, and the merged dump of all workers keeps:
- * the most recently used entries are kept. Every worker is handed the whole
- * merged dump after a restart, so this also bounds what one worker takes
- * from it (less when its `cache.maxBytes` is lower), and what local.db and
- * the main thread hold.
- */
-export const MAX_DUMP_BYTES = 64 * 2 ** 20;
-
-/** One cache entry as plain data (structured-clone and SQLite friendly). */
-export interface SerializedEntry {
-  key: string;
-  /** The lowercased question name (per-name flushes). */
-  name: string;
-  /** Header, question and records, without an OPT record. */
-  wire: Uint8Array;
-  /** Offsets of the TTL fields in `wire`. */
-  offsets: number[];
-  /** The TTL each record was stored with, in seconds. */
-  ttls: number[];
-  /** Milliseconds since the epoch. */
-  storedAt: number;
-  expiresAt: number;
-  /** Until when the entry may be served stale (== expiresAt without serve-stale). */
-  staleUntil: number;
-  /** Seconds from storedAt to expiresAt. */
-  ttl: number;
-  negative: boolean;
-  /** The upstream's ECS option for the subnet asked with, if any. */
-  clientSubnet?: Uint8Array;
-  /**
-   * When a refresh of the expired entry last failed, if it did: the worker
-   * that takes a shared entry answers it stale at once too (RFC 8767 §4's
-   * failure recheck timer), rather than ask the failing upstream again.
-   * Not kept in local.db.
-   */
-  refreshFailedAt?: number;
-}
+import { parseCacheKey } from "../../pipeline/cache_key.ts";
 
 /**
  * The most recently used of the entries still usable at `now` (fresh, or
@@ -133,36 +96,6 @@ export function importEntries(
     taken++;
   }
   return taken;
-}
-
-/**
- * Merges the dumps of several workers (each least recently used first):
- * for a key in more than one, the entry stored last wins. At most `budget`
- * bytes (entryBytes()) are kept: the dumps are read from their most
- * recently used ends in turn, until the next entry does not fit. The
- * result is least recently used first too.
- */
-export function mergeEntries(
-  dumps: readonly (readonly SerializedEntry[])[],
-  budget: number = MAX_DUMP_BYTES,
-): SerializedEntry[] {
-  const byKey = new Map<string, SerializedEntry>();
-  let bytes = 0;
-  const longest = Math.max(0, ...dumps.map((dump) => dump.length));
-  for (let back = 1; back <= longest; back++) {
-    for (const dump of dumps) {
-      const entry = dump[dump.length - back];
-      if (entry === undefined) continue;
-      const held = byKey.get(entry.key);
-      if (held !== undefined && entry.storedAt <= held.storedAt) continue;
-      const more = entryBytes(entry) -
-        (held === undefined ? 0 : entryBytes(held));
-      if (bytes + more > budget) return [...byKey.values()].reverse();
-      bytes += more;
-      byKey.set(entry.key, entry);
-    }
-  }
-  return [...byKey.values()].reverse();
 }
 
 /** The later of two failed refreshes of one entry, held by two workers. */

@@ -1,14 +1,14 @@
 import assert from "node:assert/strict";
-import { decodeAnswer } from "../../pipeline/testing/mod.ts";
+import { decodeAnswer } from "../../pipeline/testing/query_bytes.ts";
 import { createCacheStage } from "./cache.ts";
-import { AnswerCache, entryBytes } from "./answer_cache.ts";
+import { AnswerCache } from "./answer_cache.ts";
+import { entryBytes } from "../../pipeline/cache_dump.ts";
+import { exportEntries, importEntries } from "./cache_dump.ts";
 import {
-  exportEntries,
-  importEntries,
   MAX_DUMP_BYTES,
   mergeEntries,
   type SerializedEntry,
-} from "./cache_dump.ts";
+} from "../../pipeline/cache_dump.ts";
 import {
   ask,
   cacheSettings,

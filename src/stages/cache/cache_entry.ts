@@ -3,16 +3,13 @@
  * record: every hit writes the client's own), where its TTLs are, the TTLs
  * it was stored with, and when it expires.
  */
-import {
-  HEADER_OCTETS,
-  RCODE,
-  readTtlOffsets,
-  skipName,
-  TYPE,
-  WireFormatError,
-} from "../../dns/wire/mod.ts";
-import type { Request } from "../../pipeline/mod.ts";
-import { cacheVariant } from "./cache_key.ts";
+import { RCODE, TYPE } from "../../dns/wire/constants.ts";
+import { HEADER_OCTETS } from "../../dns/wire/query.ts";
+import { skipName } from "../../dns/wire/read_name.ts";
+import { readTtlOffsets } from "../../dns/wire/ttl_offsets.ts";
+import { WireFormatError } from "../../dns/wire/wire_format_error.ts";
+import type { Request } from "../../pipeline/request.ts";
+import { cacheVariant } from "../../pipeline/cache_key.ts";
 import type { CachePolicy } from "./cache_policy.ts";
 
 /** A message in the form hits are written from. */

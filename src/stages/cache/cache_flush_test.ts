@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { RCODE } from "../../dns/wire/mod.ts";
-import type { Request } from "../../pipeline/mod.ts";
+import { RCODE } from "../../dns/wire/constants.ts";
+import type { Request } from "../../pipeline/request.ts";
 import { createCacheStage } from "./cache.ts";
 import {
   ask,

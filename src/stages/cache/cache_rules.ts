@@ -4,7 +4,8 @@
  * failures, how many askers may wait on one question, which entries go to
  * the other workers, and when an expired entry is answered stale.
  */
-import type { Request, Response } from "../../pipeline/mod.ts";
+import type { Request } from "../../pipeline/request.ts";
+import type { Response } from "../../pipeline/response.ts";
 import { parseSize } from "../../config/size.ts";
 import type { CacheEntry } from "./cache_entry.ts";
 import { type CachePolicy, DEFAULT_MAX_BYTES } from "./cache_policy.ts";

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
-import { RCODE } from "../../dns/wire/mod.ts";
-import type { Request } from "../../pipeline/mod.ts";
-import { decodeAnswer } from "../../pipeline/testing/mod.ts";
+import { RCODE } from "../../dns/wire/constants.ts";
+import type { Request } from "../../pipeline/request.ts";
+import { decodeAnswer } from "../../pipeline/testing/query_bytes.ts";
 import { createCacheStage } from "./cache.ts";
-import type { SerializedEntry } from "./cache_dump.ts";
+import type { SerializedEntry } from "../../pipeline/cache_dump.ts";
 import {
   ask,
   cacheSettings,

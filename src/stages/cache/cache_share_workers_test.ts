@@ -14,7 +14,7 @@ import {
   writeAll,
 } from "../../listeners/testdata/dns_client.ts";
 import { memoryLogger } from "../../log/logger.ts";
-import { decodeAnswer } from "../../pipeline/testing/mod.ts";
+import { decodeAnswer } from "../../pipeline/testing/query_bytes.ts";
 import { cacheSettings, snapshotWithCache } from "./testdata/answers.ts";
 
 const WORKER = new URL("./testdata/share_worker_entry.ts", import.meta.url);

@@ -3,11 +3,12 @@
  * operations `kudurru cache flush`, the cache dump, the other listener
  * workers and tests use; and how it is made.
  */
-import type { Request, Stage } from "../../pipeline/mod.ts";
+import type { Request } from "../../pipeline/request.ts";
+import type { Stage } from "../../pipeline/stage.ts";
 import type { CacheSettings } from "../../pipeline/settings.ts";
-import type { CacheStats } from "./cache_stats.ts";
-import type { SerializedEntry } from "./cache_dump.ts";
-import type { FlushOptions } from "./flushed_names.ts";
+import type { CacheStats } from "../../pipeline/cache_stats.ts";
+import type { SerializedEntry } from "../../pipeline/cache_dump.ts";
+import type { FlushOptions } from "../../pipeline/flushed_names.ts";
 
 export interface CacheStageOptions {
   /** Milliseconds since the epoch; tests pass a fake clock. @default Date.now */

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
-import { RCODE, TYPE } from "../../dns/wire/mod.ts";
-import type { Response } from "../../pipeline/mod.ts";
-import { decodeAnswer, snapshotOf } from "../../pipeline/testing/mod.ts";
+import { RCODE, TYPE } from "../../dns/wire/constants.ts";
+import type { Response } from "../../pipeline/response.ts";
+import { snapshotOf } from "../../pipeline/testing/fixtures.ts";
+import { decodeAnswer } from "../../pipeline/testing/query_bytes.ts";
 import { createCacheStage } from "./cache.ts";
 import {
   ask,

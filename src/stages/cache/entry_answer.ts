@@ -3,15 +3,12 @@
  * One allocation and one copy, then a few octets: ID, flags, the question's
  * case, the TTLs, and the client's own OPT record.
  */
-import {
-  clientSubnetEcho,
-  decrementTtls,
-  EDNS_OPTION,
-  patchQuestionCase,
-  patchTtls,
-  TYPE,
-} from "../../dns/wire/mod.ts";
-import { OUR_UDP_PAYLOAD_SIZE, type Request } from "../../pipeline/mod.ts";
+import { clientSubnetEcho } from "../../dns/wire/client_subnet.ts";
+import { EDNS_OPTION, TYPE } from "../../dns/wire/constants.ts";
+import { patchQuestionCase } from "../../dns/wire/question_case.ts";
+import { decrementTtls, patchTtls } from "../../dns/wire/ttl_offsets.ts";
+import { OUR_UDP_PAYLOAD_SIZE } from "../../pipeline/answer_encoding.ts";
+import type { Request } from "../../pipeline/request.ts";
 import type { StoredAnswer } from "./cache_entry.ts";
 import { shortLivedBytes } from "../../dns/wire/short_lived_bytes.ts";
 

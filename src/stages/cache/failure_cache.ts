@@ -10,8 +10,11 @@
  * back should be seen soon); an answer that is not a failure ends it.
  */
 import type { Outcome } from "./waiter_response.ts";
-import { questionNameOf } from "./cache_key.ts";
-import { flushedNamesOf, type FlushOptions } from "./flushed_names.ts";
+import { questionNameOf } from "../../pipeline/cache_key.ts";
+import {
+  flushedNamesOf,
+  type FlushOptions,
+} from "../../pipeline/flushed_names.ts";
 
 export const FAILURE_FIRST_MS = 1_000;
 export const FAILURE_MAX_MS = 30_000;

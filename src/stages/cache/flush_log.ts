@@ -6,7 +6,7 @@ import {
   flushedNamesOf,
   type FlushOptions,
   namesAtAndAbove,
-} from "./flushed_names.ts";
+} from "../../pipeline/flushed_names.ts";
 
 /** Most flushed names remembered, of each kind (flushes are rare operator actions). */
 const MAX_FLUSHED_NAMES = 1000;

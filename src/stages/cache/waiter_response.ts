@@ -3,8 +3,10 @@
  * upstream, and each asker gets the answer made out for itself (its ID,
  * its question case, its OPT record and size limit).
  */
-import { patchId, patchQuestionCase } from "../../dns/wire/mod.ts";
-import type { Request, Response } from "../../pipeline/mod.ts";
+import { patchQuestionCase } from "../../dns/wire/question_case.ts";
+import { patchId } from "../../dns/wire/response.ts";
+import type { Request } from "../../pipeline/request.ts";
+import type { Response } from "../../pipeline/response.ts";
 import { type CacheEntry, readAnswer } from "./cache_entry.ts";
 import { writeCachedAnswer } from "./entry_answer.ts";
 

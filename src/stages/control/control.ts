@@ -3,7 +3,8 @@
  * global rules that allow, refuse or drop a query before anything answers
  * it. No rule exists yet, so it passes every query on.
  */
-import type { Next, Request, Stage } from "../../pipeline/mod.ts";
+import type { Request } from "../../pipeline/request.ts";
+import type { Next, Stage } from "../../pipeline/stage.ts";
 
 /** Creates the control stage. */
 export function createControlStage(): Stage {

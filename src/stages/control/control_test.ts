@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import type { Response } from "../../pipeline/mod.ts";
-import { requestFor } from "../../pipeline/testing/mod.ts";
-import { createControlStage } from "./mod.ts";
+import type { Response } from "../../pipeline/response.ts";
+import { requestFor } from "../../pipeline/testing/fixtures.ts";
+import { createControlStage } from "./control.ts";
 
 Deno.test("control passes every query on", async () => {
   const passed: Response = { drop: true, status: "dropped", stage: "chain" };

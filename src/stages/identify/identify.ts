@@ -5,18 +5,15 @@
  * client; see README.md for the rules and when the memo is dropped.
  */
 import type { Logger } from "../../log/logger.ts";
-import type {
-  BlockingSnapshot,
-  Next,
-  Request,
-  Stage,
-} from "../../pipeline/mod.ts";
+import type { BlockingSnapshot } from "../../blocking/blocking_snapshot.ts";
+import type { Request } from "../../pipeline/request.ts";
+import type { Next, Stage } from "../../pipeline/stage.ts";
+import { decidePolicy } from "../../blocking/policy/decision.ts";
 import {
   buildGroupIndex,
-  decidePolicy,
   type GroupIndex,
-  nextMinuteBoundary,
-} from "../../blocking/policy/mod.ts";
+} from "../../blocking/policy/group_index.ts";
+import { nextMinuteBoundary } from "../../blocking/policy/schedule.ts";
 import { type Identity, IdentityMemo } from "./identity_memo.ts";
 import { PtrCache, type ResolvePtr } from "./ptr_cache.ts";
 

@@ -2,9 +2,10 @@
  * The identify stage's per-query cost on a memo hit (the common case):
  * it must stay far below a microsecond and allocate nothing.
  */
-import type { Request, Response } from "../../pipeline/mod.ts";
-import { requestFor, snapshotOf } from "../../pipeline/testing/mod.ts";
-import { createIdentifyStage } from "./mod.ts";
+import type { Request } from "../../pipeline/request.ts";
+import type { Response } from "../../pipeline/response.ts";
+import { requestFor, snapshotOf } from "../../pipeline/testing/fixtures.ts";
+import { createIdentifyStage } from "./identify.ts";
 
 const DROP: Response = { drop: true, status: "dropped", stage: "chain" };
 const next = () => DROP;

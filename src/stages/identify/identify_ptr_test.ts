@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { createIdentifyStage, type IdentifyOptions } from "./mod.ts";
+import { createIdentifyStage, type IdentifyOptions } from "./identify.ts";
 import { ask, blockingWith, GROUPS } from "./test_fixtures.ts";
 
 /** A resolvePtr whose answers the test hands out one by one. */

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import type { Request } from "../../pipeline/mod.ts";
-import { requestFor, snapshotOf } from "../../pipeline/testing/mod.ts";
-import { createIdentifyStage } from "./mod.ts";
+import type { Request } from "../../pipeline/request.ts";
+import { requestFor, snapshotOf } from "../../pipeline/testing/fixtures.ts";
+import { createIdentifyStage } from "./identify.ts";
 import { ask, blockingWith, DROP, GROUPS, policy } from "./test_fixtures.ts";
 
 Deno.test("identify puts every client in the default group without blocking data", async () => {

@@ -6,7 +6,7 @@
  * in a map of maps. Bounded: when full it is cleared and refills from the
  * clients actually asking.
  */
-import type { PolicyDecision } from "../../pipeline/mod.ts";
+import type { PolicyDecision } from "../../blocking/blocking_snapshot.ts";
 
 /** One client's groups and decision, shared by all its queries. */
 export interface Identity {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { PolicyDecision } from "../../pipeline/mod.ts";
+import type { PolicyDecision } from "../../blocking/blocking_snapshot.ts";
 import { type Identity, IdentityMemo } from "./identity_memo.ts";
 
 const identity = (group: string): Identity => ({

@@ -7,11 +7,11 @@ import type {
   BlockingSnapshot,
   ClientGroupData,
   PolicyData,
-  Request,
-  Response,
-} from "../../pipeline/mod.ts";
-import { requestFor, snapshotOf } from "../../pipeline/testing/mod.ts";
-import type { createIdentifyStage } from "./mod.ts";
+} from "../../blocking/blocking_snapshot.ts";
+import type { Request } from "../../pipeline/request.ts";
+import type { Response } from "../../pipeline/response.ts";
+import { requestFor, snapshotOf } from "../../pipeline/testing/fixtures.ts";
+import type { createIdentifyStage } from "./identify.ts";
 
 export const DROP: Response = { drop: true, status: "dropped", stage: "chain" };
 

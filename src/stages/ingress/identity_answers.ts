@@ -3,9 +3,10 @@
  * queries (id.server, hostname.bind, version.bind, version.server; RFC 4892)
  * and the health check health.kudurru.internal.
  */
-import { CLASS, RCODE, TYPE } from "../../dns/wire/mod.ts";
-import { answer, type Request, type Response } from "../../pipeline/mod.ts";
-import type { RRSet } from "../../zone/types.ts";
+import { CLASS, RCODE, TYPE } from "../../dns/wire/constants.ts";
+import type { Request } from "../../pipeline/request.ts";
+import { answer, type Response } from "../../pipeline/response.ts";
+import type { RRSet } from "../../dns/rrset.ts";
 
 /**
  * The health-check name (docs/design.md#health-and-lameduck); dnsdist and

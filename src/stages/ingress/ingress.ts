@@ -7,22 +7,16 @@
 import {
   CLASS,
   EDNS_OPTION,
-  ednsOptionsProblem,
   OPCODE,
   RCODE,
-  TSIG_ERROR,
   TYPE,
-  unsignedTsigError,
-  WireFormatError,
-} from "../../dns/wire/mod.ts";
-import {
-  answer,
-  drop,
-  type Next,
-  type Request,
-  type Response,
-  type Stage,
-} from "../../pipeline/mod.ts";
+} from "../../dns/wire/constants.ts";
+import { ednsOptionsProblem } from "../../dns/wire/edns_option_check.ts";
+import { TSIG_ERROR, unsignedTsigError } from "../../dns/wire/tsig_error.ts";
+import { WireFormatError } from "../../dns/wire/wire_format_error.ts";
+import type { Request } from "../../pipeline/request.ts";
+import { answer, drop, type Response } from "../../pipeline/response.ts";
+import type { Next, Stage } from "../../pipeline/stage.ts";
 import { chaosAnswer, HEALTH_NAME, healthAnswer } from "./identity_answers.ts";
 import type { RateLimitCounters, RateLimiterOptions } from "./rate_limit.ts";
 import { createRateLimitGate } from "./rate_limit_gate.ts";

@@ -1,18 +1,16 @@
 import assert from "node:assert/strict";
-import { EDNS_OPTION } from "../../dns/wire/mod.ts";
+import { EDNS_OPTION } from "../../dns/wire/constants.ts";
+import { encodeAnswer } from "../../pipeline/answer_encoding.ts";
+import type { Request } from "../../pipeline/request.ts";
+import { buildRequest } from "../../pipeline/request_builder.ts";
+import type { Response } from "../../pipeline/response.ts";
+import { decodeResponse } from "../../pipeline/testing/decode_response.ts";
 import {
-  buildRequest,
-  encodeAnswer,
-  type Request,
-  type Response,
-} from "../../pipeline/mod.ts";
-import {
-  decodeResponse,
   requestFor,
   type RequestOptions,
   snapshotOf,
-} from "../../pipeline/testing/mod.ts";
-import { createIngressStage } from "./mod.ts";
+} from "../../pipeline/testing/fixtures.ts";
+import { createIngressStage } from "./ingress.ts";
 
 const passed: Response = { drop: true, status: "forwarded", stage: "upstream" };
 

@@ -5,7 +5,7 @@
  * TC=1 so that real clients retry over TCP while spoofed floods get nothing.
  */
 import ipaddr from "ipaddr.js";
-import type { ClientInfo } from "../../pipeline/mod.ts";
+import type { ClientInfo } from "../../pipeline/handler.ts";
 import type { RateLimitSettings } from "../../pipeline/settings.ts";
 import { HEX_BYTES } from "../../dns/hex.ts";
 

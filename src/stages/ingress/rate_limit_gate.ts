@@ -4,8 +4,9 @@
  * settings and rebuilt only when they change, and the answer for a limited
  * query.
  */
-import { RCODE } from "../../dns/wire/mod.ts";
-import { replyTo, type Request, type Response } from "../../pipeline/mod.ts";
+import { RCODE } from "../../dns/wire/constants.ts";
+import type { Request } from "../../pipeline/request.ts";
+import { replyTo, type Response } from "../../pipeline/response.ts";
 import type { RateLimitSettings } from "../../pipeline/settings.ts";
 import {
   createRateLimiter,

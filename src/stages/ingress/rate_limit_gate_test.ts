@@ -4,18 +4,14 @@ import {
   ratelimitSchema,
   upstreamsSchema,
 } from "../../config/schema_resolver.ts";
-import {
-  buildRequest,
-  type Response,
-  type Snapshot,
-  type Transport,
-} from "../../pipeline/mod.ts";
-import {
-  decodeResponse,
-  encodeQuery,
-  snapshotOf,
-} from "../../pipeline/testing/mod.ts";
-import { createIngressStage } from "./mod.ts";
+import type { Transport } from "../../pipeline/handler.ts";
+import { buildRequest } from "../../pipeline/request_builder.ts";
+import type { Response } from "../../pipeline/response.ts";
+import type { Snapshot } from "../../pipeline/snapshot.ts";
+import { decodeResponse } from "../../pipeline/testing/decode_response.ts";
+import { snapshotOf } from "../../pipeline/testing/fixtures.ts";
+import { encodeQuery } from "../../pipeline/testing/query_bytes.ts";
+import { createIngressStage } from "./ingress.ts";
 
 function snapshotLimiting(ratelimit: Record<string, unknown>): Snapshot {
   return {

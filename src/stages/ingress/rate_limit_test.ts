@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { ratelimitSchema } from "../../config/schema_resolver.ts";
-import type { ClientInfo, Transport } from "../../pipeline/mod.ts";
+import type { ClientInfo, Transport } from "../../pipeline/handler.ts";
 import { createRateLimiter, type RateLimitVerdict } from "./rate_limit.ts";
 
 function settings(input: Record<string, unknown> = {}) {

@@ -6,18 +6,17 @@
  * passes on to authoritative (or upstream, for a forward zone or an
  * `upstreams.conditional` entry such as "10.in-addr.arpa.": internal-ad).
  */
-import { RCODE, TYPE } from "../../dns/wire/mod.ts";
+import { RCODE, TYPE } from "../../dns/wire/constants.ts";
+import type { Request } from "../../pipeline/request.ts";
 import {
   answer,
   type AnswerSections,
-  type Next,
-  type Request,
   type Response,
-  type Snapshot,
-  type Stage,
-} from "../../pipeline/mod.ts";
+} from "../../pipeline/response.ts";
+import type { Snapshot } from "../../pipeline/snapshot.ts";
+import type { Next, Stage } from "../../pipeline/stage.ts";
 import { normalizeDomain } from "../../pipeline/settings.ts";
-import type { RRSet } from "../../zone/types.ts";
+import type { RRSet } from "../../dns/rrset.ts";
 import {
   findSpecialZone,
   selfAndParents,

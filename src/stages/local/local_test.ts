@@ -1,12 +1,14 @@
 import assert from "node:assert/strict";
-import type { Request, Response, Snapshot } from "../../pipeline/mod.ts";
+import type { Request } from "../../pipeline/request.ts";
+import type { Response } from "../../pipeline/response.ts";
+import type { Snapshot } from "../../pipeline/snapshot.ts";
+import { decodeResponse } from "../../pipeline/testing/decode_response.ts";
 import {
-  decodeResponse,
   requestFor,
   snapshotOf,
   zoneFromText,
-} from "../../pipeline/testing/mod.ts";
-import { createLocalStage } from "./mod.ts";
+} from "../../pipeline/testing/fixtures.ts";
+import { createLocalStage } from "./local.ts";
 import { loadConfig } from "../../config/load.ts";
 
 const passed: Response = { drop: true, status: "forwarded", stage: "upstream" };

@@ -2,9 +2,9 @@
  * The records the local stage synthesises for the special-use zones
  * (dns/special_use_zones.ts holds which zones those are).
  */
-import { TYPE } from "../../dns/wire/mod.ts";
+import { TYPE } from "../../dns/wire/constants.ts";
 import { ZERO_NIBBLES } from "../../dns/special_use_zones.ts";
-import type { RRSet } from "../../zone/types.ts";
+import type { RRSet } from "../../dns/rrset.ts";
 
 /**
  * Names with a PTR of their own inside an empty zone: the loopback

@@ -7,14 +7,9 @@
  */
 import { PackHint } from "../../pipeline/query_event_pack.ts";
 import { formatCharString } from "../../zone/format.ts";
-import {
-  ipv4Text,
-  ipv6Text,
-  readName,
-  skipName,
-  TYPE,
-  typeName,
-} from "../../dns/wire/mod.ts";
+import { ipv4Text, ipv6Text } from "../../dns/wire/address_text.ts";
+import { TYPE, typeName } from "../../dns/wire/constants.ts";
+import { readName, skipName } from "../../dns/wire/read_name.ts";
 
 /** Longest summary kept. */
 export const MAX_SUMMARY = 256;

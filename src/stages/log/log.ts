@@ -5,12 +5,9 @@
  * the time the chain took in `req.elapsedMs`, for the query log
  * (query_events.ts, fed by the handler's `onAnswered`).
  */
-import type {
-  Next,
-  Request,
-  Stage,
-  StageCounters,
-} from "../../pipeline/mod.ts";
+import type { Request } from "../../pipeline/request.ts";
+import type { Next, Stage } from "../../pipeline/stage.ts";
+import type { StageCounters } from "../../pipeline/stage_counters.ts";
 
 /** Creates the log stage, counting into `counters` (shared with the handler). */
 export function createLogStage(counters: StageCounters): Stage {

@@ -1,14 +1,13 @@
 import assert from "node:assert/strict";
-import {
-  createQueryHandler,
-  createStageCounters,
-  type Request,
-  type Response,
-  type Stage,
-} from "../../pipeline/mod.ts";
-import { encodeQuery, requestFor } from "../../pipeline/testing/mod.ts";
+import { createQueryHandler } from "../../pipeline/query_handler.ts";
+import type { Request } from "../../pipeline/request.ts";
+import type { Response } from "../../pipeline/response.ts";
+import type { Stage } from "../../pipeline/stage.ts";
+import { createStageCounters } from "../../pipeline/stage_counters.ts";
+import { requestFor } from "../../pipeline/testing/fixtures.ts";
+import { encodeQuery } from "../../pipeline/testing/query_bytes.ts";
 import { memoryLogger } from "../../log/logger.ts";
-import { createLogStage } from "./mod.ts";
+import { createLogStage } from "./log.ts";
 
 Deno.test("log counts the query and the answer the rest of the chain gave", async () => {
   const counters = createStageCounters();

@@ -4,30 +4,22 @@
  * thread in batches. Recording never waits and never grows without bound:
  * when the main thread falls behind, events are dropped and counted.
  */
-import type { Request, Response } from "../../pipeline/mod.ts";
+import type { Request } from "../../pipeline/request.ts";
+import type { Response } from "../../pipeline/response.ts";
 import {
   type PackableEvent,
-  type PostedQueryEvents,
   QueryEventPacker,
 } from "../../pipeline/query_event_pack.ts";
+import type {
+  QueryEventBatch,
+  QueryEventSource,
+} from "../../pipeline/data_plane.ts";
 import { type AnswerSummary, summarizeCopy } from "./answer_summary.ts";
 
 /** Events held between drains, at most. */
 export const DEFAULT_MAX_PENDING = 65_536;
 
-/** What a drain hands over. */
-export interface QueryEventBatch {
-  /**
-   * Packed for the trip to the main thread; its `times` and `ints` are
-   * arrays of their own, so they can be transferred rather than copied,
-   * and its strings are what the buffer's string table gained.
-   */
-  events: PostedQueryEvents;
-  /** Events dropped since the previous drain because the buffer was full. */
-  dropped: number;
-}
-
-export interface QueryEventBuffer {
+export interface QueryEventBuffer extends QueryEventSource {
   /**
    * Records the answer `bytes` (null: nothing sent) to `req`, which took
    * `durationMs`; never throws.

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
-import { encodeResponse, RCODE, TYPE } from "../../dns/wire/mod.ts";
-import { answer, type Response } from "../../pipeline/mod.ts";
-import { requestFor } from "../../pipeline/testing/mod.ts";
+import { RCODE, TYPE } from "../../dns/wire/constants.ts";
+import { encodeResponse } from "../../dns/wire/response.ts";
+import { answer, type Response } from "../../pipeline/response.ts";
+import { requestFor } from "../../pipeline/testing/fixtures.ts";
 import { buildRequest } from "../../pipeline/request_builder.ts";
 import {
   MAX_SUMMARY,

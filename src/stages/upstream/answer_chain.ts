@@ -9,7 +9,7 @@
  * such records ("normalize: removing irrelevant RRset"); so do we.
  */
 import { splitLabels } from "../../dns/name.ts";
-import { TYPE } from "../../dns/wire/mod.ts";
+import { TYPE } from "../../dns/wire/constants.ts";
 import { type MessageRecord, nameInRdata } from "./message_records.ts";
 
 /**

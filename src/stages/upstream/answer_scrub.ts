@@ -8,8 +8,8 @@
  * for the truth about its name: so what answers no question asked goes.
  */
 import { dropRecords } from "../../dns/wire/drop_records.ts";
-import { TYPE } from "../../dns/wire/mod.ts";
-import type { Request } from "../../pipeline/mod.ts";
+import { TYPE } from "../../dns/wire/constants.ts";
+import type { Request } from "../../pipeline/request.ts";
 import {
   answerChain,
   type AskedQuestion,

@@ -13,7 +13,7 @@
  *   bootstrap): cached and shared;
  * - plus the ECS option sent upstream, when `upstreams.ecs` sends one.
  */
-import type { Request } from "../../pipeline/mod.ts";
+import type { Request } from "../../pipeline/request.ts";
 import { clientSubnetCacheScope } from "./client_subnet.ts";
 import { type Route, routeQuery } from "./routing.ts";
 

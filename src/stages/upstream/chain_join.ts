@@ -5,12 +5,10 @@
  * BIND and Unbound answer a chain that crosses into another zone the same
  * way: the chain so far, then what the target's own source says.
  */
-import {
-  expandedRecord,
-  HEADER_OCTETS,
-  skipName,
-  WireFormatError,
-} from "../../dns/wire/mod.ts";
+import { expandedRecord } from "../../dns/wire/expanded_record.ts";
+import { HEADER_OCTETS } from "../../dns/wire/query.ts";
+import { skipName } from "../../dns/wire/read_name.ts";
+import { WireFormatError } from "../../dns/wire/wire_format_error.ts";
 import {
   ADDITIONAL,
   ANSWER,

@@ -5,14 +5,14 @@
  * address).
  */
 import ipaddr from "ipaddr.js";
-import type { Request } from "../../pipeline/mod.ts";
+import type { Request } from "../../pipeline/request.ts";
 import type { UpstreamsSettings } from "../../pipeline/settings.ts";
 import { hexOf } from "../../dns/hex.ts";
 import {
   clientSubnetProblem,
-  EDNS_OPTION,
   queryClientSubnet,
-} from "../../dns/wire/mod.ts";
+} from "../../dns/wire/client_subnet.ts";
+import { EDNS_OPTION } from "../../dns/wire/constants.ts";
 
 /** The ECS option code (RFC 7871 §6). */
 export const EDNS_CLIENT_SUBNET = EDNS_OPTION.CLIENT_SUBNET;

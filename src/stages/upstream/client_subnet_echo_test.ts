@@ -5,17 +5,18 @@
  * way back, on a miss and on a hit).
  */
 import assert from "node:assert/strict";
-import { encodeResponse, type QueryInfo } from "../../dns/wire/mod.ts";
+import type { QueryInfo } from "../../dns/wire/query.ts";
+import { encodeResponse } from "../../dns/wire/response.ts";
 import { memoryLogger } from "../../log/logger.ts";
-import type { Request } from "../../pipeline/mod.ts";
-import { decodeAnswer } from "../../pipeline/testing/mod.ts";
+import type { Request } from "../../pipeline/request.ts";
+import { decodeAnswer } from "../../pipeline/testing/query_bytes.ts";
 import { createResolver } from "../../upstream/resolver.ts";
 import {
   type ScriptedServer,
   startUdpUpstream,
   urlOf,
 } from "../../upstream/testdata/scripted_upstream.ts";
-import { createStandardCacheStage } from "../mod.ts";
+import { createStandardCacheStage } from "../data_plane.ts";
 import { EDNS_CLIENT_SUBNET } from "./client_subnet.ts";
 import {
   requestFrom,

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { clientSubnetProblem } from "../../dns/wire/mod.ts";
+import { clientSubnetProblem } from "../../dns/wire/client_subnet.ts";
 import {
   clientSubnetFor,
   EDNS_CLIENT_SUBNET,

@@ -7,15 +7,14 @@
  */
 import {
   clientSubnetEcho,
-  EDNS_OPTION,
-  type EdnsOption,
-  HEADER_OCTETS,
   sameClientSubnet,
-  skipName,
-  TYPE,
-  WireFormatError,
-} from "../../dns/wire/mod.ts";
-import { OUR_UDP_PAYLOAD_SIZE, type Request } from "../../pipeline/mod.ts";
+} from "../../dns/wire/client_subnet.ts";
+import { EDNS_OPTION, TYPE } from "../../dns/wire/constants.ts";
+import { type EdnsOption, HEADER_OCTETS } from "../../dns/wire/query.ts";
+import { skipName } from "../../dns/wire/read_name.ts";
+import { WireFormatError } from "../../dns/wire/wire_format_error.ts";
+import { OUR_UDP_PAYLOAD_SIZE } from "../../pipeline/answer_encoding.ts";
+import type { Request } from "../../pipeline/request.ts";
 import { EDNS_CLIENT_SUBNET } from "./client_subnet.ts";
 import { readTtlOffsets } from "../../dns/wire/ttl_offsets.ts";
 

@@ -3,13 +3,10 @@
  * (answer_scrub.ts): section, owner, type and class, and where the RDATA
  * is, for the few names the scrub reads out of it.
  */
-import {
-  HEADER_OCTETS,
-  readName,
-  skipName,
-  TYPE,
-  WireFormatError,
-} from "../../dns/wire/mod.ts";
+import { TYPE } from "../../dns/wire/constants.ts";
+import { HEADER_OCTETS } from "../../dns/wire/query.ts";
+import { readName, skipName } from "../../dns/wire/read_name.ts";
+import { WireFormatError } from "../../dns/wire/wire_format_error.ts";
 
 /** Owner name excluded: type, class, TTL, RDLENGTH. */
 const RR_FIXED_OCTETS = 10;

@@ -4,8 +4,9 @@
  * Policy, then `default`.
  */
 import { findSpecialZone } from "../../dns/special_use_zones.ts";
-import { type Request, zoneIndexOf } from "../../pipeline/mod.ts";
-import { findZone, nameSuffixes } from "../../zone/mod.ts";
+import type { Request } from "../../pipeline/request.ts";
+import { zoneIndexOf } from "../../pipeline/snapshot_zones.ts";
+import { findZone, nameSuffixes } from "../../zone/index.ts";
 import {
   normalizeDomain,
   type UpstreamsSettings,

@@ -7,7 +7,7 @@ import {
   routeQuery,
 } from "./routing.ts";
 import { requestFrom, upstreamsOf } from "./testdata/upstream_fixtures.ts";
-import type { PolicyDecision } from "../../pipeline/mod.ts";
+import type { PolicyDecision } from "../../blocking/blocking_snapshot.ts";
 
 function policyWithGroup(upstreamGroup: string): PolicyDecision {
   return {

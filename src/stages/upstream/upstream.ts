@@ -4,27 +4,24 @@
  * for the client (forwarded_answer.ts). Failures are SERVFAIL with an
  * Extended DNS Error.
  */
-import {
-  CLASS,
-  EDE,
-  EDNS_OPTION,
-  extendedError,
-  RCODE,
-  WireFormatError,
-} from "../../dns/wire/mod.ts";
+import { CLASS, EDNS_OPTION, RCODE } from "../../dns/wire/constants.ts";
+import { EDE, extendedError } from "../../dns/wire/extended_error.ts";
+import { WireFormatError } from "../../dns/wire/wire_format_error.ts";
 import type { Logger } from "../../log/logger.ts";
+import { OUR_UDP_PAYLOAD_SIZE } from "../../pipeline/answer_encoding.ts";
+import type {
+  ContinueChain,
+  ContinuedAnswer,
+} from "../../pipeline/chain_continuation.ts";
+import type { Request } from "../../pipeline/request.ts";
 import {
   answer,
-  type ContinueChain,
-  type ContinuedAnswer,
-  OUR_UDP_PAYLOAD_SIZE,
   overloaded,
   replyTo,
-  type Request,
   type Response,
-  type Stage,
-  type Status,
-} from "../../pipeline/mod.ts";
+} from "../../pipeline/response.ts";
+import type { Stage } from "../../pipeline/stage.ts";
+import type { Status } from "../../pipeline/status.ts";
 import type { UpstreamsSettings } from "../../pipeline/settings.ts";
 import type { UpstreamRequest, UpstreamResult } from "../../upstream/types.ts";
 import { askedQuestion, scrubAnswer } from "./answer_scrub.ts";

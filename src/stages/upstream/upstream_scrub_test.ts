@@ -4,9 +4,9 @@
  */
 import assert from "node:assert/strict";
 import { memoryLogger } from "../../log/logger.ts";
-import { decodeResponse } from "../../pipeline/testing/mod.ts";
+import { decodeResponse } from "../../pipeline/testing/decode_response.ts";
 import { records } from "../cache/testdata/answers.ts";
-import { createUpstreamStage } from "./mod.ts";
+import { createUpstreamStage } from "./upstream.ts";
 import {
   answered,
   requestFrom,

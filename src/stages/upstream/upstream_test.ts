@@ -1,11 +1,14 @@
 import assert from "node:assert/strict";
-import { EDNS_OPTION, extendedError, RCODE } from "../../dns/wire/mod.ts";
+import { EDNS_OPTION, RCODE } from "../../dns/wire/constants.ts";
+import { extendedError } from "../../dns/wire/extended_error.ts";
 import { memoryLogger } from "../../log/logger.ts";
-import type { Request, Response } from "../../pipeline/mod.ts";
-import { decodeAnswer, decodeResponse } from "../../pipeline/testing/mod.ts";
+import type { Request } from "../../pipeline/request.ts";
+import type { Response } from "../../pipeline/response.ts";
+import { decodeResponse } from "../../pipeline/testing/decode_response.ts";
+import { decodeAnswer } from "../../pipeline/testing/query_bytes.ts";
 import type { UpstreamResult } from "../../upstream/types.ts";
 import { EDNS_CLIENT_SUBNET } from "./client_subnet.ts";
-import { createUpstreamStage, type UpstreamStage } from "./mod.ts";
+import { createUpstreamStage, type UpstreamStage } from "./upstream.ts";
 import {
   answered,
   type ClientRequestOptions,

@@ -7,7 +7,7 @@
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { type AuditEntry, RUNTIME_AUDIT_KIND } from "../backend.ts";
 import type { RuntimeValue } from "../store.ts";
-import { rollback } from "./sqlite_schema.ts";
+import { rollback } from "../../sqlite/migrations.ts";
 
 export class SqliteRuntimeTable {
   #get: StatementSync;

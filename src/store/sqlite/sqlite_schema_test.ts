@@ -2,13 +2,14 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { API_VERSION } from "../../api/v1alpha1/meta.ts";
-import { SCHEMA_VERSION, SchemaTooNewError } from "../store.ts";
+import { SCHEMA_VERSION } from "../store.ts";
+import { SchemaTooNewError } from "../../sqlite/migrations.ts";
+import { MIGRATIONS } from "./sqlite_schema.ts";
 import {
   migrateSchema,
   type Migration,
-  MIGRATIONS,
   readSchemaVersion,
-} from "./sqlite_schema.ts";
+} from "../../sqlite/migrations.ts";
 import { openSqliteStore } from "./sqlite_store.ts";
 
 async function inTempDir(fn: (dir: string) => Promise<void>): Promise<void> {
@@ -185,7 +186,10 @@ Deno.test("sqlite schema foreign SQLite file is refused", async () => {
   await inTempDir(async (dir) => {
     const path = join(dir, "other.db");
     withDb(path, (db) => db.exec("CREATE TABLE photos (id INTEGER)"));
-    await assert.rejects(openSqliteStore(path), /not a kudurru state database/);
+    await assert.rejects(
+      openSqliteStore(path),
+      /not a kudurru database; point kudurru at another data directory/,
+    );
   });
 });
 

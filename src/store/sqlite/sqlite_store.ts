@@ -21,11 +21,16 @@ import {
   ExpiredError,
   type RuntimeValue,
   SCHEMA_VERSION,
-  SchemaTooNewError,
   type Store,
 } from "../store.ts";
 import { SqliteRuntimeTable } from "./sqlite_runtime.ts";
-import { migrateSchema, readSchemaVersion, rollback } from "./sqlite_schema.ts";
+import { MIGRATIONS } from "./sqlite_schema.ts";
+import {
+  migrateSchema,
+  readSchemaVersion,
+  rollback,
+  SchemaTooNewError,
+} from "../../sqlite/migrations.ts";
 
 export interface SqliteStoreOptions {
   /** @default the kudurru.io/v1alpha1 schemas */
@@ -304,9 +309,11 @@ export async function openSqliteStore(
     db.exec(`PRAGMA busy_timeout = ${Math.trunc(opts.busyTimeoutMs ?? 5000)}`);
     // Check the version before anything writes: a newer file stays byte-for-byte untouched.
     const found = readSchemaVersion(db, path);
-    if (found > SCHEMA_VERSION) throw new SchemaTooNewError(path, found);
+    if (found > SCHEMA_VERSION) {
+      throw new SchemaTooNewError(path, found, SCHEMA_VERSION);
+    }
     db.exec("PRAGMA journal_mode = WAL");
-    migrateSchema(db, path);
+    migrateSchema(db, path, MIGRATIONS, SCHEMA_VERSION);
   } catch (err) {
     db.close();
     if (

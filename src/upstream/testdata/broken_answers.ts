@@ -4,7 +4,8 @@
  * record data pointing past the message or at themselves, an SOA short of
  * its numbers, an A of 5 octets, a record cut off.
  */
-import { type QueryInfo, RCODE } from "../../dns/wire/mod.ts";
+import { RCODE } from "../../dns/wire/constants.ts";
+import type { QueryInfo } from "../../dns/wire/query.ts";
 import { answer } from "./scripted_upstream.ts";
 
 /** Record data, or a function of the offset where it will start. */

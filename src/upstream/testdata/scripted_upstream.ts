@@ -4,12 +4,9 @@
  * the query, with delays, wrong IDs, other source sockets, TC=1, and
  * connection counting. Every timer and socket is released by close().
  */
-import {
-  encodeResponse,
-  parseQuery,
-  type QueryInfo,
-  TYPE,
-} from "../../dns/wire/mod.ts";
+import { TYPE } from "../../dns/wire/constants.ts";
+import { parseQuery, type QueryInfo } from "../../dns/wire/query.ts";
+import { encodeResponse } from "../../dns/wire/response.ts";
 import { frameMessage, FrameReader } from "../../dns/wire/tcp_framing.ts";
 import type { UpstreamsSettings } from "../../pipeline/settings.ts";
 import type { StrategyName } from "../strategies.ts";

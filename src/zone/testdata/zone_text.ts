@@ -4,7 +4,8 @@
  */
 import { parseRdata, typeCode } from "../../dns/rdata_text.ts";
 import { formatRRSet } from "../format.ts";
-import type { RecordData, RRSet, ZoneContent } from "../types.ts";
+import type { RecordData, RRSet } from "../../dns/rrset.ts";
+import type { ZoneContent } from "../types.ts";
 
 function parseLine(line: string): { rrset: RRSet; rdata: RecordData } {
   const match = line.trim().match(/^(\S+)\s+(\d+)\s+IN\s+(\S+)\s+(.*)$/);

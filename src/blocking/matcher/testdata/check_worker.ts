@@ -8,7 +8,7 @@
 /// <reference lib="deno.worker" />
 
 import type { CompiledListData, ListMatcher } from "../../types.ts";
-import { openCompiledList } from "../mod.ts";
+import { openCompiledList } from "../open.ts";
 
 let matcher: ListMatcher | null = null;
 

@@ -4,7 +4,7 @@
  * owner and type form one RRset.
  */
 import { parseRdata } from "../../rdata_text.ts";
-import type { RRSet } from "../../../zone/types.ts";
+import type { RRSet } from "../../rrset.ts";
 import { CLASS, typeFromName } from "../constants.ts";
 
 /** Parses lines such as `www.example.org. 300 IN A 192.0.2.1`. */

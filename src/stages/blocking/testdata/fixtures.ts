@@ -6,26 +6,25 @@
  */
 import type { RuleInput } from "../../../blocking/types.ts";
 import { parseRdata } from "../../../dns/rdata_text.ts";
+import { RCODE, typeFromName } from "../../../dns/wire/constants.ts";
 import {
   encodeResponse,
-  RCODE,
   type ResponseSpec,
-  typeFromName,
-} from "../../../dns/wire/mod.ts";
+} from "../../../dns/wire/response.ts";
 import type {
   BlockingSnapshot,
   BlockResponse,
   PolicyDecision,
-  Request,
-  Response,
-  Status,
-} from "../../../pipeline/mod.ts";
+} from "../../../blocking/blocking_snapshot.ts";
+import type { Request } from "../../../pipeline/request.ts";
+import type { Response } from "../../../pipeline/response.ts";
+import type { Status } from "../../../pipeline/status.ts";
 import {
   requestFor,
   type RequestOptions,
   snapshotOf,
-} from "../../../pipeline/testing/mod.ts";
-import type { RRSet } from "../../../zone/types.ts";
+} from "../../../pipeline/testing/fixtures.ts";
+import type { RRSet } from "../../../dns/rrset.ts";
 
 /**
  * Rules from lines: `||x^` (suffix), `@@||x^` (exception), `||x^$important`,

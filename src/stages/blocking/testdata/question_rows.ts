@@ -3,7 +3,7 @@
  * `$important`, allow-only, each answer mode per query type, TTLs and a
  * list's own response, EDNS.
  */
-import type { BlockResponse } from "../../../pipeline/mod.ts";
+import type { BlockResponse } from "../../../blocking/blocking_snapshot.ts";
 import {
   ADS,
   type Allowed,

@@ -3,8 +3,8 @@
  * /work/shared/data/blocklists/README.md) parsed and compiled by the real
  * parser and compiler, read from the shared data folder, never copied.
  */
-import { createListCompiler } from "../../../blocking/matcher/mod.ts";
-import { parseList } from "../../../blocking/parse/mod.ts";
+import { createListCompiler } from "../../../blocking/matcher/compiler.ts";
+import { parseList } from "../../../blocking/parse/parse.ts";
 import type { CompiledListData } from "../../../blocking/types.ts";
 
 export const REAL_LIST_URL = new URL(

@@ -2,7 +2,8 @@
  * What the rows of the blocking stage's table test are made of: a row, the
  * blocked answer it expects, and the helpers rows share.
  */
-import type { PolicyDecision, Status } from "../../../pipeline/mod.ts";
+import type { PolicyDecision } from "../../../blocking/blocking_snapshot.ts";
+import type { Status } from "../../../pipeline/status.ts";
 
 /** The synthesised SOA of negative blocked answers, without its MINIMUM. */
 export const SOA_TAIL =

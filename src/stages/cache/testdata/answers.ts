@@ -4,22 +4,21 @@
  * counts its calls.
  */
 import { cacheSchema } from "../../../config/schema_resolver.ts";
-import { encodeResponse, RCODE } from "../../../dns/wire/mod.ts";
-import type {
-  Next,
-  Request,
-  Response,
-  Snapshot,
-  Status,
-} from "../../../pipeline/mod.ts";
+import { RCODE } from "../../../dns/wire/constants.ts";
+import { encodeResponse } from "../../../dns/wire/response.ts";
+import type { Request } from "../../../pipeline/request.ts";
+import type { Response } from "../../../pipeline/response.ts";
+import type { Snapshot } from "../../../pipeline/snapshot.ts";
+import type { Next } from "../../../pipeline/stage.ts";
+import type { Status } from "../../../pipeline/status.ts";
 import type { CacheSettings } from "../../../pipeline/settings.ts";
 import {
   requestFor,
   type RequestOptions,
   snapshotOf,
   zoneFromText,
-} from "../../../pipeline/testing/mod.ts";
-import type { RRSet } from "../../../zone/types.ts";
+} from "../../../pipeline/testing/fixtures.ts";
+import type { RRSet } from "../../../dns/rrset.ts";
 
 /** RRsets from lines `owner ttl class type rdata`. */
 export function records(lines: string[]): RRSet[] {

@@ -7,11 +7,12 @@
  * `failing.example.org.` live 1 s and are answered once per worker; after
  * that their upstream fails (SERVFAIL).
  */
-import { RCODE } from "../../../dns/wire/mod.ts";
+import { RCODE } from "../../../dns/wire/constants.ts";
 import { runListenerWorker } from "../../../listeners/listener_worker.ts";
 import { createLogger } from "../../../log/logger.ts";
-import { createQueryHandler, type Stage } from "../../../pipeline/mod.ts";
-import { createCacheStage, type FlushOptions } from "../mod.ts";
+import { createQueryHandler } from "../../../pipeline/query_handler.ts";
+import type { Stage } from "../../../pipeline/stage.ts";
+import { createCacheStage } from "../cache.ts";
 import { forwarded } from "./answers.ts";
 
 const INSTANCE = crypto.randomUUID().replaceAll("-", "");
@@ -39,15 +40,16 @@ runListenerWorker(() => {
     logger: createLogger(),
     stages: [cache, upstream],
   });
-  const setSnapshot = handler.setSnapshot;
-  return Object.assign(handler, {
-    setSnapshot(snapshot: Parameters<typeof setSnapshot>[0]) {
-      setSnapshot(snapshot);
-      cache.applySettings(snapshot.settings?.cache);
+  return {
+    handler: {
+      ...handler,
+      setSnapshot(snapshot) {
+        handler.setSnapshot(snapshot);
+        cache.applySettings(snapshot.settings?.cache);
+      },
     },
-    importSharedCache: (entries: readonly unknown[]) =>
-      cache.importShared(entries),
-    flushCache: (name?: string, opts?: FlushOptions) => cache.flush(name, opts),
-    onCutAnswerStored: cache.onCutAnswerStored,
-  });
+    counters: handler.counters,
+    cache,
+    enterLameduck: handler.enterLameduck,
+  };
 });

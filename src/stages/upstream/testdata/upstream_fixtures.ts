@@ -5,35 +5,33 @@
  * compressing encoder, and Requests from any client address.
  */
 import { parseRdata } from "../../../dns/rdata_text.ts";
+import { typeFromName } from "../../../dns/wire/constants.ts";
 import {
   encodeResponse,
   type ResponseSpec,
-  typeFromName,
-} from "../../../dns/wire/mod.ts";
+} from "../../../dns/wire/response.ts";
 import {
   cacheSchema,
   ratelimitSchema,
   upstreamsSchema,
 } from "../../../config/schema_resolver.ts";
-import type {
-  ClientInfo,
-  Request,
-  Snapshot,
-  Transport,
-} from "../../../pipeline/mod.ts";
-import { buildRequest } from "../../../pipeline/mod.ts";
+import type { ClientInfo, Transport } from "../../../pipeline/handler.ts";
+import type { Request } from "../../../pipeline/request.ts";
+import type { Snapshot } from "../../../pipeline/snapshot.ts";
+import { buildRequest } from "../../../pipeline/request_builder.ts";
 import type { UpstreamsSettings } from "../../../pipeline/settings.ts";
+import { snapshotOf } from "../../../pipeline/testing/fixtures.ts";
 import {
   encodeQuery,
   type QueryOptions,
-  snapshotOf,
-} from "../../../pipeline/testing/mod.ts";
+} from "../../../pipeline/testing/query_bytes.ts";
 import type {
   Resolver,
   UpstreamRequest,
   UpstreamResult,
 } from "../../../upstream/types.ts";
-import type { ForwardZone, RRSet } from "../../../zone/types.ts";
+import type { RRSet } from "../../../dns/rrset.ts";
+import type { ForwardZone } from "../../../zone/types.ts";
 
 /** `upstreams` as the config loader would produce it from `input`. */
 export function upstreamsOf(input: unknown = {}): UpstreamsSettings {

@@ -1,0 +1,319 @@
+/**
+ * The running server: the one place that picks the Store driver and wires
+ * the control plane (docs/design.md#layering). Order: config → data
+ * directory → store → DNS listeners (bound early, so a port that cannot be
+ * bound stops startup before anything else runs; until the first snapshot
+ * they answer SERVFAIL) → control socket → first-boot seeds (with the
+ * starter list) → file-managed objects → zone controller (serials, status)
+ * → blocking (list fetcher, list compiler, temporary disable) → snapshot
+ * builder (feeds the listeners). `kudurru serve` (src/cli/serve.ts) loads
+ * the configuration, starts it and stops it on a signal.
+ */
+import { basename, join } from "node:path";
+import type { Config } from "../config/schema.ts";
+import { maskSecrets } from "../config/debug.ts";
+import { type Logger } from "../log/logger.ts";
+import { defaultRegistry, type Registry } from "../metrics/registry.ts";
+import type { Store } from "../store/store.ts";
+import type { Snapshot } from "../pipeline/snapshot.ts";
+import { openSqliteStore } from "../store/sqlite/sqlite_store.ts";
+import { seedFirstBoot } from "../objects/bootstrap.ts";
+import { createObjectsLoader } from "../objects/loader.ts";
+import { startDnsListeners } from "../listeners/listeners.ts";
+import { startSnapshotBuilder } from "../snapshot/builder.ts";
+import { RebuildHold } from "../snapshot/rebuild_hold.ts";
+import { startZoneController } from "../controller/zone_controller.ts";
+import { createPrivateFile, ensureDataDir } from "./data_dir.ts";
+import { lockDataDir } from "./data_dir_lock.ts";
+import {
+  forgetCacheDump,
+  loadCacheDump,
+  LOCAL_DB_FILE,
+  saveCacheDump,
+} from "./local_db.ts";
+import { controlSocketAnswers, startControlSocket } from "./control_socket.ts";
+import { listsReadiness, startBlocking } from "./blocking.ts";
+import { starterBlockList } from "../blocking/starter/starter.ts";
+import { createHealth, type Health } from "../health/health.ts";
+import { startOpsServer } from "../health/ops_server.ts";
+import { createDnsMetrics } from "../metrics/dns_metrics.ts";
+import { startMetricsServer } from "../metrics/metrics_server.ts";
+import { parseListenAddress } from "../listeners/listen_address.ts";
+import {
+  openQueryLog,
+  queryLogHealthCheck,
+  warnIfQueryLogPublic,
+} from "./querylog.ts";
+import { warnUnservedListeners } from "./unserved_listeners.ts";
+import { VERSION } from "../version.ts";
+
+export interface ServerOptions {
+  config: Config;
+  /** The file the config came from, or null for embedded defaults. */
+  configSource: string | null;
+  logger: Logger;
+  registry?: Registry;
+  /** Overrides for tests; production uses the defaults. */
+  objectsPollIntervalMs?: number;
+  objectsDebounceMs?: number;
+}
+
+export interface RunningServer {
+  store: Store;
+  /** Readiness; serve turns it to lameduck on SIGTERM. */
+  health: Health;
+  /**
+   * Readiness and the DNS health check (`health.kudurru.internal.`) fail
+   * from now on, while every other query is still answered.
+   */
+  enterLameduck(): void;
+  /** Stops the watch loops and closes the store. */
+  stop(): Promise<void>;
+}
+
+export async function startServer(opts: ServerOptions): Promise<RunningServer> {
+  const { config, logger } = opts;
+  const registry = opts.registry ?? defaultRegistry;
+  const health = createHealth();
+  await ensureDataDir(config.node.dataDir);
+  // Two servers on one data directory would both lead (the sqlite store's
+  // elector always does), stamp serials, fetch lists and write one query
+  // log: the lock, taken before anything opens state.db, keeps the second
+  // one out (data_dir_lock.ts); the control socket check catches an older
+  // kudurru that takes no lock.
+  const lock = await lockDataDir(config.node.dataDir);
+  let store: Store;
+  try {
+    if (await controlSocketAnswers(config.node.dataDir)) {
+      throw new Error(
+        `Another kudurru serves the data directory "${config.node.dataDir}" (its control socket answers): stop it, or give this one its own node.dataDir`,
+      );
+    }
+    warnIfQueryLogPublic(config.node.dataDir, logger);
+    warnUnservedListeners(config.listeners, logger);
+    const statePath = join(config.node.dataDir, "state.db");
+    createPrivateFile(statePath);
+    store = await openSqliteStore(statePath, { node: config.node.name });
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
+  const startedAt = new Date().toISOString();
+  const stopping = new AbortController();
+  const stops: (() => Promise<void>)[] = [
+    () => Promise.resolve(lock.release()),
+    () => store.close(),
+  ];
+  const stopAll = async () => {
+    stopping.abort();
+    // In reverse order of starting; the listeners finish in-flight queries.
+    for (const stop of stops.reverse()) await stop();
+  };
+  try {
+    // Probes and metrics first, so they stop last: 503 while shutting down.
+    const ops = startOpsServer({
+      ...parseListenAddress(config.listeners.ops.address),
+      health,
+      logger: logger.with({ component: "ops" }),
+    });
+    stops.push(() => ops.stop());
+    const metrics = createDnsMetrics(registry);
+    const metricsServer = startMetricsServer({
+      ...parseListenAddress(config.listeners.metrics.address),
+      registry,
+      logger: logger.with({ component: "metrics" }),
+    });
+    stops.push(() => metricsServer.stop());
+
+    // The query log outlives the listeners: their last events get written.
+    const querylog = config.querylog.enabled
+      ? openQueryLog(config, logger)
+      : undefined;
+    let droppedInWorkers = 0;
+    if (querylog) {
+      stops.push(() => querylog.close());
+      health.register("querylog", queryLogHealthCheck(querylog));
+      metrics.readQueryLogStatsFrom(() => {
+        const stats = querylog.stats();
+        return { ...stats, dropped: stats.dropped + droppedInWorkers };
+      });
+    }
+
+    health.starting("starting the DNS listeners");
+    const listeners = await startDnsListeners({
+      listeners: config.listeners.dns,
+      sockets: config.listeners.sockets,
+      ffiSockets: config.listeners.ffiSockets,
+      nodeName: config.node.name,
+      version: VERSION,
+      logger: logger.with({ component: "listeners" }),
+      onCounters: (deltas, from) => metrics.record(deltas, from),
+      ...(querylog && {
+        onEvents: (batch, dropped) => {
+          querylog.enqueuePacked(batch);
+          droppedInWorkers += dropped;
+        },
+      }),
+    });
+    health.register("listeners", () => {
+      const down = listeners.down();
+      return down.length === 0
+        ? { ready: true }
+        : { ready: false, reason: `DNS listeners down: ${down.join("; ")}` };
+    });
+    // The answer cache outlives a restart: restored from local.db now (the
+    // workers serve from it once the first snapshot enables the cache),
+    // written back from the workers' dumps when they stop.
+    const cacheDumpPath = join(config.node.dataDir, LOCAL_DB_FILE);
+    const dump = loadCacheDump(cacheDumpPath, { logger });
+    listeners.importCache(dump);
+    if (dump.length > 0) {
+      logger.info("cache restored", { entries: dump.length });
+    }
+    stops.push(async () => {
+      const entries = await listeners.stopWithCacheDump();
+      try {
+        saveCacheDump(cacheDumpPath, entries);
+        logger.info("cache saved", { entries: entries.length });
+      } catch (err) {
+        logger.error("Cannot save the cache; it starts empty next time", {
+          path: cacheDumpPath,
+          error: err,
+        });
+      }
+    });
+
+    const control = await startControlSocket(
+      config.node.dataDir,
+      {
+        flushCache: (name, opts) => listeners.flushCache(name, opts),
+        runningConfig: () => ({
+          source: opts.configSource,
+          startedAt,
+          config: maskSecrets(config),
+        }),
+      },
+      logger.with({ component: "control" }),
+    );
+    if (control) stops.push(() => control.stop());
+
+    await seedFirstBoot(store, {
+      logger,
+      starterBlockList: () => Promise.resolve(starterBlockList()),
+    }).catch((err) => {
+      // SQLite's "database or disk is full" names no file.
+      throw new Error(
+        `Cannot write the first-boot objects to ${
+          join(config.node.dataDir, "state.db")
+        }: ${err instanceof Error ? err.message : String(err)}`,
+        { cause: err },
+      );
+    });
+    // The loader holds whole-zone rebuilds while it writes a file's objects:
+    // a zone's record sets arrive one by one, and are built once.
+    const rebuildHold = new RebuildHold();
+    const loader = createObjectsLoader({
+      store,
+      hold: rebuildHold,
+      inline: config.objects,
+      inlineSource: opts.configSource
+        ? basename(opts.configSource)
+        : "kudurru.yaml",
+      dir: config.objectsDir,
+      logger: logger.with({ component: "objects" }),
+      registry,
+      ...(opts.objectsPollIntervalMs !== undefined
+        ? { pollIntervalMs: opts.objectsPollIntervalMs }
+        : {}),
+      ...(opts.objectsDebounceMs !== undefined
+        ? { debounceMs: opts.objectsDebounceMs }
+        : {}),
+    });
+    health.starting("loading objects");
+    await loader.load();
+    const watching = loader.watch(stopping.signal).catch((err) => {
+      logger.error("objects watch stopped", { error: err });
+    });
+    stops.push(() => watching);
+
+    const controller = startZoneController({
+      store,
+      logger,
+      upstreamGroups: Object.keys(config.upstreams.groups),
+      hold: rebuildHold,
+    });
+    stops.push(() => controller.stop());
+    // blocking.initStrategy says which lists are in force from the first
+    // answer (fast: the small ones; larger ones join as each compiles).
+    let refreshSnapshot = () => {};
+    health.starting(
+      config.blocking.initStrategy === "fast"
+        ? "compiling block lists"
+        : `downloading block lists (blocking.initStrategy: ${config.blocking.initStrategy})`,
+    );
+    const blocking = await startBlocking({
+      store,
+      config,
+      logger,
+      registry,
+      onChange: () => refreshSnapshot(),
+    });
+    stops.push(() => blocking.stop());
+    health.register(
+      "lists",
+      listsReadiness(config.blocking.allowDegraded, blocking.assembler),
+    );
+    let posted: Snapshot | undefined;
+    metrics.readSnapshotFrom(() => posted);
+    health.register(
+      "snapshot",
+      () =>
+        posted === undefined
+          ? { ready: false, reason: "no snapshot posted to the listeners yet" }
+          : { ready: true },
+    );
+    const snapshots = startSnapshotBuilder({
+      store,
+      nodeName: config.node.name,
+      version: VERSION,
+      logger,
+      settings: {
+        upstreams: config.upstreams,
+        cache: config.cache,
+        ratelimit: config.ratelimit,
+      },
+      blocking: blocking.assembler,
+      hold: rebuildHold,
+      onSnapshot: (snapshot) => {
+        listeners.setSnapshot(snapshot);
+        posted = snapshot;
+      },
+    });
+    refreshSnapshot = () => snapshots.refresh();
+    stops.push(() => snapshots.stop());
+    health.starting("building the first snapshot");
+    await snapshots.synced;
+    health.register("store", () => ({ ready: true }));
+    if (dump.length > 0) forgetCacheDump(cacheDumpPath, logger);
+    health.markStarted();
+
+    logger.info("kudurru is running", {
+      version: VERSION,
+      node: config.node.name,
+      dataDir: config.node.dataDir,
+      objectsDir: config.objectsDir,
+    });
+    return {
+      store,
+      health,
+      enterLameduck() {
+        health.setLameduck();
+        listeners.enterLameduck();
+      },
+      stop: stopAll,
+    };
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+}

@@ -1,2 +1,0 @@
-/** The control stage; see README.md. */
-export { createControlStage } from "./control.ts";

@@ -1,2 +1,0 @@
-/** The local stage; see README.md. */
-export { createLocalStage } from "./local.ts";
