@@ -17,8 +17,9 @@ import type { Stage } from "../src/pipeline/stage.ts";
 import { createStageCounters } from "../src/pipeline/stage_counters.ts";
 import { createDataPlane, standardStages } from "../src/stages/data_plane.ts";
 import { createLogger } from "../src/log/logger.ts";
-import { snapshotOf, zoneFromText } from "../src/pipeline/testing/fixtures.ts";
-import { encodeQuery } from "../src/pipeline/testing/query_bytes.ts";
+import { snapshotOf } from "../src/testing/fixtures.ts";
+import { zoneFromText } from "../src/testing/zone_text.ts";
+import { encodeQuery } from "../src/testing/query_bytes.ts";
 
 const zone = zoneFromText("example.org.", [
   "example.org. 300 IN SOA ns1.example.org. hostmaster.example.org. 1 3600 900 1209600 300",

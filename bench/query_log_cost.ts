@@ -12,8 +12,9 @@
 import { createDataPlane } from "../src/stages/data_plane.ts";
 import { print } from "./querylog/print.ts";
 import { createLogger } from "../src/log/logger.ts";
-import { snapshotOf, zoneFromText } from "../src/pipeline/testing/fixtures.ts";
-import { encodeQuery } from "../src/pipeline/testing/query_bytes.ts";
+import { snapshotOf } from "../src/testing/fixtures.ts";
+import { zoneFromText } from "../src/testing/zone_text.ts";
+import { encodeQuery } from "../src/testing/query_bytes.ts";
 
 const NAMES = 10_000;
 const QUERIES = 2_000_000;

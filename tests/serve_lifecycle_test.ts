@@ -9,9 +9,13 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { openSqliteStore } from "../src/store/sqlite/sqlite_store.ts";
-import { freePort } from "./interop/free_port.ts";
-import { query } from "./interop/dns_client.ts";
-import { LogReader, runKudurru, serveTaskFlags } from "./serve_process.ts";
+import { freePort } from "../src/testing/free_port.ts";
+import { query } from "../src/testing/dns_client.ts";
+import {
+  LogReader,
+  runKudurru,
+  serveTaskFlags,
+} from "../src/testing/serve_process.ts";
 
 const MAIN = join(import.meta.dirname!, "..", "main.ts");
 
@@ -265,7 +269,7 @@ Deno.test("a signal while kudurru stops ends it at once, logged, exit 1; log var
       await new Promise((r) => setTimeout(r, 50));
     }
     server.child.kill("SIGINT");
-    await server.log.waitFor(/"msg":"shutting down"/);
+    await server.log.waitFor(/"msg":"Shutting down"/);
     server.child.kill("SIGINT");
     const stoppedBy = setTimeout(() => server.child.kill("SIGKILL"), 8_000);
     await server.status;
@@ -276,9 +280,9 @@ Deno.test("a signal while kudurru stops ends it at once, logged, exit 1; log var
     assert.equal(status.code, 1, server.log.text);
     assert.match(
       server.log.text,
-      /"level":"error","msg":"forced exit; cache and query log not saved","signal":"SIGINT"/,
+      /"level":"error","msg":"Forced exit; cache and query log not saved","signal":"SIGINT"/,
     );
-    assert.doesNotMatch(server.log.text, /cache saved/);
+    assert.doesNotMatch(server.log.text, /Cache saved/);
   } finally {
     await server.kill();
     upstream.close();

@@ -5,9 +5,13 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { freePort } from "./interop/free_port.ts";
-import { query } from "./interop/dns_client.ts";
-import { LogReader, runKudurru, serveTaskFlags } from "./serve_process.ts";
+import { freePort } from "../src/testing/free_port.ts";
+import { query } from "../src/testing/dns_client.ts";
+import {
+  LogReader,
+  runKudurru,
+  serveTaskFlags,
+} from "../src/testing/serve_process.ts";
 import {
   loadCacheDump,
   LOCAL_DB_FILE,
@@ -37,6 +41,16 @@ function serveEnv(dns: number, ops: number, metrics: number) {
   };
 }
 
+/** objects.d/zones.yaml in `cwd`, declaring the primary zone example.org. */
+async function writeExampleZone(cwd: string): Promise<void> {
+  await Deno.mkdir(join(cwd, "objects.d"));
+  await Deno.writeTextFile(
+    join(cwd, "objects.d", "zones.yaml"),
+    "apiVersion: kudurru.io/v1alpha1\nkind: DNSZone\nmetadata: { name: example-org }\n" +
+      "spec: { zoneName: example.org., type: primary }\n",
+  );
+}
+
 async function zoneNames(cwd: string): Promise<string[]> {
   const got = await kudurru(
     cwd,
@@ -56,12 +70,7 @@ async function zoneNames(cwd: string): Promise<string[]> {
 Deno.test("kudurru serve seeds first boot, loads objects.d, survives a broken file and stops on SIGTERM", async () => {
   const cwd = await Deno.makeTempDir({ prefix: "kudurru-serve-" });
   try {
-    await Deno.mkdir(join(cwd, "objects.d"));
-    await Deno.writeTextFile(
-      join(cwd, "objects.d", "zones.yaml"),
-      "apiVersion: kudurru.io/v1alpha1\nkind: DNSZone\nmetadata: { name: example-org }\n" +
-        "spec: { zoneName: example.org., type: primary }\n",
-    );
+    await writeExampleZone(cwd);
     await Deno.writeTextFile(
       join(cwd, "objects.d", "broken.yaml"),
       "kind: [unclosed\n",
@@ -217,7 +226,7 @@ Deno.test("kudurru serve seeds first boot, loads objects.d, survives a broken fi
       await log.done();
       await stdout.done();
       assert.equal(status.code, 0, `exit code; log:\n${log.text}`);
-      assert.match(log.text, /lameduck/, "SIGTERM enters lameduck first");
+      assert.match(log.text, /Lameduck/, "SIGTERM enters lameduck first");
     }
   } finally {
     await Deno.remove(cwd, { recursive: true });
@@ -263,7 +272,7 @@ Deno.test("kudurru serve stopped while it starts exits 0, says so, and keeps the
     clearTimeout(killer);
     await log.done();
     assert.equal(status.code, 0, `exit code; log:\n${log.text}`);
-    assert.match(log.text, /stop requested during startup/);
+    assert.match(log.text, /Stop requested during startup/);
     assert.equal(
       loadCacheDump(dumpPath, { logger: memoryLogger() }).length,
       1,
@@ -280,12 +289,7 @@ Deno.test("kudurru serve stopped while it starts exits 0, says so, and keeps the
 Deno.test("kudurru serve in lameduck fails the DNS health check and still answers its zones", async () => {
   const cwd = await Deno.makeTempDir({ prefix: "kudurru-lameduck-" });
   try {
-    await Deno.mkdir(join(cwd, "objects.d"));
-    await Deno.writeTextFile(
-      join(cwd, "objects.d", "zones.yaml"),
-      "apiVersion: kudurru.io/v1alpha1\nkind: DNSZone\nmetadata: { name: example-org }\n" +
-        "spec: { zoneName: example.org., type: primary }\n",
-    );
+    await writeExampleZone(cwd);
     const dnsPort = freePort();
     const opsPort = freePort();
     const child = new Deno.Command(Deno.execPath(), {
@@ -303,7 +307,7 @@ Deno.test("kudurru serve in lameduck fails the DNS health check and still answer
       assert.equal(before.rcode, "NOERROR", "healthy while running");
 
       child.kill("SIGTERM");
-      await log.waitFor(/lameduck/);
+      await log.waitFor(/Lameduck/);
       // The grace period is 5 s: both answers come well within it.
       const health = await query(dnsPort, "health.kudurru.internal.", "TXT");
       assert.equal(health.rcode, "SERVFAIL", "the health check fails");

@@ -51,8 +51,8 @@ import {
   startKnot,
   startNsd,
 } from "../../tests/interop/peers.ts";
-import { startKudurru } from "../../tests/interop/kudurru_server.ts";
-import { freePort } from "../../tests/interop/free_port.ts";
+import { startKudurru } from "../../src/testing/kudurru_server.ts";
+import { freePort } from "../../src/testing/free_port.ts";
 
 type ServerName =
   | "kudurru"

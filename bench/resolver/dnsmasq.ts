@@ -6,11 +6,11 @@
  * ever talks to is the one given (checked with strace: no open of those
  * files, no socket but the listener and the upstream).
  */
-import { freePort } from "../../tests/interop/free_port.ts";
+import { freePort } from "../../src/testing/free_port.ts";
 import {
   type RunningServer,
   spawnServer,
-} from "../../tests/interop/server_process.ts";
+} from "../../src/testing/server_process.ts";
 
 /** Where dnsmasq listens and forwards. */
 export interface DnsmasqPorts {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { query } from "../../tests/interop/dns_client.ts";
+import { query } from "../../src/testing/dns_client.ts";
 import { startNsd } from "../../tests/interop/peers.ts";
 import { dnsmasqArgs, startDnsmasq } from "./dnsmasq.ts";
 import {

@@ -10,7 +10,7 @@
  *   deno run -A --unstable-net bench/resolver/failure_latency.ts [--queries 200]
  */
 import { parseArgs } from "node:util";
-import { encodeQuery, query } from "../../tests/interop/dns_client.ts";
+import { query, queryMessage } from "../../src/testing/dns_client.ts";
 import { startKudurruResolver } from "./kudurru_resolver.ts";
 import { rcodeName } from "../../src/cli/event_table.ts";
 
@@ -59,7 +59,7 @@ async function burst(port: number): Promise<Map<string, number[]>> {
   const to = { transport: "udp" as const, hostname: "127.0.0.1", port };
   const tag = Date.now().toString(36);
   for (let id = 0; id < count; id++) {
-    const message = encodeQuery(`q${id}-${tag}.example.`, "A", { id });
+    const message = queryMessage(`q${id}-${tag}.example.`, "A", { id });
     sentAt.set(id, performance.now());
     await client.send(message, to);
   }

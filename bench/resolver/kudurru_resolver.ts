@@ -7,7 +7,7 @@ import {
   LOCAL_READY_ZONE,
   localReadyZoneObject,
   startKudurru,
-} from "../../tests/interop/kudurru_server.ts";
+} from "../../src/testing/kudurru_server.ts";
 
 /** The readiness zone: answered locally. */
 export const KUDURRU_READY_ZONE = LOCAL_READY_ZONE;

@@ -22,7 +22,7 @@ import { clockTicks, treeCpuSeconds } from "../dnsperf/cpu_time.ts";
 import { pinServer } from "../dnsperf/cpu_pinning.ts";
 import { cappedNote } from "../dnsperf/qps_cap.ts";
 import { settle } from "../dnsperf/settle.ts";
-import { query } from "../../tests/interop/dns_client.ts";
+import { query } from "../../src/testing/dns_client.ts";
 import { startKudurruResolver } from "./kudurru_resolver.ts";
 import { type RunningServer, startNsd } from "../../tests/interop/peers.ts";
 import { startUnbound } from "../../tests/resolver/unbound.ts";

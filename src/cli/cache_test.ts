@@ -15,7 +15,7 @@ import {
   saveCacheDump,
 } from "../server/local_db.ts";
 import { startDnsListeners } from "../listeners/listeners.ts";
-import { buildQuery, udpExchange } from "../listeners/testdata/dns_client.ts";
+import { buildQuery, udpExchange } from "../testing/dns_client.ts";
 import {
   cacheSettings,
   snapshotWithCache,

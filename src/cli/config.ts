@@ -14,7 +14,7 @@ import {
 } from "./command.ts";
 import { closestMatch } from "../config/closest_match.ts";
 import { ConfigError } from "../config/config_error.ts";
-import { maskSecrets } from "../config/debug.ts";
+import { shownConfig } from "../config/debug.ts";
 import { configJsonSchema } from "../config/json_schema.ts";
 import { loadConfig } from "../config/load.ts";
 import { settingsTable } from "../config/settings_table.ts";
@@ -112,9 +112,9 @@ async function runGet(
     io.stderr(err.message + "\n");
     return 1;
   }
-  const masked = maskSecrets(loaded.config);
+  const printable = shownConfig(loaded.config);
   const key = positionals[0];
-  const shown = key === undefined ? masked : valueAtKey(masked, key);
+  const shown = key === undefined ? printable : valueAtKey(printable, key);
   io.stdout(render(shown, format));
   // What is printed is the file, not necessarily what a server uses now.
   const source = loaded.source ?? "the embedded defaults (no kudurru.yaml)";
@@ -124,7 +124,7 @@ async function runGet(
   if (host.askServer) {
     const dataDir = loaded.config.node.dataDir;
     const server = await host.askServer(dataDir);
-    io.stderr(describeServer(server, dataDir, masked, key));
+    io.stderr(describeServer(server, dataDir, printable, key));
   }
   return 0;
 }

@@ -43,7 +43,7 @@ export const serveCommand: Command = {
       cwd: facts.cwd,
     });
     for (const note of loaded.notes) logger.info(note);
-    logger.info("configuration loaded", {
+    logger.info("Configuration loaded", {
       source: loaded.source ?? "embedded defaults",
     });
     if (/^(yes|true|1)$/i.test(io.env("KUDURRU_DEBUG_CONFIG") ?? "")) {
@@ -63,7 +63,7 @@ export const serveCommand: Command = {
     ]);
     if (typeof started === "string") {
       logger.warn(
-        "stop requested during startup; exiting without a clean stop",
+        "Stop requested during startup; exiting without a clean stop",
         {
           signal: started,
         },
@@ -91,7 +91,7 @@ export const serveCommand: Command = {
           cut.abort();
           return;
         case "stopping":
-          logger.error("forced exit; cache and query log not saved", {
+          logger.error("Forced exit; cache and query log not saved", {
             signal,
           });
           Deno.exit(1);
@@ -111,7 +111,7 @@ export const serveCommand: Command = {
       });
       phase = "stopping";
     }
-    logger.info("shutting down");
+    logger.info("Shutting down");
     // In-flight queries get a bounded grace period (the listeners' own); a
     // stop that still cannot finish must not keep a dead server around.
     const finished = await Promise.race([
@@ -121,7 +121,7 @@ export const serveCommand: Command = {
       ),
     ]);
     if (!finished) {
-      logger.error("shutdown did not finish in time; exiting anyway", {
+      logger.error("Shutdown did not finish in time; exiting anyway", {
         seconds: SHUTDOWN_DEADLINE_MS / 1000,
       });
       return 1;

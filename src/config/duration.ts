@@ -49,7 +49,8 @@ export const MAX_DURATION_MS = 10 * 365 * 86_400_000;
 
 /**
  * A zod string that must parse as a duration within [min, max] (ms);
- * stays text in the object.
+ * stays text in the object. For the kinds' specs, which are stored and
+ * exported as written; settings use durationMsSchema.
  */
 export function durationSchema(opts: { min?: number; max?: number } = {}) {
   const min = opts.min ?? 0;
@@ -70,4 +71,12 @@ export function durationSchema(opts: { min?: number; max?: number } = {}) {
         : 'must be a duration such as "30s", "10m" or "24h"',
     },
   );
+}
+
+/**
+ * A duration as durationSchema checks it, parsed to milliseconds: the
+ * settings' form, written "30s" in kudurru.yaml and a number in Config.
+ */
+export function durationMsSchema(opts: { min?: number; max?: number } = {}) {
+  return durationSchema(opts).transform((text) => parseDuration(text)!);
 }

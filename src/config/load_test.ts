@@ -3,6 +3,8 @@ import { ConfigError } from "./config_error.ts";
 import { DEFAULT_CONFIG_PATH, loadConfig, type LoadOptions } from "./load.ts";
 
 const FILE = "/etc/kudurru/kudurru.yaml";
+/** Durations in Config are milliseconds. */
+const HOUR_MS = 3_600_000;
 
 /** loadConfig over an in-memory file system. */
 function load(files: Record<string, string>, extra: Partial<LoadOptions> = {}) {
@@ -36,13 +38,13 @@ function loadError(
 Deno.test("loadConfig uses embedded defaults when no file exists", () => {
   const got = load({});
   assert.equal(got.source, null);
-  assert.equal(got.config.cache.maxTTL, "24h");
+  assert.equal(got.config.cache.maxTTL, 24 * HOUR_MS, "24h");
 });
 
 Deno.test("loadConfig reads /etc/kudurru/kudurru.yaml when it exists", () => {
   const got = load({ [DEFAULT_CONFIG_PATH]: "cache: { maxTTL: 1h }" });
   assert.equal(got.source, DEFAULT_CONFIG_PATH);
-  assert.equal(got.config.cache.maxTTL, "1h");
+  assert.equal(got.config.cache.maxTTL, HOUR_MS, "1h");
 });
 
 Deno.test("loadConfig prefers the path option over KUDURRU_CONFIG", () => {
@@ -50,7 +52,7 @@ Deno.test("loadConfig prefers the path option over KUDURRU_CONFIG", () => {
     { "/a.yaml": "cache: { maxTTL: 1h }", "/b.yaml": "cache: { maxTTL: 2h }" },
     { path: "/a.yaml", env: { KUDURRU_CONFIG: "/b.yaml" } },
   );
-  assert.equal(got.config.cache.maxTTL, "1h");
+  assert.equal(got.config.cache.maxTTL, HOUR_MS, "1h");
 });
 
 Deno.test("loadConfig reads KUDURRU_CONFIG relative to cwd", () => {
@@ -340,7 +342,7 @@ Deno.test("loadConfig lets environment overrides win over the file and locks the
     { [FILE]: "cache: { maxTTL: 1h }" },
     { env: { KUDURRU_CACHE__MAXTTL: "2h" } },
   );
-  assert.equal(got.config.cache.maxTTL, "2h");
+  assert.equal(got.config.cache.maxTTL, 2 * HOUR_MS, "2h");
   assert.deepEqual(got.lockedByEnv, ["cache.maxTTL"]);
 });
 

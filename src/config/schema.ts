@@ -68,7 +68,15 @@ export const configSchema = z.strictObject({
   }),
 });
 
-/** The configuration after defaults: what the rest of kudurru reads. */
+/**
+ * The configuration after defaults and parsing: what the rest of kudurru
+ * reads. Durations are numbers of milliseconds and sizes numbers of bytes
+ * (`cache.minTTL: 5s` in the file is `minTTL: 5000` here); nothing
+ * downstream parses text again.
+ */
 export type Config = z.output<typeof configSchema>;
-/** The configuration as written in the file. */
+/**
+ * The configuration as written in the file and the environment: durations
+ * and sizes as text ("5s", "64MiB"), every key optional.
+ */
 export type ConfigInput = z.input<typeof configSchema>;

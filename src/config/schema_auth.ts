@@ -75,9 +75,11 @@ export const authSchema = z.strictObject({
     }),
   }).prefault({}),
   session: z.strictObject({
+    /** Milliseconds (written "30m"). */
     idleTimeout: duration("30m", {
       help: "Logout after this long without a request",
     }),
+    /** Milliseconds (written "12h"). */
     lifetime: duration("12h", { help: "Longest a session lasts" }),
     secure: oneOf(["auto", "always", "never"], "auto", {
       help:
@@ -85,6 +87,7 @@ export const authSchema = z.strictObject({
     }),
   }).prefault({}),
   tokens: z.strictObject({
+    /** Milliseconds (written "0"); 0: no limit. */
     maxLifetime: duration("0", {
       help: "Longest lifetime of an API token; 0 means no limit",
     }),

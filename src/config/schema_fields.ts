@@ -6,8 +6,8 @@
 import { z } from "zod";
 import { isIpAddress } from "../dns/ip_text.ts";
 import ipaddr from "ipaddr.js";
-import { durationSchema } from "./duration.ts";
-import { sizeSchema } from "./size.ts";
+import { durationMsSchema } from "./duration.ts";
+import { sizeBytesSchema } from "./size.ts";
 
 /** What every settings key says about itself, stored with `.meta()`. */
 export type SettingMeta = {
@@ -21,7 +21,11 @@ export type SettingMeta = {
   writeOnly?: boolean;
   /** Code-bearing or privileged: never settable through the API. */
   hostOnly?: boolean;
-  /** A display type more precise than the zod type ("duration", "size", …). */
+  /**
+   * A display type more precise than the zod type ("duration", "size", …).
+   * "duration" and "size" keys are text in the file and numbers (ms, bytes)
+   * in Config; printed configs show them as text again (debug.ts).
+   */
   kind?: string;
   /** Shown instead of the default when the default depends on the machine. */
   defaultText?: string;
@@ -48,16 +52,28 @@ export function isAddressOrPrefix(text: string): boolean {
   return ipaddr.isValidCIDR(text) || ipaddr.isValid(text);
 }
 
+/**
+ * A duration setting: written as text ("30s", "10m"; `def` too, as the docs
+ * show it), a number of MILLISECONDS in Config. `range` is in ms.
+ */
 export function duration(
   def: string,
   meta: SettingMeta,
   range: { min?: number; max?: number } = {},
 ) {
-  return durationSchema(range).default(def).meta({ kind: "duration", ...meta });
+  // prefault: the default is text and goes through the parse like input.
+  return durationMsSchema(range).prefault(def).meta({
+    kind: "duration",
+    ...meta,
+  });
 }
 
+/**
+ * A size setting: written as text ("64MiB", "10GiB"; `def` too), a number
+ * of BYTES in Config.
+ */
 export function size(def: string, meta: SettingMeta) {
-  return sizeSchema().default(def).meta({ kind: "size", ...meta });
+  return sizeBytesSchema().prefault(def).meta({ kind: "size", ...meta });
 }
 
 export function text(def: string, meta: SettingMeta) {

@@ -5,8 +5,7 @@
  * (docs/design.md#settings).
  */
 import { z } from "zod";
-import { durationSchema, parseDuration } from "./duration.ts";
-import { parseSize } from "./size.ts";
+import { durationMsSchema } from "./duration.ts";
 import {
   parseBootstrapServer,
   parseUpstreamServer,
@@ -38,6 +37,19 @@ function parsedBy(parse: (text: string) => unknown) {
   });
 }
 
+/**
+ * A refinement's `when`: run it only when the object and its `keys` parsed.
+ * A key that did not is still the text written ("soon"), not a number to
+ * compare, and already has its own issue.
+ */
+function parsed(...keys: string[]) {
+  return (payload: z.core.ParsePayload) =>
+    !payload.issues.some((issue) => {
+      const key = issue.path?.[0];
+      return key === undefined || keys.includes(String(key));
+    });
+}
+
 /** `upstreams.groups.<name>.maxInFlight` by default. */
 export const GROUP_MAX_IN_FLIGHT = 200;
 
@@ -52,7 +64,8 @@ const upstreamGroupSchema = z.strictObject({
   strategy: z.enum(["parallel_best", "strict", "random", "rtt_weighted"])
     .default("parallel_best")
     .meta({ help: "How a query picks servers" }),
-  timeout: durationSchema({ min: 50, max: 60_000 }).default("2s").meta({
+  /** Milliseconds (written "2s"). */
+  timeout: durationMsSchema({ min: 50, max: 60_000 }).prefault("2s").meta({
     kind: "duration",
     help:
       "Longest a client waits for its answer from the group's servers, then SERVFAIL (or a stale answer); the servers get all but 1/20 of it (at most 100ms), kept for sending the answer",
@@ -98,7 +111,8 @@ export const upstreamsSchema = z.strictObject({
     z.string().regex(/^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/),
     upstreamGroupSchema,
   )
-    .default({
+    // prefault: the default is input (timeout "2s") and is parsed as such.
+    .prefault({
       default: {
         servers: ["tls://1.1.1.1", "tls://9.9.9.9"],
         strategy: "parallel_best",
@@ -165,6 +179,7 @@ export const cacheSchema = z.strictObject({
   maxEntries: integer(200_000, 0, 100_000_000, {
     help: "Most answers kept; 0 disables the cache",
   }),
+  /** Bytes (written "64MiB"). */
   maxBytes: size("64MiB", {
     help:
       "Most memory the cached answers of one listener worker take (wire size plus ~1.2 KiB " +
@@ -172,8 +187,11 @@ export const cacheSchema = z.strictObject({
       "so 64MiB (~50,000 typical answers, or 1,000 of 64 KiB) keeps even 4 workers under " +
       "256 MiB on a small home-lab box; whichever of maxEntries and maxBytes is reached first applies",
   }),
+  /** Milliseconds (written "5s"). */
   minTTL: duration("5s", { help: "Shortest TTL an answer is cached for" }),
+  /** Milliseconds (written "24h"). */
   maxTTL: duration("24h", { help: "Longest TTL an answer is cached for" }),
+  /** Milliseconds (written "5m"). */
   negativeTTL: duration("5m", {
     help: "Longest TTL for NXDOMAIN and NODATA answers",
   }),
@@ -182,29 +200,38 @@ export const cacheSchema = z.strictObject({
       help:
         "Hits within the window that make an entry refresh before it expires; 0 disables",
     }),
+    /** Milliseconds (written "2h"). */
     window: duration("2h", { help: "Window in which hits are counted" }),
   }).prefault({}),
   serveStale: z.strictObject({
     enabled: flag(true, {
       help: "Answer from expired entries when upstreams fail (RFC 8767)",
     }),
+    /** Milliseconds (written "72h"). */
     ttl: duration("72h", {
       help: "How long past expiry an entry may still be served",
     }),
+    /** Milliseconds (written "30s"). */
     answerTTL: duration("30s", { help: "TTL put on stale answers" }),
+    /** Milliseconds (written "1800ms"). */
     maxWait: duration("1800ms", {
       help: "Time to wait for upstreams before answering stale",
     }),
   }).prefault({}),
 }).refine(
-  (c) => {
-    const min = parseDuration(c.minTTL), max = parseDuration(c.maxTTL);
-    return min === undefined || max === undefined || min <= max;
+  (c) => c.minTTL <= c.maxTTL,
+  {
+    message: "must not be longer than maxTTL",
+    path: ["minTTL"],
+    when: parsed("minTTL", "maxTTL"),
   },
-  { message: "must not be longer than maxTTL", path: ["minTTL"] },
 ).refine(
-  (c) => (parseSize(c.maxBytes) ?? 0) >= 2 ** 20,
-  { message: "must be at least 1MiB", path: ["maxBytes"] },
+  (c) => c.maxBytes >= 2 ** 20,
+  {
+    message: "must be at least 1MiB",
+    path: ["maxBytes"],
+    when: parsed("maxBytes"),
+  },
 ).prefault({}).meta({ help: "The answer cache" });
 
 export const blockingSchema = z.strictObject({
@@ -220,6 +247,7 @@ export const blockingSchema = z.strictObject({
   customIPs: addressList([], {
     help: "Addresses answered when defaultResponse is customIP",
   }),
+  /** Milliseconds (written "10m"). */
   blockTTL: duration("10m", { help: "TTL of blocked answers" }),
   initStrategy: oneOf(["fast", "blocking", "failOnError"], "fast", {
     help:
@@ -228,6 +256,7 @@ export const blockingSchema = z.strictObject({
       "blocking waits for every list's first download (at most 2 min) and compile; " +
       "failOnError also refuses to start when a download fails or takes over 2 min",
   }),
+  /** Milliseconds (written "24h"). */
   refreshInterval: duration("24h", {
     help: "How often block lists are downloaded again",
   }, { min: 60_000 }),
@@ -343,7 +372,9 @@ export const querylogSchema = z.strictObject({
     },
   ),
   retention: z.strictObject({
+    /** Milliseconds (written "720h"). */
     raw: duration("720h", { help: "How long individual queries are kept" }),
+    /** Bytes (written "10GiB"). */
     maxDBBytes: size("10GiB", {
       help: "Largest querylog.db before the oldest rows are deleted",
     }),

@@ -1,5 +1,10 @@
 import assert from "node:assert/strict";
-import { ratelimitSchema, upstreamsSchema } from "./schema_resolver.ts";
+import {
+  cacheSchema,
+  querylogSchema,
+  ratelimitSchema,
+  upstreamsSchema,
+} from "./schema_resolver.ts";
 
 function accepts(input: Record<string, unknown>): boolean {
   return ratelimitSchema.safeParse(input).success;
@@ -149,4 +154,35 @@ Deno.test("upstreamsSchema takes bootstrap entries that are plain IP servers", (
     bootstrap: ["1.1.1.1", "1.1.1.1:53", "[2001:db8::1]:5353", "udp://9.9.9.9"],
   });
   assert.equal(got.success, true, got.error?.message);
+});
+
+Deno.test("settings schemas read durations as ms and sizes as bytes", () => {
+  const cache = cacheSchema.parse({ minTTL: "5s", maxBytes: "2MiB" });
+  assert.equal(cache.minTTL, 5000);
+  assert.equal(cache.maxTTL, 86_400_000, "the default, 24h");
+  assert.equal(cache.serveStale.maxWait, 1800);
+  assert.equal(cache.maxBytes, 2 * 2 ** 20);
+  const querylog = querylogSchema.parse({});
+  assert.equal(querylog.retention.raw, 720 * 3_600_000);
+  assert.equal(querylog.retention.maxDBBytes, 10 * 2 ** 30);
+  assert.equal(upstreamsSchema.parse({}).groups.default?.timeout, 2000);
+});
+
+Deno.test("cacheSchema compares parsed durations and sizes, and not unparsed text", () => {
+  const issues = (input: unknown) =>
+    cacheSchema.safeParse(input).error?.issues.map((i) =>
+      `${i.path.join(".")}: ${i.message}`
+    );
+  assert.deepEqual(issues({ minTTL: "90m", maxTTL: "1h" }), [
+    "minTTL: must not be longer than maxTTL",
+  ]);
+  assert.deepEqual(issues({ maxBytes: "1023KiB" }), [
+    "maxBytes: must be at least 1MiB",
+  ]);
+  assert.deepEqual(issues({ maxTTL: "soon" }), [
+    'maxTTL: must be a duration such as "30s", "10m" or "24h"',
+  ]);
+  assert.deepEqual(issues({ maxBytes: "lots" }), [
+    'maxBytes: must be a size such as "512MiB", "10GiB" or "1GB"',
+  ]);
 });

@@ -28,7 +28,7 @@ export async function enterLameduck(opts: LameduckOptions): Promise<void> {
   const graceMs = opts.graceMs ?? LAMEDUCK_GRACE_MS;
   opts.health.setLameduck();
   opts.logger.info(
-    "lameduck: readiness fails, DNS answers until the grace period ends",
+    "Lameduck: readiness and the DNS health check fail, other queries are answered until the grace period ends",
     {
       seconds: graceMs / 1000,
     },

@@ -15,7 +15,7 @@ Deno.test("lameduck fails readiness at once and waits out the grace period", asy
   await waiting;
   const waited = performance.now() - started;
   assert.ok(waited >= 110 && waited < 2_000, `waited ${waited} ms`);
-  assert.match(logger.lines.join("\n"), /lameduck/);
+  assert.match(logger.lines.join("\n"), /Lameduck/);
 });
 
 Deno.test("a second signal cuts the lameduck grace period short", async () => {

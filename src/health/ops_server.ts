@@ -89,7 +89,7 @@ export function startOpsServer(opts: OpsServerOptions): HttpListener {
     logger: opts.logger,
     handler: opsHandler(opts.health),
   });
-  opts.logger.info("serving health probes", {
+  opts.logger.info("Serving health probes", {
     address: `${listener.addr.hostname}:${listener.addr.port}`,
     paths: Object.values(HEALTH_PATHS).join(","),
   });

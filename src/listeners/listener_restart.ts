@@ -96,7 +96,7 @@ export function replaceFailed(
       ? `restarting after an error: ${message}`
       : `restarting in ${delayMs / 1000} s after repeated errors: ${message}`,
   );
-  logger.warn("restarting the listener", { listener: where, delayMs });
+  logger.warn("Restarting the listener", { listener: where, delayMs });
   const restart = (async () => {
     await pause(set, delayMs);
     if (set.stopping) return;
@@ -111,12 +111,12 @@ export function replaceFailed(
       if (set.snapshot !== undefined) fresh.post(set.snapshot);
       if (set.lameduck) fresh.enterLameduck();
       set.down.delete(where);
-      logger.info("listening for DNS", { ...fresh.bound });
+      logger.info("Listening for DNS", { ...fresh.bound });
     } catch (err) {
       // The port taken meanwhile, a worker that dies while starting: try
       // again, after a longer pause each time.
       const why = err instanceof Error ? err.message : String(err);
-      logger.error("cannot restart the listener", {
+      logger.error("Cannot restart the listener", {
         listener: where,
         error: err,
       });

@@ -199,13 +199,13 @@ export function startListenerWorker(
       let timer: ReturnType<typeof setTimeout> | undefined;
       const timeout = new Promise<undefined>((resolve) => {
         timer = setTimeout(() => {
-          opts.logger.warn("listener did not stop in time; terminating it", {
+          opts.logger.warn("Listener did not stop in time; terminating it", {
             address: opts.configured,
             transport,
           });
           if (!earlyDumpPosted) {
             opts.logger.warn(
-              "listener cache dump lost: the worker never posted it; its cache starts empty next time",
+              "Listener cache dump lost: the worker never posted it; its cache starts empty next time",
               { address: opts.configured, transport },
             );
           }
@@ -301,7 +301,7 @@ export function startListenerWorker(
           receiveEvents(msg.events, msg.dropped);
         } else if (malformedEventBatches++ === 0) {
           // A bug in the worker, not bad input: worth one line, not one a batch.
-          opts.logger.warn("listener worker posted malformed query events", {
+          opts.logger.warn("Listener worker posted malformed query events", {
             address: opts.configured,
             transport,
           });
@@ -332,7 +332,7 @@ export function startListenerWorker(
         port: opts.start.listener.port,
       })
     }/${transport}`;
-    opts.logger.error("listener worker failed", {
+    opts.logger.error("Listener worker failed", {
       listener: where,
       error: event.message,
     });

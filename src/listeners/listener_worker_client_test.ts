@@ -3,10 +3,10 @@ import { memoryLogger } from "../log/logger.ts";
 import type { Snapshot } from "../pipeline/snapshot.ts";
 import { startListenerWorker } from "./listener_worker_client.ts";
 import {
+  answerRecords,
   buildQuery,
-  decodeAnswer,
   udpExchange,
-} from "./testdata/dns_client.ts";
+} from "../testing/dns_client.ts";
 
 const TEST_WORKER = new URL("./testdata/test_worker_entry.ts", import.meta.url);
 
@@ -39,7 +39,7 @@ Deno.test("startListenerWorker with a snapshot answers from it from the first qu
       buildQuery(1, "snapshot.test", "TXT"),
       2_000,
     );
-    assert.deepEqual(decodeAnswer(reply).records, ["TXT 42"]);
+    assert.deepEqual(answerRecords(reply).records, ["TXT 42"]);
   } finally {
     await worker.stop();
   }

@@ -145,7 +145,7 @@ export async function startDnsListeners(
     throw explainDualStackClash(opts.listeners, failed.reason);
   }
   for (const w of set.workers) {
-    opts.logger.info("listening for DNS", { ...w.bound });
+    opts.logger.info("Listening for DNS", { ...w.bound });
   }
   return {
     setSnapshot(snapshot) {

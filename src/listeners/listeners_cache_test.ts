@@ -17,7 +17,7 @@ import {
   udpExchange,
   within,
   writeAll,
-} from "./testdata/dns_client.ts";
+} from "../testing/dns_client.ts";
 
 const CACHE_WORKER = new URL(
   "./testdata/cache_worker_entry.ts",

@@ -8,14 +8,14 @@ import {
 import { startDnsListeners } from "./listeners.ts";
 import { startTestListeners } from "./testdata/start_test_listeners.ts";
 import {
+  answerRecords,
   buildQuery,
-  decodeAnswer,
   frames,
   readFrame,
   udpExchange,
   within,
   writeAll,
-} from "./testdata/dns_client.ts";
+} from "../testing/dns_client.ts";
 
 Deno.test("query events reach onEvents from the default worker, packed and intact", async () => {
   const batches: { events: PackedQueryEvents; dropped: number }[] = [];
@@ -36,7 +36,7 @@ Deno.test("query events reach onEvents from the default worker, packed and intac
         port,
         buildQuery(id, "id.server", "TXT", "CH"),
       );
-      assert.deepEqual(decodeAnswer(reply).records, ["TXT node-under-test"]);
+      assert.deepEqual(answerRecords(reply).records, ["TXT node-under-test"]);
       sizes.udp = reply.length;
     }
     using conn = await Deno.connect({ hostname: "127.0.0.1", port });
@@ -128,7 +128,7 @@ Deno.test("a malformed batch of query events is ignored and logged once", async 
       l.addresses()[0]!.port,
       buildQuery(1, "still.test"),
     );
-    assert.deepEqual(decodeAnswer(reply).records, ["A 192.0.2.1"]);
+    assert.deepEqual(answerRecords(reply).records, ["A 192.0.2.1"]);
   } finally {
     await l.stop(); // posts once more
   }

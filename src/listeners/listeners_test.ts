@@ -1,19 +1,20 @@
 import assert from "node:assert/strict";
 import { memoryLogger } from "../log/logger.ts";
 import type { Snapshot } from "../pipeline/snapshot.ts";
-import { snapshotOf, zoneFromText } from "../pipeline/testing/fixtures.ts";
+import { snapshotOf } from "../testing/fixtures.ts";
+import { zoneFromText } from "../testing/zone_text.ts";
 import { type DnsListenersOptions, startDnsListeners } from "./listeners.ts";
 import { ListenerError } from "./listener_error.ts";
 import type { CounterDeltas } from "./worker_messages.ts";
 import {
+  answerRecords,
   buildQuery,
-  decodeAnswer,
   frames,
   readFrame,
   udpExchange,
   within,
   writeAll,
-} from "./testdata/dns_client.ts";
+} from "../testing/dns_client.ts";
 import { startTestListeners } from "./testdata/start_test_listeners.ts";
 
 const start = startTestListeners;
@@ -47,11 +48,11 @@ Deno.test("startDnsListeners serves UDP and TCP on one port from workers", async
       const port = portOf(l, "udp");
       assert.equal(portOf(l, "tcp"), port);
       const udp = await udpExchange(hostname, port, buildQuery(1, "u.test"));
-      assert.deepEqual(decodeAnswer(udp).records, ["A 192.0.2.1"]);
+      assert.deepEqual(answerRecords(udp).records, ["A 192.0.2.1"]);
       using conn = await Deno.connect({ hostname, port });
       await writeAll(conn, frames(buildQuery(2, "t.test")));
       const tcp = await within(readFrame(conn), 2000);
-      assert.equal(decodeAnswer(tcp!).id, 2);
+      assert.equal(answerRecords(tcp!).id, 2);
     });
   }
 });
@@ -122,7 +123,7 @@ Deno.test("startDnsListeners stop finishes a query in flight", async () => {
     );
     await new Promise((r) => setTimeout(r, 100));
     const stopping = l.stop();
-    assert.equal(decodeAnswer(await answer).id, 4);
+    assert.equal(answerRecords(await answer).id, 4);
     await stopping;
   } finally {
     await l.stop();
@@ -134,18 +135,18 @@ Deno.test("startDnsListeners setSnapshot reaches every worker", async () => {
   const port = portOf(l, "udp");
   const ask = () =>
     udpExchange("127.0.0.1", port, buildQuery(1, "snapshot.test"));
-  assert.deepEqual(decodeAnswer(await ask()).records, ["TXT none"]);
+  assert.deepEqual(answerRecords(await ask()).records, ["TXT none"]);
   l.setSnapshot(snapshot(7));
   let records: string[] = [];
   for (let i = 0; i < 50 && records[0] !== "TXT 7"; i++) {
-    records = decodeAnswer(await ask()).records;
+    records = answerRecords(await ask()).records;
     if (records[0] !== "TXT 7") await new Promise((r) => setTimeout(r, 10));
   }
   assert.deepEqual(records, ["TXT 7"]);
   using conn = await Deno.connect({ hostname: "127.0.0.1", port });
   await writeAll(conn, frames(buildQuery(2, "snapshot.test")));
   assert.deepEqual(
-    decodeAnswer((await within(readFrame(conn), 2000))!).records,
+    answerRecords((await within(readFrame(conn), 2000))!).records,
     [
       "TXT 7",
     ],
@@ -184,7 +185,7 @@ Deno.test("startDnsListeners runs the stage chain in its default worker", async 
     portOf(l, "udp"),
     buildQuery(3, "id.server", "TXT", "CH"),
   );
-  assert.deepEqual(decodeAnswer(reply).records, ["TXT node-under-test"]);
+  assert.deepEqual(answerRecords(reply).records, ["TXT node-under-test"]);
 });
 
 Deno.test("startDnsListeners default worker counts queries in its pipeline", async () => {
@@ -204,7 +205,7 @@ Deno.test("startDnsListeners default worker counts queries in its pipeline", asy
   });
   await writeAll(conn, frames(buildQuery(5, "id.server", "TXT", "CH")));
   const reply = await within(readFrame(conn), 2000);
-  assert.deepEqual(decodeAnswer(reply!).records, ["TXT node-under-test"]);
+  assert.deepEqual(answerRecords(reply!).records, ["TXT node-under-test"]);
   for (let i = 0; i < 100; i++) {
     if (counted.some((d) => d.handler?.queries.tcp)) break;
     await new Promise((r) => setTimeout(r, 10));
@@ -238,9 +239,9 @@ Deno.test("startDnsListeners restarts a worker that died, on the same port, with
       return undefined;
     });
   }
-  assert.deepEqual(decodeAnswer(reply).records, ["TXT 7"]);
+  assert.deepEqual(answerRecords(reply).records, ["TXT 7"]);
   assert.deepEqual(l.down(), []);
-  assert.ok(logger.lines.some((line) => /restarting the listener/.test(line)));
+  assert.ok(logger.lines.some((line) => /Restarting the listener/.test(line)));
 });
 
 Deno.test("startDnsListeners restarts a listener that keeps dying after a pause, and stops at once during it", async () => {
@@ -279,7 +280,7 @@ Deno.test("startDnsListeners workers answer from zones a later snapshot kept, an
       `www.${name} 60 IN A ${address}`,
     ]);
   const ask = async (name: string) =>
-    decodeAnswer(
+    answerRecords(
       await udpExchange("127.0.0.1", portOf(l, "udp"), buildQuery(1, name)),
     ).records;
   /** The answer once the workers have the snapshot (posting is async). */

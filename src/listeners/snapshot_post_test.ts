@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { snapshotOf, zoneFromText } from "../pipeline/testing/fixtures.ts";
+import { snapshotOf } from "../testing/fixtures.ts";
+import { zoneFromText } from "../testing/zone_text.ts";
 import type { ZoneContent } from "../zone/types.ts";
 import { SnapshotReceiver, SnapshotSender } from "./snapshot_post.ts";
 

@@ -172,7 +172,7 @@ export class FailureLog {
   failed(error: unknown, now = Date.now()): void {
     this.#failures++;
     if (now - this.#lastLogged < this.#intervalMs) return;
-    this.#logger.warn("tcp accept failed", {
+    this.#logger.warn("TCP accept failed", {
       error,
       ...(this.#failures > 1 && { failures: this.#failures }),
     });
@@ -184,7 +184,7 @@ export class FailureLog {
   succeeded(now = Date.now()): void {
     if (!this.#failing && this.#failures === 0) return;
     if (now - this.#lastLogged < this.#intervalMs) return;
-    this.#logger.info("tcp accept works again", {
+    this.#logger.info("TCP accept works again", {
       ...(this.#failures > 0 && { failuresNotLogged: this.#failures }),
     });
     this.#lastLogged = now;

@@ -11,15 +11,15 @@ Deno.test("accept failures are logged at most once a minute, the recovery too", 
   const log = new FailureLog(logger, 60_000);
   // 20 a second, as the accept loop retries every 50 ms.
   for (let t = 0; t < 59_000; t += 50) log.failed(emfile, t);
-  assert.deepEqual(messages(logger).map((m) => m.msg), ["tcp accept failed"]);
+  assert.deepEqual(messages(logger).map((m) => m.msg), ["TCP accept failed"]);
   log.failed(emfile, 60_000);
-  assert.equal(messages(logger)[1]?.msg, "tcp accept failed");
+  assert.equal(messages(logger)[1]?.msg, "TCP accept failed");
   assert.equal(messages(logger)[1]?.failures, 1180);
   // Recovered within the minute: said at the first success after it.
   log.succeeded(60_050);
   assert.equal(logger.lines.length, 2);
   log.succeeded(120_000);
-  assert.equal(messages(logger)[2]?.msg, "tcp accept works again");
+  assert.equal(messages(logger)[2]?.msg, "TCP accept works again");
   log.succeeded(120_050);
   assert.equal(logger.lines.length, 3);
 });

@@ -349,7 +349,7 @@ export function serveTcpConnection(
     try {
       reply = handler.handle(query, client);
     } catch (err) {
-      logger.error("query handler threw", { error: err });
+      logger.error("Query handler threw", { error: err });
       return;
     }
     if (reply instanceof Promise) {
@@ -357,7 +357,7 @@ export function serveTcpConnection(
       waiting.add(entry);
       budget.waiting++;
       reply.then((r) => settle(entry, r), (err) => {
-        logger.error("query handler threw", { error: err });
+        logger.error("Query handler threw", { error: err });
         settle(entry, null);
       });
     } else if (reply !== null) {

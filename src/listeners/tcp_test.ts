@@ -5,13 +5,13 @@ import { TCP_MAX_PIPELINE, TCP_MAX_UNSENT_BYTES } from "./tcp_connection.ts";
 import { emptySocketCounters } from "./worker_messages.ts";
 import { createTestHandler } from "./testdata/test_handler.ts";
 import {
+  answerRecords,
   buildQuery,
-  decodeAnswer,
   frames,
   readFrame,
   within,
   writeAll,
-} from "./testdata/dns_client.ts";
+} from "../testing/dns_client.ts";
 
 function start(
   hostname = "127.0.0.1",
@@ -40,7 +40,7 @@ function start(
 async function readAnswer(conn: Deno.Conn) {
   const frame = await within(readFrame(conn), 2000);
   assert.ok(frame, "the server closed instead of answering");
-  return decodeAnswer(frame);
+  return answerRecords(frame);
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -233,7 +233,7 @@ Deno.test("serveTcp stop answers SERVFAIL to a query not answered within answerW
     assert.ok(frame, "closed without an answer");
     assert.equal(frame[2]! & 0x80, 0x80, "a response");
     assert.equal(frame[3]! & 0x0f, 2, "SERVFAIL");
-    assert.equal(decodeAnswer(frame).id, 5);
+    assert.equal(answerRecords(frame).id, 5);
     assert.equal(await within(readFrame(conn), 3000), null);
     await within(stopping, 3000);
   } finally {

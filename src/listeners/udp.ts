@@ -91,7 +91,7 @@ export function serveUdp(opts: UdpServerOptions): UdpServer {
     settled();
   };
   const handlerFailed = (err: unknown) => {
-    logger.error("query handler threw", { error: err });
+    logger.error("Query handler threw", { error: err });
     settled();
   };
 
@@ -156,7 +156,7 @@ export function serveUdp(opts: UdpServerOptions): UdpServer {
         received = await conn.receive(buf);
       } catch (err) {
         if (closed) return;
-        logger.warn("udp receive failed", { error: err });
+        logger.warn("UDP receive failed", { error: err });
         continue;
       }
       if (stopping) {
@@ -187,7 +187,7 @@ export function serveUdp(opts: UdpServerOptions): UdpServer {
       try {
         reply = handler.handle(received[0], client);
       } catch (err) {
-        logger.error("query handler threw", { error: err });
+        logger.error("Query handler threw", { error: err });
         continue;
       }
       if (reply instanceof Promise) {

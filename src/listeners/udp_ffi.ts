@@ -150,7 +150,7 @@ export function serveUdpFfi(opts: FfiUdpServerOptions): UdpServer {
       waiting.delete(entry);
       buffers.give(buffer);
       if (entry.answered) return;
-      logger.error("query handler threw", { error: err });
+      logger.error("Query handler threw", { error: err });
       settled();
     });
   }
@@ -180,7 +180,7 @@ export function serveUdpFfi(opts: FfiUdpServerOptions): UdpServer {
         if (code === EAGAIN || code === EINTR) continue;
         // An error that returns at once must not spin.
         if (++failures % 100 === 1) {
-          logger.warn("udp receive failed", { errno: code, failures });
+          logger.warn("UDP receive failed", { errno: code, failures });
         }
         if (failures > 10) await new Promise((r) => setTimeout(r, 100));
         continue;
@@ -230,7 +230,7 @@ export function serveUdpFfi(opts: FfiUdpServerOptions): UdpServer {
     try {
       reply = handler.handle(query, client);
     } catch (err) {
-      logger.error("query handler threw", { error: err });
+      logger.error("Query handler threw", { error: err });
       return undefined;
     }
     if (reply instanceof Promise) {

@@ -6,11 +6,11 @@ import { closeUdpSocket, libc, openUdpSocket } from "./libc_udp.ts";
 import { emptySocketCounters } from "./worker_messages.ts";
 import { createTestHandler } from "./testdata/test_handler.ts";
 import {
+  answerRecords,
   buildQuery,
-  decodeAnswer,
   udpExchange,
   within,
-} from "./testdata/dns_client.ts";
+} from "../testing/dns_client.ts";
 
 // Loaded once for the whole file (and kept, as the server keeps it): the
 // leak check would count a library first loaded inside a test.
@@ -88,7 +88,7 @@ udpTest("answers a query to its source address", async (start) => {
     {
       await using s = start(host);
       const reply = await udpExchange(host, s.port, buildQuery(42, "a.test"));
-      assert.deepEqual(decodeAnswer(reply), {
+      assert.deepEqual(answerRecords(reply), {
         id: 42,
         name: "a.test",
         records: ["A 192.0.2.1"],
@@ -109,7 +109,7 @@ udpTest("answers a fast query while a slow one is in flight", async (start) => {
     const [first] = await within(client.receive(), 2000);
     const [second] = await within(client.receive(), 2000);
     assert.deepEqual(
-      [decodeAnswer(first), decodeAnswer(second)].map((a) => [a.id, a.name]),
+      [answerRecords(first), answerRecords(second)].map((a) => [a.id, a.name]),
       [[2, "fast.test"], [1, "slow-300.test"]],
     );
   } finally {
@@ -128,7 +128,7 @@ udpTest(
       await client.send(buildQuery(3, "fast.test"), to); // answered at once
       const [first] = await within(client.receive(), 2000);
       const [second] = await within(client.receive(), 2000);
-      assert.deepEqual([decodeAnswer(first).id, decodeAnswer(second).id], [
+      assert.deepEqual([answerRecords(first).id, answerRecords(second).id], [
         3,
         1,
       ]);
@@ -163,7 +163,7 @@ udpTest("stop still sends the answer of a query in flight", async (start) => {
     // A query arriving during the drain is dropped, and counted as such.
     await client.send(buildQuery(10, "fast.test"), to);
     const [reply] = await within(client.receive(), 2000);
-    assert.equal(decodeAnswer(reply).id, 9);
+    assert.equal(answerRecords(reply).id, 9);
     await stopping;
     assert.equal(s.counters.udpStopping, 1);
     assert.equal(s.counters.queries, 1);
@@ -188,7 +188,7 @@ udpTest(
       const [reply] = await within(client.receive(), 2000);
       assert.equal(reply[2]! & 0x80, 0x80, "a response");
       assert.equal(reply[3]! & 0x0f, 2, "SERVFAIL");
-      assert.equal(decodeAnswer(reply).id, 9);
+      assert.equal(answerRecords(reply).id, 9);
     } finally {
       client.close();
       s.handler.releaseHeld();
@@ -220,7 +220,7 @@ udpTest(
       const seen = new Map<number, string>();
       while (seen.size < expected.size) {
         const [reply] = await within(client.receive(), 2000);
-        const answer = decodeAnswer(reply);
+        const answer = answerRecords(reply);
         seen.set(answer.id, answer.name);
       }
       assert.deepEqual(seen, expected);

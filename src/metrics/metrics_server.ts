@@ -54,7 +54,7 @@ export function startMetricsServer(opts: MetricsServerOptions): HttpListener {
       }
     },
   });
-  logger.info("serving metrics", {
+  logger.info("Serving metrics", {
     address: `${listener.addr.hostname}:${listener.addr.port}`,
     path: "/metrics",
   });

@@ -3,7 +3,8 @@ import { createDnsMetrics } from "./dns_metrics.ts";
 import { newRegistry } from "./registry.ts";
 import { sample } from "./testdata/prom_text.ts";
 import type { Snapshot } from "../pipeline/snapshot.ts";
-import { snapshotOf, zoneFromText } from "../pipeline/testing/fixtures.ts";
+import { snapshotOf } from "../testing/fixtures.ts";
+import { zoneFromText } from "../testing/zone_text.ts";
 
 Deno.test("query log stats are set, or pulled at scrape time, as counters that only grow", async () => {
   const registry = newRegistry();

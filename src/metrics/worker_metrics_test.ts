@@ -13,10 +13,10 @@ import {
   readFrame,
   udpExchange,
   within,
-} from "../listeners/testdata/dns_client.ts";
+} from "../testing/dns_client.ts";
 import type { CounterDeltas } from "../listeners/worker_messages.ts";
 import { memoryLogger } from "../log/logger.ts";
-import { snapshotOf } from "../pipeline/testing/fixtures.ts";
+import { snapshotOf } from "../testing/fixtures.ts";
 import {
   answer,
   startUdpUpstream,
@@ -57,7 +57,7 @@ Deno.test("a listener worker's counts reach the metrics text", async () => {
       ...snapshotOf([]),
       settings: {
         upstreams: upstreamSettings({
-          default: { servers: [urlOf("udp", upstream)], timeout: "2s" },
+          default: { servers: [urlOf("udp", upstream)], timeout: 2000 },
         }),
         cache: cacheSchema.parse({}),
         ratelimit: ratelimitSchema.parse({ enabled: false }),

@@ -4,8 +4,8 @@ import { buildChain } from "./chain.ts";
 import type { Response } from "./response.ts";
 import type { Stage, StageName } from "./stage.ts";
 import { createStageCounters } from "./stage_counters.ts";
-import { decodeResponse } from "./testing/decode_response.ts";
-import { requestFor } from "./testing/fixtures.ts";
+import { decodeResponse } from "../testing/decode_response.ts";
+import { requestFor } from "../testing/fixtures.ts";
 
 /** A stage that records its name in `trace` and passes on. */
 function tracer(name: StageName, trace: string[]): Stage {

@@ -3,8 +3,6 @@
  * the rollups, and how long each kind of row is kept.
  */
 import type { Config } from "../config/schema.ts";
-import { parseDuration } from "../config/duration.ts";
-import { parseSize } from "../config/size.ts";
 
 /** `querylog:` of kudurru.yaml after defaults. */
 export type QueryLogSettings = Config["querylog"];
@@ -50,12 +48,12 @@ export interface RetentionLimits {
 }
 
 /**
- * The retention limits of `settings`. The schema has already checked the
- * texts; a value that still does not parse falls back to the default.
+ * The retention limits of `settings` (the schema has parsed `raw` to ms
+ * and `maxDBBytes` to bytes).
  */
 export function retentionLimits(settings: QueryLogSettings): RetentionLimits {
   return {
-    rawMs: parseDuration(settings.retention.raw) ?? 720 * HOUR_MS,
-    maxDbBytes: parseSize(settings.retention.maxDBBytes) ?? 10 * 2 ** 30,
+    rawMs: settings.retention.raw,
+    maxDbBytes: settings.retention.maxDBBytes,
   };
 }

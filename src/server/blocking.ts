@@ -20,7 +20,6 @@ import {
   type BlockingAssemblerOptions,
 } from "../snapshot/blocking_assembler.ts";
 import { watchBlockingState } from "../blocking/blocking_state.ts";
-import { parseDuration } from "../config/duration.ts";
 
 /** How long `blocking` and `failOnError` wait for the first downloads. */
 const INITIAL_FETCH_WAIT_MS = 120_000;
@@ -112,8 +111,7 @@ export async function startBlocking(opts: {
       store,
       listsDir,
       logger,
-      defaultRefreshMs: parseDuration(config.blocking.refreshInterval) ??
-        86_400_000,
+      defaultRefreshMs: config.blocking.refreshInterval,
     });
     stops.push(() => fetcher.stop());
     const strategy = config.blocking.initStrategy;

@@ -32,7 +32,10 @@ export interface RunningConfig {
   source: string | null;
   /** When it started (ISO 8601). */
   startedAt: string;
-  /** The effective configuration, secrets masked, as JSON. */
+  /**
+   * The effective configuration as JSON, secrets masked, durations and
+   * sizes as text ("5s", "64MiB"; debug.ts shownConfig).
+   */
   config: unknown;
 }
 
@@ -140,7 +143,7 @@ async function route(
   if (typeof parsed === "string") return json(400, { error: parsed });
   const subtree = parsed.subtree === true;
   const removed = await actions.flushCache(parsed.name, { subtree });
-  logger.info("cache flushed", {
+  logger.info("Cache flushed", {
     name: parsed.name ?? "(all)",
     subtree,
     removed,

@@ -5,7 +5,7 @@ import { memoryLogger } from "../log/logger.ts";
 import { SchemaTooNewError } from "../sqlite/migrations.ts";
 import type { SerializedEntry } from "../pipeline/cache_dump.ts";
 import type { Request } from "../pipeline/request.ts";
-import { decodeAnswer } from "../pipeline/testing/query_bytes.ts";
+import { decodeAnswer } from "../testing/query_bytes.ts";
 import { createStandardCacheStage } from "../stages/data_plane.ts";
 import { EDNS_CLIENT_SUBNET } from "../stages/upstream/client_subnet.ts";
 import {

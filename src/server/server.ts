@@ -11,7 +11,7 @@
  */
 import { basename, join } from "node:path";
 import type { Config } from "../config/schema.ts";
-import { maskSecrets } from "../config/debug.ts";
+import { shownConfig } from "../config/debug.ts";
 import { type Logger } from "../log/logger.ts";
 import { defaultRegistry, type Registry } from "../metrics/registry.ts";
 import type { Store } from "../store/store.ts";
@@ -168,13 +168,13 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     const dump = loadCacheDump(cacheDumpPath, { logger });
     listeners.importCache(dump);
     if (dump.length > 0) {
-      logger.info("cache restored", { entries: dump.length });
+      logger.info("Cache restored", { entries: dump.length });
     }
     stops.push(async () => {
       const entries = await listeners.stopWithCacheDump();
       try {
         saveCacheDump(cacheDumpPath, entries);
-        logger.info("cache saved", { entries: entries.length });
+        logger.info("Cache saved", { entries: entries.length });
       } catch (err) {
         logger.error("Cannot save the cache; it starts empty next time", {
           path: cacheDumpPath,
@@ -190,7 +190,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         runningConfig: () => ({
           source: opts.configSource,
           startedAt,
-          config: maskSecrets(config),
+          config: shownConfig(config),
         }),
       },
       logger.with({ component: "control" }),
@@ -232,7 +232,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     health.starting("loading objects");
     await loader.load();
     const watching = loader.watch(stopping.signal).catch((err) => {
-      logger.error("objects watch stopped", { error: err });
+      logger.error("Objects watch stopped", { error: err });
     });
     stops.push(() => watching);
 

@@ -10,7 +10,6 @@ import type { BlockList, ListSource } from "../api/v1alpha1/blocklist.ts";
 import type { ClientGroup } from "../api/v1alpha1/clientgroup.ts";
 import type { Policy } from "../api/v1alpha1/policy.ts";
 import type { Config } from "../config/schema.ts";
-import { parseDuration } from "../config/duration.ts";
 import type { Logger } from "../log/logger.ts";
 import type {
   BlockingSnapshot,
@@ -357,6 +356,6 @@ export function serverResponse(settings: Config["blocking"]): BlockResponse {
   return {
     mode: settings.defaultResponse,
     customIPs: settings.customIPs,
-    ttl: Math.round((parseDuration(settings.blockTTL) ?? 600_000) / 1000),
+    ttl: Math.round(settings.blockTTL / 1000),
   };
 }

@@ -10,8 +10,9 @@ import { encodeResponse } from "../dns/wire/response.ts";
 import { memoryLogger } from "../log/logger.ts";
 import type { ClientInfo } from "../pipeline/handler.ts";
 import type { Snapshot } from "../pipeline/snapshot.ts";
-import { snapshotOf, zoneFromText } from "../pipeline/testing/fixtures.ts";
-import { decodeAnswer, encodeQuery } from "../pipeline/testing/query_bytes.ts";
+import { snapshotOf } from "../testing/fixtures.ts";
+import { zoneFromText } from "../testing/zone_text.ts";
+import { decodeAnswer, encodeQuery } from "../testing/query_bytes.ts";
 import {
   type ScriptedServer,
   startUdpUpstream,

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { memoryLogger } from "../log/logger.ts";
-import { snapshotOf, zoneFromText } from "../pipeline/testing/fixtures.ts";
+import { snapshotOf } from "../testing/fixtures.ts";
+import { zoneFromText } from "../testing/zone_text.ts";
 import { createDataPlane } from "./data_plane.ts";
 import { ptrLookupThrough } from "./ptr_lookup.ts";
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import type { Request } from "../pipeline/request.ts";
-import { requestFor } from "../pipeline/testing/fixtures.ts";
-import { decodeAnswer } from "../pipeline/testing/query_bytes.ts";
+import { requestFor } from "../testing/fixtures.ts";
+import { decodeAnswer } from "../testing/query_bytes.ts";
 import { forwarded, ScriptedUpstream } from "./cache/testdata/answers.ts";
 import { createStandardCacheStage } from "./data_plane.ts";
 import {

@@ -5,12 +5,13 @@ import type { ClientInfo } from "../pipeline/handler.ts";
 import { createQueryHandler } from "../pipeline/query_handler.ts";
 import type { Stage } from "../pipeline/stage.ts";
 import { createStageCounters } from "../pipeline/stage_counters.ts";
-import { snapshotOf, zoneFromText } from "../pipeline/testing/fixtures.ts";
+import { snapshotOf } from "../testing/fixtures.ts";
+import { zoneFromText } from "../testing/zone_text.ts";
 import {
   decodeAnswer,
   encodeQuery,
   type QueryOptions,
-} from "../pipeline/testing/query_bytes.ts";
+} from "../testing/query_bytes.ts";
 import type { AuthoritativeStage } from "./authoritative/authoritative.ts";
 import { createDataPlane, standardStages } from "./data_plane.ts";
 import {

@@ -44,7 +44,7 @@ async function resolveTimes(
 ) {
   const { between, ...resolverOpts } = opts;
   const resolver = createResolver(
-    upstreamSettings({ default: { servers: [url], timeout: "2s" } }),
+    upstreamSettings({ default: { servers: [url], timeout: 2000 } }),
     { logger: memoryLogger(), ...resolverOpts },
   );
   const results = [];

@@ -59,7 +59,7 @@ async function withServerByName(
         default: {
           servers: [`tcp://dns.test:${first.port}`],
           strategy: "strict",
-          timeout: "500ms",
+          timeout: 500,
         },
       },
       [`127.0.0.1:${bootstrap.port}`],

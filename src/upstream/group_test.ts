@@ -19,7 +19,7 @@ import {
   upstreamSettings,
   urlOf,
 } from "./testdata/scripted_upstream.ts";
-import { within } from "../listeners/testdata/dns_client.ts";
+import { within } from "../testing/dns_client.ts";
 import { createTransport } from "./transport_factory.ts";
 import type { UpstreamResult } from "./types.ts";
 
@@ -50,7 +50,7 @@ function udpServer(
 /** Runs `body` against a resolver with one group "default" over `servers`. */
 async function withGroup(
   servers: ScriptedServer[],
-  group: { strategy: StrategyName; timeout?: string },
+  group: { strategy: StrategyName; timeout?: number },
   body: (
     resolve: () => Promise<UpstreamResult>,
   ) => Promise<void>,
@@ -102,7 +102,7 @@ Deno.test("group strict fails over in order past a silent and a SERVFAIL server"
   ];
   await withGroup(
     servers,
-    { strategy: "strict", timeout: "600ms" },
+    { strategy: "strict", timeout: 600 },
     async (resolve) => {
       assert.equal(addressOf(await resolve()), "192.0.2.3");
       assert.deepEqual(log, servers.map((s) => urlOf("udp", s)));
@@ -118,7 +118,7 @@ Deno.test("group strict stops asking a silent first server first once it was ove
   ];
   await withGroup(
     servers,
-    { strategy: "strict", timeout: "400ms" },
+    { strategy: "strict", timeout: 400 },
     async (resolve) => {
       // The first query waits the hedge delay (200 ms) for the silent one.
       assert.equal(addressOf(await resolve()), "192.0.2.2");
@@ -149,7 +149,7 @@ Deno.test("group strict keeps asking its first server first after it SERVFAILs o
       default: {
         servers: [urlOf("udp", first), urlOf("udp", second)],
         strategy: "strict",
-        timeout: "1s",
+        timeout: 1000,
       },
     }),
     { logger: memoryLogger() },
@@ -175,7 +175,7 @@ Deno.test("group tries the next server at once after SERVFAIL", async () => {
   ];
   await withGroup(
     servers,
-    { strategy: "strict", timeout: "1s" },
+    { strategy: "strict", timeout: 1000 },
     async (resolve) => {
       const started = performance.now();
       assert.equal(addressOf(await resolve()), "192.0.2.2");
@@ -194,7 +194,7 @@ Deno.test("group tries the next server at once after an error answer without a q
   ];
   await withGroup(
     servers,
-    { strategy: "strict", timeout: "1s" },
+    { strategy: "strict", timeout: 1000 },
     async (resolve) => {
       const started = performance.now();
       assert.equal(addressOf(await resolve()), "192.0.2.2");
@@ -215,7 +215,7 @@ Deno.test("group of one server asks again after half the timeout when a datagram
   });
   await withGroup(
     [server],
-    { strategy: "parallel_best", timeout: "400ms" },
+    { strategy: "parallel_best", timeout: 400 },
     async (resolve) => {
       const started = performance.now();
       assert.equal(addressOf(await resolve()), "192.0.2.9");
@@ -237,7 +237,7 @@ Deno.test("group of one TCP server does not ask again on the same stream", async
       default: {
         servers: [urlOf("tcp", server)],
         strategy: "parallel_best",
-        timeout: "500ms",
+        timeout: 500,
       },
     }),
     { logger: memoryLogger() },
@@ -291,7 +291,7 @@ Deno.test("group times out within its timeout", async () => {
   const servers = [udpServer({ silent: true }), udpServer({ silent: true })];
   await withGroup(
     servers,
-    { strategy: "parallel_best", timeout: "200ms" },
+    { strategy: "parallel_best", timeout: 200 },
     async (resolve) => {
       const started = performance.now();
       const result = await resolve();
@@ -361,7 +361,7 @@ Deno.test("group parallel_best takes the first answer and aborts the other", asy
   };
   await withGroup(
     [slow, fast],
-    { strategy: "parallel_best", timeout: "1s" },
+    { strategy: "parallel_best", timeout: 1000 },
     async (resolve) => {
       const started = performance.now();
       const result = await resolve();
@@ -437,7 +437,7 @@ Deno.test("group stops when the request is cancelled", async () => {
   const server = udpServer({ silent: true });
   const resolver = createResolver(
     upstreamSettings({
-      default: { servers: [urlOf("udp", server)], timeout: "2s" },
+      default: { servers: [urlOf("udp", server)], timeout: 2000 },
     }),
     { logger: memoryLogger() },
   );

@@ -24,7 +24,7 @@ async function resolveOver(
 ): Promise<{ result: UpstreamResult; ms: number }[]> {
   const resolver = createResolver(
     upstreamSettings({
-      default: { servers: urls, strategy: "strict", timeout: "2s" },
+      default: { servers: urls, strategy: "strict", timeout: 2000 },
     }),
     { logger: memoryLogger(), counters },
   );

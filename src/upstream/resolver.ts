@@ -4,7 +4,6 @@
  * in several groups is one endpoint, so its pooled connection and its score
  * are shared.
  */
-import { parseDuration } from "../config/duration.ts";
 import type { Logger } from "../log/logger.ts";
 import type { UpstreamsSettings } from "../pipeline/settings.ts";
 import { createBootstrap } from "./bootstrap.ts";
@@ -80,12 +79,6 @@ export function createResolver(
   const groups = new Map<string, UpstreamGroup>();
   for (const [name, group] of Object.entries(settings.groups)) {
     const where = `upstreams.groups.${name}`;
-    const timeoutMs = parseDuration(group.timeout);
-    if (timeoutMs === undefined || timeoutMs <= 0) {
-      throw new Error(
-        `Cannot use ${where}.timeout "${group.timeout}": not a positive duration`,
-      );
-    }
     const servers = group.servers.map((text, i) => {
       try {
         return endpointFor(parseUpstreamServer(text));
@@ -98,14 +91,14 @@ export function createResolver(
       new UpstreamGroup({
         name,
         strategy: group.strategy,
-        timeoutMs,
+        timeoutMs: group.timeout,
         endpoints: servers,
         counters: opts.counters ?? workerUpstreamCounters,
         ...(opts.random === undefined ? {} : { random: opts.random }),
       }),
     );
   }
-  opts.logger.debug("upstream groups ready", {
+  opts.logger.debug("Upstream groups ready", {
     groups: [...groups.keys()].join(","),
     servers: endpoints.size,
   });
@@ -130,7 +123,7 @@ export function createResolver(
         return await group.resolve(request);
       } catch (error) {
         // A bug, not an upstream failure; the contract says resolve never throws.
-        opts.logger.error("upstream group failed", {
+        opts.logger.error("Upstream group failed", {
           group: groupName,
           error,
         });

@@ -86,7 +86,7 @@ function server(behaviour: { rcode?: number; silent?: boolean }) {
 async function resolveWith(
   servers: ScriptedServer[],
   counters: UpstreamCounters,
-  timeout = "2s",
+  timeout = 2000,
 ) {
   const resolver = createResolver(
     upstreamSettings({
@@ -135,7 +135,7 @@ Deno.test("a resolver counts a server still silent at the group timeout as a tim
   const silent = server({ silent: true });
   const counters = new UpstreamCounters();
   try {
-    const result = await resolveWith([silent], counters, "100ms");
+    const result = await resolveWith([silent], counters, 100);
     assert.equal(result.ok ? "ok" : result.reason, "timeout");
     // Asked twice (a group of one UDP server retransmits), silent both times.
     assert.deepEqual(counters.drain()[urlOf("udp", silent)], {

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import type { DNSRecordSet } from "../api/v1alpha1/dnsrecordset.ts";
 import { buildZoneContent } from "./content.ts";
 import { ep, NOW, recordSet, zone } from "./testdata/zone_objects.ts";
-import { sectionText } from "./testdata/zone_text.ts";
+import { sectionText } from "../testing/zone_text.ts";
 
 function build(sets: DNSRecordSet[]) {
   return buildZoneContent(zone(), sets, NOW);

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { buildZoneContent, forwardZoneOf, withSerial } from "./content.ts";
 import { ep, NOW, recordSet, zone } from "./testdata/zone_objects.ts";
-import { sectionText } from "./testdata/zone_text.ts";
+import { sectionText } from "../testing/zone_text.ts";
 
 function lines(build: ReturnType<typeof buildZoneContent>): string[] {
   return build.content.rrsets.flatMap((rrset) => sectionText([rrset]));

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { buildZoneIndex, findZone, indexZone, nameSuffixes } from "./index.ts";
-import { zoneFromText } from "./testdata/zone_text.ts";
+import { zoneFromText } from "../testing/zone_text.ts";
 
 const ZONE = zoneFromText("example.org.", [
   "example.org. 60 IN SOA ns1.example.org. h.example.org. 1 3600 900 1209600 30",

@@ -8,7 +8,7 @@ import {
   KID_EXAMPLE_ORG,
   SECOND_TEST,
 } from "./testdata/lookup_zones.ts";
-import { sectionText, zoneFromText } from "./testdata/zone_text.ts";
+import { sectionText, zoneFromText } from "../testing/zone_text.ts";
 
 interface Case {
   q: string;

@@ -7,8 +7,8 @@
  * answer through.
  */
 import assert from "node:assert/strict";
-import { query } from "../interop/dns_client.ts";
-import { startKudurru } from "../interop/kudurru_server.ts";
+import { query } from "../../src/testing/dns_client.ts";
+import { startKudurru } from "../../src/testing/kudurru_server.ts";
 import { startNsd } from "../interop/peers.ts";
 import { cli, eventually, object } from "./e2e_helpers.ts";
 

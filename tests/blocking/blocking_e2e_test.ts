@@ -11,8 +11,8 @@
 import assert from "node:assert/strict";
 import { API_VERSION } from "../../src/api/v1alpha1/meta.ts";
 import type { KObject } from "../../src/api/v1alpha1/meta.ts";
-import { type DecodedResponse, query } from "../interop/dns_client.ts";
-import { startKudurru } from "../interop/kudurru_server.ts";
+import { type DecodedResponse, query } from "../../src/testing/dns_client.ts";
+import { startKudurru } from "../../src/testing/kudurru_server.ts";
 import { startNsd } from "../interop/peers.ts";
 import { cli, eventually, object } from "./e2e_helpers.ts";
 

@@ -4,7 +4,10 @@
  * sections sorted (record order inside an RRset carries no meaning), OPT
  * left out of the additional section and reported as a flag instead.
  */
-import type { DecodedRecord, DecodedResponse } from "./dns_client.ts";
+import type {
+  DecodedRecord,
+  DecodedResponse,
+} from "../../src/testing/dns_client.ts";
 import { typeCode } from "../../src/dns/rdata_text.ts";
 import { hexOf } from "../../src/dns/hex.ts";
 

@@ -1,7 +1,7 @@
 /** Normalisation and diffs of decoded responses. */
 import assert from "node:assert/strict";
 import { diffResponses, normalizeResponse } from "./compare.ts";
-import type { DecodedResponse } from "./dns_client.ts";
+import type { DecodedResponse } from "../../src/testing/dns_client.ts";
 
 function response(answers: DecodedResponse["answers"]): DecodedResponse {
   return {

@@ -2,7 +2,7 @@
  * The interop corpus: the test zones (as kudurru objects and as zone files)
  * and the queries every server answers. Each query names the rule it tests.
  */
-import type { QueryOptions } from "./dns_client.ts";
+import type { QueryOptions } from "../../src/testing/dns_client.ts";
 import type { ZoneText } from "./peers.ts";
 import { RECORD_SETS, ZONES } from "./corpus_objects.ts";
 import { renderZoneFile } from "./zone_file.ts";

@@ -2,14 +2,14 @@
  * Asks one server every corpus query and keeps the normalised answers, so a
  * test can compare servers query by query.
  */
-import { query } from "./dns_client.ts";
+import { query } from "../../src/testing/dns_client.ts";
 import {
   type NormalizedResponse,
   type NormalizeOptions,
   normalizeResponse,
 } from "./compare.ts";
 import type { CorpusQuery } from "./corpus.ts";
-import { hasIpv6Loopback } from "./free_port.ts";
+import { hasIpv6Loopback } from "../../src/testing/free_port.ts";
 
 /** A normalised answer, or why there was none. */
 export type CorpusAnswer = NormalizedResponse | { error: string };

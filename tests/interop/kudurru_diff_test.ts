@@ -21,7 +21,7 @@ import {
   showAnswer,
 } from "./corpus_answers.ts";
 import { KNOWN_DISAGREEMENTS } from "./disagreements.ts";
-import { startKudurru } from "./kudurru_server.ts";
+import { startKudurru } from "../../src/testing/kudurru_server.ts";
 
 /**
  * Queries where kudurru deliberately answers unlike both peers, each with

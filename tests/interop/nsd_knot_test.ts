@@ -9,7 +9,7 @@ import { startKnot, startNsd } from "./peers.ts";
 import { diffResponses, type NormalizedResponse } from "./compare.ts";
 import { askCorpusQuery, canSend, showAnswer } from "./corpus_answers.ts";
 import { KNOWN_DISAGREEMENTS } from "./disagreements.ts";
-import { sendRaw } from "./dns_client.ts";
+import { sendRaw } from "../../src/testing/dns_client.ts";
 
 Deno.test("interop corpus names every known disagreement", () => {
   const names = new Set(CORPUS.map((q) => q.name));

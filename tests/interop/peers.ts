@@ -4,10 +4,13 @@
  * rate limiting off and the zone files checked before start.
  */
 import { join } from "node:path";
-import { freePort, hasIpv6Loopback } from "./free_port.ts";
-import { type RunningServer, spawnServer } from "./server_process.ts";
+import { freePort, hasIpv6Loopback } from "../../src/testing/free_port.ts";
+import {
+  type RunningServer,
+  spawnServer,
+} from "../../src/testing/server_process.ts";
 
-export type { RunningServer } from "./server_process.ts";
+export type { RunningServer } from "../../src/testing/server_process.ts";
 
 /** One zone to serve: its name (with or without the dot) and zone-file text. */
 export interface ZoneText {

@@ -6,12 +6,12 @@
  * SERVFAIL within 2 s for what it never saw.
  */
 import assert from "node:assert/strict";
-import { query } from "../interop/dns_client.ts";
+import { query } from "../../src/testing/dns_client.ts";
 import {
   LOCAL_READY_ZONE,
   localReadyZoneObject,
   startKudurru,
-} from "../interop/kudurru_server.ts";
+} from "../../src/testing/kudurru_server.ts";
 import { startNsd } from "../interop/peers.ts";
 import { startUnbound } from "./unbound.ts";
 

@@ -4,12 +4,12 @@
  * Before, every query past the bound was dropped, cache hits included.
  */
 import assert from "node:assert/strict";
-import { encodeQuery, query } from "../interop/dns_client.ts";
+import { query, queryMessage } from "../../src/testing/dns_client.ts";
 import {
   LOCAL_READY_ZONE,
   localReadyZoneObject,
   startKudurru,
-} from "../interop/kudurru_server.ts";
+} from "../../src/testing/kudurru_server.ts";
 import {
   answer,
   startUdpUpstream,
@@ -51,7 +51,7 @@ Deno.test("kudurru answers cache hits while a silent upstream holds every place 
         port: kudurru.port,
       };
       for (let i = 0; i < STUCK_QUERIES; i++) {
-        await flood.send(encodeQuery(`n${i}.stuck.test.`, "A", { id: i }), to);
+        await flood.send(queryMessage(`n${i}.stuck.test.`, "A", { id: i }), to);
         if (i % 25 === 24) await new Promise((r) => setTimeout(r, 5));
       }
       const hit = await query(kudurru.port, "cached.test.", "A", {

@@ -4,8 +4,11 @@
  * own cache.
  */
 import { join } from "node:path";
-import { freePort, hasIpv6Loopback } from "../interop/free_port.ts";
-import { type RunningServer, spawnServer } from "../interop/server_process.ts";
+import { freePort, hasIpv6Loopback } from "../../src/testing/free_port.ts";
+import {
+  type RunningServer,
+  spawnServer,
+} from "../../src/testing/server_process.ts";
 
 /** How else Unbound listens, for upstream transport tests. */
 export interface UnboundOptions {

@@ -1,7 +1,7 @@
 /**
  * kudurru forwarding to a real Unbound over TCP, DNS-over-TLS and
- * DNS-over-HTTPS (issue 4: "over UDP, TCP and DoT"; forwarding_test.ts
- * covers UDP; DoH with Unbound's own HTTP/2 server, libnghttp2). The
+ * DNS-over-HTTPS (forwarding_test.ts covers UDP; DoH with Unbound's own
+ * HTTP/2 server, libnghttp2). The
  * upstream group names only the transport under test, and Unbound offers
  * nothing else there (no UDP at all; TLS and HTTPS on ports of their own), so an
  * answer with NSD's data proves the exchange. Naming the plain-UDP address
@@ -10,12 +10,12 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { makeTestCertificates } from "../../src/upstream/testdata/certs.ts";
-import { query } from "../interop/dns_client.ts";
+import { query } from "../../src/testing/dns_client.ts";
 import {
   LOCAL_READY_ZONE,
   localReadyZoneObject,
   startKudurru,
-} from "../interop/kudurru_server.ts";
+} from "../../src/testing/kudurru_server.ts";
 import { startNsd } from "../interop/peers.ts";
 import { type RunningUnbound, startUnbound } from "./unbound.ts";
 

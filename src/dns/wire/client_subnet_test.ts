@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { clientSubnetEcho, clientSubnetProblem } from "./client_subnet.ts";
 import { EDNS_OPTION } from "./constants.ts";
 import { parseQuery } from "./query.ts";
-import { encodeQuery } from "../../pipeline/testing/query_bytes.ts";
+import { encodeQuery } from "../../testing/query_bytes.ts";
 
 Deno.test("clientSubnetEcho gives the client its own subnet with the SCOPE answered (RFC 7871 §7.2.2)", async (t) => {
   const cases: {

@@ -4,6 +4,22 @@
  * Parameters"), plus conversion between type codes and mnemonics.
  */
 
+/**
+ * The header's flags word (octets 2-3, RFC 1035 §4.1.1, RFC 4035 §3.2 for
+ * AD and CD), as masks, with the opcode and the RCODE's low four bits.
+ */
+export const HEADER_FLAG = {
+  QR: 0x8000,
+  OPCODE_MASK: 0x7800,
+  AA: 0x0400,
+  TC: 0x0200,
+  RD: 0x0100,
+  RA: 0x0080,
+  AD: 0x0020,
+  CD: 0x0010,
+  RCODE_MASK: 0x000f,
+} as const;
+
 /** Record type codes. */
 export const TYPE = {
   A: 1,

@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import dnsPacket from "dns-packet";
 import { HEADER_OCTETS } from "./query.ts";
-import { decodeAnswer } from "../../pipeline/testing/query_bytes.ts";
+import { decodeAnswer } from "../../testing/query_bytes.ts";
 import { upstreamWire } from "../../stages/cache/testdata/answers.ts";
-import { requestFor } from "../../pipeline/testing/fixtures.ts";
+import { requestFor } from "../../testing/fixtures.ts";
 import { dropRecords } from "./drop_records.ts";
 import { WireFormatError } from "./wire_format_error.ts";
 

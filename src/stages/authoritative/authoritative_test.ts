@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
 import type { Request } from "../../pipeline/request.ts";
 import type { Response } from "../../pipeline/response.ts";
-import { decodeResponse } from "../../pipeline/testing/decode_response.ts";
+import { decodeResponse } from "../../testing/decode_response.ts";
 import {
   requestFor,
   type RequestOptions,
   snapshotOf,
-  zoneFromText,
-} from "../../pipeline/testing/fixtures.ts";
+} from "../../testing/fixtures.ts";
+import { zoneFromText } from "../../testing/zone_text.ts";
 import {
   type AuthoritativeStage,
   createAuthoritativeStage,

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { EDNS_OPTION } from "../../dns/wire/constants.ts";
-import { requestFor } from "../../pipeline/testing/fixtures.ts";
+import { requestFor } from "../../testing/fixtures.ts";
 import {
   MAX_ANSWERS_PER_NAME,
   memoVariant,

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { RCODE } from "../../dns/wire/constants.ts";
 import { encodeResponse } from "../../dns/wire/response.ts";
-import { requestFor } from "../../pipeline/testing/fixtures.ts";
+import { requestFor } from "../../testing/fixtures.ts";
 import { inspectAnswerWire } from "./answer_wire.ts";
 import type { ResolvedPolicy } from "./policy_lists.ts";
 import { decision, records, rules, ZERO_IP } from "./testdata/fixtures.ts";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { decodeResponse } from "../../pipeline/testing/decode_response.ts";
-import { requestFor } from "../../pipeline/testing/fixtures.ts";
+import { decodeResponse } from "../../testing/decode_response.ts";
+import { requestFor } from "../../testing/fixtures.ts";
 import {
   type BlockDescription,
   blockedAnswer,

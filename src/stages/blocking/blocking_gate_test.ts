@@ -6,7 +6,7 @@ import type {
 } from "../../blocking/blocking_snapshot.ts";
 import type { Request } from "../../pipeline/request.ts";
 import type { Response } from "../../pipeline/response.ts";
-import { requestFor } from "../../pipeline/testing/fixtures.ts";
+import { requestFor } from "../../testing/fixtures.ts";
 import { createBlockingStageWith } from "./blocking_stage.ts";
 import {
   answering,

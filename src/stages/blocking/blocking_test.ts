@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { compileRules } from "../../blocking/matcher/compiler.ts";
 import type { CompiledListData } from "../../blocking/types.ts";
 import type { Response } from "../../pipeline/response.ts";
-import { decodeResponse } from "../../pipeline/testing/decode_response.ts";
+import { decodeResponse } from "../../testing/decode_response.ts";
 import { createBlockingStageWith } from "./blocking_stage.ts";
 import { type BlockingStage, createBlockingStage } from "./blocking.ts";
 import {

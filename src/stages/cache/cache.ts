@@ -31,9 +31,7 @@ import { FlushLog } from "./flush_log.ts";
 import type { CacheStage, CacheStageOptions } from "./cache_stage.ts";
 import {
   answerStaleAtOnce,
-  DEFAULT_MAX_BYTE_COUNT,
-  DEFAULT_MAX_ENTRIES,
-  DEFAULT_STALE_MS,
+  DEFAULT_POLICY,
   isFailure,
   isResolutionFailure,
   isServableStale,
@@ -45,7 +43,10 @@ import {
 /** Creates the cache stage; it passes everything on until the snapshot carries cache settings. */
 export function createCacheStage(opts: CacheStageOptions = {}): CacheStage {
   const now = opts.now ?? Date.now;
-  const cache = new AnswerCache(DEFAULT_MAX_ENTRIES, DEFAULT_MAX_BYTE_COUNT);
+  const cache = new AnswerCache(
+    DEFAULT_POLICY.maxEntries,
+    DEFAULT_POLICY.maxBytes,
+  );
   const inflight = new Map<string, InFlight>();
   const background = new Set<Promise<unknown>>();
   const stats = emptyCacheStats();
@@ -323,11 +324,8 @@ export function createCacheStage(opts: CacheStageOptions = {}): CacheStage {
     }),
     exportEntries(at = now()) {
       if (lastPolicy?.maxEntries === 0) return [];
-      const staleMs = lastPolicy === undefined
-        ? DEFAULT_STALE_MS
-        : lastPolicy.serveStale
-        ? lastPolicy.staleTtlMs
-        : 0;
+      const policy = lastPolicy ?? DEFAULT_POLICY;
+      const staleMs = policy.serveStale ? policy.staleTtlMs : 0;
       return exportEntries(cache, at, staleMs);
     },
     importEntries(entries, at = now()) {

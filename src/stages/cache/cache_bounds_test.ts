@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { RCODE } from "../../dns/wire/constants.ts";
 import type { Request } from "../../pipeline/request.ts";
 import type { Response } from "../../pipeline/response.ts";
-import { decodeAnswer } from "../../pipeline/testing/query_bytes.ts";
+import { decodeAnswer } from "../../testing/query_bytes.ts";
 import { memoryLogger } from "../../log/logger.ts";
 import { createDataPlane } from "../data_plane.ts";
 import { createCacheStage } from "./cache.ts";

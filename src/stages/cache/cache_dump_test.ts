@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { decodeAnswer } from "../../pipeline/testing/query_bytes.ts";
+import { decodeAnswer } from "../../testing/query_bytes.ts";
 import { createCacheStage } from "./cache.ts";
 import { AnswerCache } from "./answer_cache.ts";
 import { entryBytes } from "../../pipeline/cache_dump.ts";

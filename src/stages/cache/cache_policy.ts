@@ -1,12 +1,10 @@
 /**
  * The `cache` settings in the units the hot path wants (seconds for TTLs,
- * milliseconds for waits), parsed once per settings object.
+ * milliseconds for waits), made once per settings object.
  */
-import { parseDuration } from "../../config/duration.ts";
-import { parseSize } from "../../config/size.ts";
 import type { CacheSettings } from "../../pipeline/settings.ts";
 
-/** `CacheSettings` with its durations parsed. */
+/** `CacheSettings` (durations in ms) with TTLs in seconds. */
 export interface CachePolicy {
   maxEntries: number;
   /** Most bytes of entries kept (answer_cache.ts entryBytes()). */
@@ -34,58 +32,33 @@ const parsed = new WeakMap<CacheSettings, CachePolicy>();
 /**
  * The policy of `settings`, memoised per settings object (a snapshot keeps
  * the same object for all its queries).
- *
- * @throws {Error} when a duration does not parse (the settings schema
- *   rejects those before they reach a snapshot)
  */
 export function cachePolicyOf(settings: CacheSettings): CachePolicy {
   let policy = parsed.get(settings);
   if (policy === undefined) {
-    policy = parseCachePolicy(settings);
+    policy = policyOf(settings);
     parsed.set(settings, policy);
   }
   return policy;
 }
 
-function parseCachePolicy(s: CacheSettings): CachePolicy {
+function policyOf(s: CacheSettings): CachePolicy {
   return {
     maxEntries: s.maxEntries,
-    maxBytes: bytes("maxBytes", s.maxBytes ?? DEFAULT_MAX_BYTES),
-    minTtl: seconds("minTTL", s.minTTL),
-    maxTtl: seconds("maxTTL", s.maxTTL),
-    negativeTtl: seconds("negativeTTL", s.negativeTTL),
+    maxBytes: s.maxBytes,
+    minTtl: seconds(s.minTTL),
+    maxTtl: seconds(s.maxTTL),
+    negativeTtl: seconds(s.negativeTTL),
     prefetchThreshold: s.prefetch.threshold,
-    prefetchWindowMs: millis("prefetch.window", s.prefetch.window),
+    prefetchWindowMs: s.prefetch.window,
     serveStale: s.serveStale.enabled,
-    staleTtlMs: millis("serveStale.ttl", s.serveStale.ttl),
-    staleAnswerTtl: seconds("serveStale.answerTTL", s.serveStale.answerTTL),
-    maxWaitMs: millis("serveStale.maxWait", s.serveStale.maxWait),
+    staleTtlMs: s.serveStale.ttl,
+    staleAnswerTtl: seconds(s.serveStale.answerTTL),
+    maxWaitMs: s.serveStale.maxWait,
   };
 }
 
-/** The default of `cache.maxBytes` (settings made before it existed have none). */
-export const DEFAULT_MAX_BYTES = "64MiB";
-
-function bytes(key: string, text: string): number {
-  const value = parseSize(text);
-  if (value === undefined) {
-    throw new Error(
-      `Cannot read cache setting "${key}": "${text}" is not a size`,
-    );
-  }
-  return value;
-}
-
-function millis(key: string, text: string): number {
-  const ms = parseDuration(text);
-  if (ms === undefined) {
-    throw new Error(
-      `Cannot read cache setting "${key}": "${text}" is not a duration`,
-    );
-  }
-  return ms;
-}
-
-function seconds(key: string, text: string): number {
-  return Math.floor(millis(key, text) / 1000);
+/** Whole seconds in `ms`. */
+function seconds(ms: number): number {
+  return Math.floor(ms / 1000);
 }

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { Request } from "../../pipeline/request.ts";
-import { decodeAnswer } from "../../pipeline/testing/query_bytes.ts";
+import { decodeAnswer } from "../../testing/query_bytes.ts";
 import { createCacheStage } from "./cache.ts";
 import {
   ask,

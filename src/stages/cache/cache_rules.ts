@@ -6,15 +6,16 @@
  */
 import type { Request } from "../../pipeline/request.ts";
 import type { Response } from "../../pipeline/response.ts";
-import { parseSize } from "../../config/size.ts";
+import { cacheSchema } from "../../config/schema_resolver.ts";
 import type { CacheEntry } from "./cache_entry.ts";
-import { type CachePolicy, DEFAULT_MAX_BYTES } from "./cache_policy.ts";
+import { type CachePolicy, cachePolicyOf } from "./cache_policy.ts";
 
-/** The size bound assumed before any settings were seen (the default `cache.maxEntries`). */
-export const DEFAULT_MAX_ENTRIES = 200_000;
-
-/** The byte bound assumed before any settings were seen (the default `cache.maxBytes`). */
-export const DEFAULT_MAX_BYTE_COUNT = parseSize(DEFAULT_MAX_BYTES)!;
+/**
+ * The policy assumed before any settings were seen: the `cache` schema's
+ * defaults (maxEntries, maxBytes, the serve-stale window), so they are
+ * written in one place.
+ */
+export const DEFAULT_POLICY: CachePolicy = cachePolicyOf(cacheSchema.parse({}));
 
 /**
  * Largest entry (wire octets) handed to the other listener workers: each
@@ -35,9 +36,6 @@ export const MAX_SHARED_OCTETS = 16 * 1024;
  * awaited answers (udpMaxInFlight) is lower still.
  */
 export const MAX_WAITERS = 1000;
-
-/** The serve-stale window assumed before any settings were seen (the default `serveStale.ttl`). */
-export const DEFAULT_STALE_MS = 72 * 3600 * 1000;
 
 const STALE_STATUSES = new Set([
   "servfail_upstream",

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { RCODE } from "../../dns/wire/constants.ts";
 import type { Request } from "../../pipeline/request.ts";
-import { decodeAnswer } from "../../pipeline/testing/query_bytes.ts";
+import { decodeAnswer } from "../../testing/query_bytes.ts";
 import { createCacheStage } from "./cache.ts";
 import type { SerializedEntry } from "../../pipeline/cache_dump.ts";
 import {

@@ -12,9 +12,9 @@ import {
   udpExchange,
   within,
   writeAll,
-} from "../../listeners/testdata/dns_client.ts";
+} from "../../testing/dns_client.ts";
 import { memoryLogger } from "../../log/logger.ts";
-import { decodeAnswer } from "../../pipeline/testing/query_bytes.ts";
+import { decodeAnswer } from "../../testing/query_bytes.ts";
 import { cacheSettings, snapshotWithCache } from "./testdata/answers.ts";
 
 const WORKER = new URL("./testdata/share_worker_entry.ts", import.meta.url);

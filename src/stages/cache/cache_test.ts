@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { RCODE, TYPE } from "../../dns/wire/constants.ts";
 import type { Response } from "../../pipeline/response.ts";
-import { snapshotOf } from "../../pipeline/testing/fixtures.ts";
-import { decodeAnswer } from "../../pipeline/testing/query_bytes.ts";
+import { snapshotOf } from "../../testing/fixtures.ts";
+import { decodeAnswer } from "../../testing/query_bytes.ts";
 import { createCacheStage } from "./cache.ts";
 import {
   ask,

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { EDNS_OPTION, RCODE } from "../../dns/wire/constants.ts";
 import type { Request } from "../../pipeline/request.ts";
-import { decodeAnswer } from "../../pipeline/testing/query_bytes.ts";
+import { decodeAnswer } from "../../testing/query_bytes.ts";
 import { createCacheStage } from "./cache.ts";
 import { EDE_STALE_ANSWER } from "./entry_answer.ts";
 import {

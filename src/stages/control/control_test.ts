@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { Response } from "../../pipeline/response.ts";
-import { requestFor } from "../../pipeline/testing/fixtures.ts";
+import { requestFor } from "../../testing/fixtures.ts";
 import { createControlStage } from "./control.ts";
 
 Deno.test("control passes every query on", async () => {

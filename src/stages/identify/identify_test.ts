@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { Request } from "../../pipeline/request.ts";
-import { requestFor, snapshotOf } from "../../pipeline/testing/fixtures.ts";
+import { requestFor, snapshotOf } from "../../testing/fixtures.ts";
 import { createIdentifyStage } from "./identify.ts";
 import { ask, blockingWith, DROP, GROUPS, policy } from "./test_fixtures.ts";
 

@@ -10,7 +10,7 @@ import type {
 } from "../../blocking/blocking_snapshot.ts";
 import type { Request } from "../../pipeline/request.ts";
 import type { Response } from "../../pipeline/response.ts";
-import { requestFor, snapshotOf } from "../../pipeline/testing/fixtures.ts";
+import { requestFor, snapshotOf } from "../../testing/fixtures.ts";
 import type { createIdentifyStage } from "./identify.ts";
 
 export const DROP: Response = { drop: true, status: "dropped", stage: "chain" };

@@ -4,12 +4,12 @@ import { encodeAnswer } from "../../pipeline/answer_encoding.ts";
 import type { Request } from "../../pipeline/request.ts";
 import { buildRequest } from "../../pipeline/request_builder.ts";
 import type { Response } from "../../pipeline/response.ts";
-import { decodeResponse } from "../../pipeline/testing/decode_response.ts";
+import { decodeResponse } from "../../testing/decode_response.ts";
 import {
   requestFor,
   type RequestOptions,
   snapshotOf,
-} from "../../pipeline/testing/fixtures.ts";
+} from "../../testing/fixtures.ts";
 import { createIngressStage } from "./ingress.ts";
 
 const passed: Response = { drop: true, status: "forwarded", stage: "upstream" };

@@ -8,9 +8,9 @@ import type { Transport } from "../../pipeline/handler.ts";
 import { buildRequest } from "../../pipeline/request_builder.ts";
 import type { Response } from "../../pipeline/response.ts";
 import type { Snapshot } from "../../pipeline/snapshot.ts";
-import { decodeResponse } from "../../pipeline/testing/decode_response.ts";
-import { snapshotOf } from "../../pipeline/testing/fixtures.ts";
-import { encodeQuery } from "../../pipeline/testing/query_bytes.ts";
+import { decodeResponse } from "../../testing/decode_response.ts";
+import { snapshotOf } from "../../testing/fixtures.ts";
+import { encodeQuery } from "../../testing/query_bytes.ts";
 import { createIngressStage } from "./ingress.ts";
 
 function snapshotLimiting(ratelimit: Record<string, unknown>): Snapshot {

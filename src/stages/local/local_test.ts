@@ -2,12 +2,9 @@ import assert from "node:assert/strict";
 import type { Request } from "../../pipeline/request.ts";
 import type { Response } from "../../pipeline/response.ts";
 import type { Snapshot } from "../../pipeline/snapshot.ts";
-import { decodeResponse } from "../../pipeline/testing/decode_response.ts";
-import {
-  requestFor,
-  snapshotOf,
-  zoneFromText,
-} from "../../pipeline/testing/fixtures.ts";
+import { decodeResponse } from "../../testing/decode_response.ts";
+import { requestFor, snapshotOf } from "../../testing/fixtures.ts";
+import { zoneFromText } from "../../testing/zone_text.ts";
 import { createLocalStage } from "./local.ts";
 import { loadConfig } from "../../config/load.ts";
 
@@ -188,7 +185,7 @@ Deno.test("local yields to a conditional-forwarding entry for the special zone",
       router: {
         servers: ["192.0.2.1"],
         strategy: "strict" as const,
-        timeout: "2s",
+        timeout: 2000,
         maxInFlight: 200,
       },
     },

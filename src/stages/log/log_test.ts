@@ -4,8 +4,8 @@ import type { Request } from "../../pipeline/request.ts";
 import type { Response } from "../../pipeline/response.ts";
 import type { Stage } from "../../pipeline/stage.ts";
 import { createStageCounters } from "../../pipeline/stage_counters.ts";
-import { requestFor } from "../../pipeline/testing/fixtures.ts";
-import { encodeQuery } from "../../pipeline/testing/query_bytes.ts";
+import { requestFor } from "../../testing/fixtures.ts";
+import { encodeQuery } from "../../testing/query_bytes.ts";
 import { memoryLogger } from "../../log/logger.ts";
 import { createLogStage } from "./log.ts";
 

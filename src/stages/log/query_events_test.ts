@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { RCODE, TYPE } from "../../dns/wire/constants.ts";
 import { encodeResponse } from "../../dns/wire/response.ts";
 import { answer, type Response } from "../../pipeline/response.ts";
-import { requestFor } from "../../pipeline/testing/fixtures.ts";
+import { requestFor } from "../../testing/fixtures.ts";
 import { buildRequest } from "../../pipeline/request_builder.ts";
 import {
   MAX_SUMMARY,

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { requestFor } from "../../pipeline/testing/fixtures.ts";
-import { decodeAnswer } from "../../pipeline/testing/query_bytes.ts";
+import { requestFor } from "../../testing/fixtures.ts";
+import { decodeAnswer } from "../../testing/query_bytes.ts";
 import { upstreamWire } from "../cache/testdata/answers.ts";
 import { dnameRewrite } from "./answer_chain.ts";
 import { askedQuestion, scrubbedAnswer } from "./answer_scrub.ts";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { RCODE, typeName } from "../../dns/wire/constants.ts";
-import { requestFor } from "../../pipeline/testing/fixtures.ts";
+import { requestFor } from "../../testing/fixtures.ts";
 import { type AnswerText, upstreamWire } from "../cache/testdata/answers.ts";
 import { askedQuestion, scrubbedAnswer } from "./answer_scrub.ts";
 import { readRecords } from "./message_records.ts";

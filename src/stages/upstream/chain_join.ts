@@ -5,6 +5,7 @@
  * BIND and Unbound answer a chain that crosses into another zone the same
  * way: the chain so far, then what the target's own source says.
  */
+import { HEADER_FLAG, RCODE } from "../../dns/wire/constants.ts";
 import { expandedRecord } from "../../dns/wire/expanded_record.ts";
 import { HEADER_OCTETS } from "../../dns/wire/query.ts";
 import { skipName } from "../../dns/wire/read_name.ts";
@@ -17,11 +18,7 @@ import {
   u16,
 } from "./message_records.ts";
 
-const QR = 0x8000;
-const TC = 0x0200;
-const RD = 0x0100;
-const RA = 0x0080;
-const RCODE_MASK = 0x000f;
+const { QR, TC, RD, RA, AD, RCODE_MASK } = HEADER_FLAG;
 /** The largest DNS message (TCP's two-octet length prefix). */
 const MAX_MESSAGE_OCTETS = 65535;
 
@@ -84,10 +81,9 @@ export function joinedChain(first: Uint8Array, rest: Uint8Array): Uint8Array {
  */
 export function danglingChain(message: Uint8Array): Uint8Array {
   const out = message.slice();
-  const NXDOMAIN = 3;
-  const AD = 0x20;
-  if ((out[3]! & RCODE_MASK) === NXDOMAIN) out[3] = out[3]! & ~RCODE_MASK;
-  out[3] = out[3]! & ~AD;
+  let flags = u16(out, 2) & ~AD;
+  if ((flags & RCODE_MASK) === RCODE.NXDOMAIN) flags &= ~RCODE_MASK;
+  put16(out, 2, flags);
   return out;
 }
 

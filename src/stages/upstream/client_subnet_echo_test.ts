@@ -9,7 +9,7 @@ import type { QueryInfo } from "../../dns/wire/query.ts";
 import { encodeResponse } from "../../dns/wire/response.ts";
 import { memoryLogger } from "../../log/logger.ts";
 import type { Request } from "../../pipeline/request.ts";
-import { decodeAnswer } from "../../pipeline/testing/query_bytes.ts";
+import { decodeAnswer } from "../../testing/query_bytes.ts";
 import { createResolver } from "../../upstream/resolver.ts";
 import {
   type ScriptedServer,

@@ -17,18 +17,12 @@ import { OUR_UDP_PAYLOAD_SIZE } from "../../pipeline/answer_encoding.ts";
 import type { Request } from "../../pipeline/request.ts";
 import { EDNS_CLIENT_SUBNET } from "./client_subnet.ts";
 import { readTtlOffsets } from "../../dns/wire/ttl_offsets.ts";
+import { HEADER_FLAG } from "../../dns/wire/constants.ts";
 
 /** Owner name excluded: type, class, TTL, RDLENGTH. */
 const RR_FIXED_OCTETS = 10;
 
-const QR = 0x8000;
-const OPCODE_MASK = 0x7800;
-const TC = 0x0200;
-const RD = 0x0100;
-const RA = 0x0080;
-const AD = 0x0020;
-const CD = 0x0010;
-const RCODE_MASK = 0x000f;
+const { QR, OPCODE_MASK, TC, RD, RA, AD, CD, RCODE_MASK } = HEADER_FLAG;
 
 /** What the upstream's answer looked like, as far as rewriting needs. */
 interface UpstreamLayout {

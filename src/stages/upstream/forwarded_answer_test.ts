@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { WireFormatError } from "../../dns/wire/wire_format_error.ts";
-import { decodeAnswer } from "../../pipeline/testing/query_bytes.ts";
+import { decodeAnswer } from "../../testing/query_bytes.ts";
 import { forwardedAnswer } from "./forwarded_answer.ts";
 import {
   requestFrom,

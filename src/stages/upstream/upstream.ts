@@ -188,7 +188,7 @@ class FailureLog {
       seen.since++;
       return;
     }
-    this.#logger.warn(`upstream group "${group}" failed`, {
+    this.#logger.warn(`Upstream group "${group}" failed`, {
       reason: result.reason,
       detail: result.detail,
       ...(seen !== undefined && seen.since > 0 &&

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { memoryLogger } from "../../log/logger.ts";
-import { decodeResponse } from "../../pipeline/testing/decode_response.ts";
+import { decodeResponse } from "../../testing/decode_response.ts";
 import { records } from "../cache/testdata/answers.ts";
 import { createUpstreamStage } from "./upstream.ts";
 import {

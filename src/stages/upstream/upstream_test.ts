@@ -4,8 +4,8 @@ import { extendedError } from "../../dns/wire/extended_error.ts";
 import { memoryLogger } from "../../log/logger.ts";
 import type { Request } from "../../pipeline/request.ts";
 import type { Response } from "../../pipeline/response.ts";
-import { decodeResponse } from "../../pipeline/testing/decode_response.ts";
-import { decodeAnswer } from "../../pipeline/testing/query_bytes.ts";
+import { decodeResponse } from "../../testing/decode_response.ts";
+import { decodeAnswer } from "../../testing/query_bytes.ts";
 import type { UpstreamResult } from "../../upstream/types.ts";
 import { EDNS_CLIENT_SUBNET } from "./client_subnet.ts";
 import { createUpstreamStage, type UpstreamStage } from "./upstream.ts";
@@ -590,7 +590,7 @@ Deno.test("upstream logs why a group failed, once per 30 s however often", async
     );
     assert.equal(res.status, "servfail_upstream");
   }
-  const lines = logger.lines.filter((l) => /upstream group/.test(l));
+  const lines = logger.lines.filter((l) => /Upstream group/.test(l));
   assert.equal(lines.length, 1);
   assert.match(lines[0]!, /certificate has expired/);
   await stage.close();

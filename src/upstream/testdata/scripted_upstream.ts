@@ -269,7 +269,8 @@ export function upstreamSettings(
     {
       servers: string[];
       strategy?: StrategyName;
-      timeout?: string;
+      /** Milliseconds. */
+      timeout?: number;
       maxInFlight?: number;
     }
   >,
@@ -281,7 +282,7 @@ export function upstreamSettings(
     filled[name] = {
       servers: g.servers,
       strategy: g.strategy ?? "parallel_best",
-      timeout: g.timeout ?? "500ms",
+      timeout: g.timeout ?? 500,
       maxInFlight: g.maxInFlight ?? 200,
     };
   }

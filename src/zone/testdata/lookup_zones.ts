@@ -2,7 +2,7 @@
  * The zones of the lookup tables: the same data the NSD 4.6.1 and Knot 3.2
  * runs used (README.md), so each expected answer is what NSD sent.
  */
-import { zoneFromText } from "./zone_text.ts";
+import { zoneFromText } from "../../testing/zone_text.ts";
 
 const O = "example.org.";
 

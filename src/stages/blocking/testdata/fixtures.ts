@@ -23,7 +23,7 @@ import {
   requestFor,
   type RequestOptions,
   snapshotOf,
-} from "../../../pipeline/testing/fixtures.ts";
+} from "../../../testing/fixtures.ts";
 import type { RRSet } from "../../../dns/rrset.ts";
 
 /**

@@ -16,8 +16,8 @@ import {
   requestFor,
   type RequestOptions,
   snapshotOf,
-  zoneFromText,
-} from "../../../pipeline/testing/fixtures.ts";
+} from "../../../testing/fixtures.ts";
+import { zoneFromText } from "../../../testing/zone_text.ts";
 import type { RRSet } from "../../../dns/rrset.ts";
 
 /** RRsets from lines `owner ttl class type rdata`. */

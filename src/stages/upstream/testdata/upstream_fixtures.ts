@@ -20,11 +20,11 @@ import type { Request } from "../../../pipeline/request.ts";
 import type { Snapshot } from "../../../pipeline/snapshot.ts";
 import { buildRequest } from "../../../pipeline/request_builder.ts";
 import type { UpstreamsSettings } from "../../../pipeline/settings.ts";
-import { snapshotOf } from "../../../pipeline/testing/fixtures.ts";
+import { snapshotOf } from "../../../testing/fixtures.ts";
 import {
   encodeQuery,
   type QueryOptions,
-} from "../../../pipeline/testing/query_bytes.ts";
+} from "../../../testing/query_bytes.ts";
 import type {
   Resolver,
   UpstreamRequest,

@@ -1,11 +1,12 @@
 /**
- * Zones written as presentation-format lines for tests, and answers turned
- * back into sorted lines, CoreDNS-table style.
+ * The one way tests write zones: presentation-format lines, and answers
+ * turned back into sorted lines, CoreDNS-table style.
  */
-import { parseRdata, typeCode } from "../../dns/rdata_text.ts";
-import { formatRRSet } from "../format.ts";
-import type { RecordData, RRSet } from "../../dns/rrset.ts";
-import type { ZoneContent } from "../types.ts";
+import { parseRdata, typeCode } from "../dns/rdata_text.ts";
+import { formatRRSet } from "../zone/format.ts";
+import { compareNames } from "../zone/canonical_order.ts";
+import type { RecordData, RRSet } from "../dns/rrset.ts";
+import type { ZoneContent } from "../zone/types.ts";
 
 function parseLine(line: string): { rrset: RRSet; rdata: RecordData } {
   const match = line.trim().match(/^(\S+)\s+(\d+)\s+IN\s+(\S+)\s+(.*)$/);
@@ -35,7 +36,10 @@ function parseLine(line: string): { rrset: RRSet; rdata: RecordData } {
   };
 }
 
-/** Builds RRsets from lines `owner ttl IN TYPE rdata`; lines of one owner+type join one RRset. */
+/**
+ * Builds RRsets from lines `owner ttl IN TYPE rdata`; lines of one owner
+ * and type join one RRset (the first line's TTL). Owners keep their case.
+ */
 export function rrsetsFromText(lines: string[]): RRSet[] {
   const rrsets = new Map<string, RRSet>();
   for (const line of lines) {
@@ -48,13 +52,21 @@ export function rrsetsFromText(lines: string[]): RRSet[] {
   return [...rrsets.values()];
 }
 
-/** A ZoneContent from presentation lines (the SOA among them). */
+/**
+ * A ZoneContent from presentation lines `owner ttl IN TYPE rdata` (the SOA
+ * among them), as the zone builder makes one: owners lowercase, RRsets in
+ * canonical order, the serial the SOA's (1 without one).
+ */
 export function zoneFromText(name: string, lines: string[]): ZoneContent {
+  const rrsets = rrsetsFromText(lines)
+    .map((rrset) => ({ ...rrset, name: rrset.name.toLowerCase() }))
+    .sort((a, b) => compareNames(a.name, b.name) || a.type - b.type);
+  const soa = rrsets.find((r) => r.type === 6)?.rdata[0];
   return {
     name,
     objectName: name.replace(/\.$/, "") || "root",
-    serial: 1,
-    rrsets: rrsetsFromText(lines),
+    serial: soa?.type === "SOA" ? soa.serial : 1,
+    rrsets,
   };
 }
 

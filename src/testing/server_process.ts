@@ -31,6 +31,8 @@ export interface SpawnOptions {
   /** @default 20000 */
   startTimeoutMs?: number;
   env?: Record<string, string>;
+  /** @default the test's own */
+  cwd?: string;
   /** Ask the readiness question over TCP (a server without UDP). */
   probeTcp?: boolean;
 }
@@ -43,6 +45,7 @@ export async function spawnServer(opts: SpawnOptions): Promise<RunningServer> {
     stdout: "piped",
     stderr: "piped",
     ...(opts.env ? { env: opts.env } : {}),
+    ...(opts.cwd ? { cwd: opts.cwd } : {}),
   }).spawn();
   let output = "";
   const collect = async (stream: ReadableStream<Uint8Array>) => {

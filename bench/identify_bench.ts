@@ -2,10 +2,10 @@
  * The identify stage's per-query cost on a memo hit (the common case):
  * it must stay far below a microsecond and allocate nothing.
  */
-import type { Request } from "../../pipeline/request.ts";
-import type { Response } from "../../pipeline/response.ts";
-import { requestFor, snapshotOf } from "../../pipeline/testing/fixtures.ts";
-import { createIdentifyStage } from "./identify.ts";
+import type { Request } from "../src/pipeline/request.ts";
+import type { Response } from "../src/pipeline/response.ts";
+import { requestFor, snapshotOf } from "../src/testing/fixtures.ts";
+import { createIdentifyStage } from "../src/stages/identify/identify.ts";
 
 const DROP: Response = { drop: true, status: "dropped", stage: "chain" };
 const next = () => DROP;

@@ -5,9 +5,9 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import denoJson from "../deno.json" with { type: "json" };
+import denoJson from "../../deno.json" with { type: "json" };
 
-const MAIN = join(import.meta.dirname!, "..", "main.ts");
+const MAIN = join(import.meta.dirname!, "..", "..", "main.ts");
 
 /** The flags of the serve task: its permissions, never -A. */
 export function serveTaskFlags(): string[] {

@@ -7,8 +7,8 @@
  */
 import { join } from "node:path";
 import YAML from "yaml";
-import { API_VERSION, type KObject } from "../../src/api/v1alpha1/meta.ts";
-import { REGEX_V8_FLAGS } from "../../src/blocking/parse/regex_engine.ts";
+import { API_VERSION, type KObject } from "../api/v1alpha1/meta.ts";
+import { serveTaskFlags } from "./serve_process.ts";
 import { freePort, hasIpv6Loopback } from "./free_port.ts";
 import { type RunningServer, spawnServer } from "./server_process.ts";
 
@@ -68,15 +68,11 @@ export async function startKudurru(
     const server = await spawnServer({
       label: "kudurru",
       command: Deno.execPath(),
+      // The serve task's own flags (deno.json), so these tests break when
+      // the README's command would; the data directory is ./data in `dir`.
       args: [
         "run",
-        `--v8-flags=${REGEX_V8_FLAGS}`,
-        "--unstable-net",
-        "--allow-net",
-        "--allow-env",
-        "--allow-sys=hostname,uid",
-        "--allow-read",
-        `--allow-write=${join(dir, "data")}`,
+        ...serveTaskFlags(),
         ...(opts.ffiSockets ? ["--allow-ffi"] : []),
         MAIN,
         "serve",
@@ -84,6 +80,7 @@ export async function startKudurru(
         config,
       ],
       env: { NO_COLOR: "1", ...opts.env },
+      cwd: dir,
       port,
       tempDir: dir,
       readyZone: opts.readyZone,
@@ -114,7 +111,7 @@ function kudurruConfig(
   const upstream = `127.0.0.1:${opts.upstreamPort}`;
   const local = () => ({ address: `127.0.0.1:${freePort()}` });
   return YAML.stringify({
-    node: { name: opts.nodeName ?? "interop", dataDir: join(dir, "data") },
+    node: { name: opts.nodeName ?? "interop", dataDir: "data" },
     objectsDir: join(dir, "objects.d"),
     listeners: {
       dns,

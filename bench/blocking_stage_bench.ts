@@ -1,16 +1,16 @@
 /**
  * Costs of the blocking stage per query, with a real 122k-name list:
- * `deno bench --allow-read src/stages/blocking/blocking_bench.ts`
+ * `deno bench --allow-read bench/blocking_stage_bench.ts`
  */
-import type { Response } from "../../pipeline/response.ts";
-import { createBlockingStage } from "./blocking.ts";
+import type { Response } from "../src/pipeline/response.ts";
+import { createBlockingStage } from "../src/stages/blocking/blocking.ts";
 import {
   blockingOf,
   blockingRequest,
   decision,
   wireResponse,
-} from "./testdata/fixtures.ts";
-import { loadRealList } from "./testdata/real_list.ts";
+} from "../src/stages/blocking/testdata/fixtures.ts";
+import { loadRealList } from "../src/stages/blocking/testdata/real_list.ts";
 
 const list = await loadRealList("dns/hagezi-light", "HaGeZi light");
 const blocking = blockingOf([list.data]);
