@@ -296,10 +296,11 @@ function answerResponse(
 ): Response {
   const continued = made.continued?.response;
   if (made.continued !== undefined && made.continued.wire === null) {
+    // The target's route sent nothing (an overloaded listener's drop).
     return {
       ...failure(
         req,
-        continued!.status === "overloaded" ? "overloaded" : "servfail",
+        "servfail",
         EDE_NETWORK_ERROR,
         `no answer for ${made.continueAt}, where the chain continues`,
       ),
