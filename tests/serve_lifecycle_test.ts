@@ -43,6 +43,7 @@ function spawnServer(cwd: string, env: Record<string, string> = {}) {
       KUDURRU_LISTENERS__DNS: `127.0.0.1:${freePort()}`,
       KUDURRU_LISTENERS__OPS__ADDRESS: `127.0.0.1:${freePort()}`,
       KUDURRU_LISTENERS__METRICS__ADDRESS: `127.0.0.1:${freePort()}`,
+      KUDURRU_LISTENERS__API__ADDRESS: `127.0.0.1:${freePort()}`,
       ...env,
     },
     stdout: "null",

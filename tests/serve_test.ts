@@ -38,6 +38,7 @@ function serveEnv(dns: number, ops: number, metrics: number) {
     KUDURRU_LISTENERS__DNS: `127.0.0.1:${dns}`,
     KUDURRU_LISTENERS__OPS__ADDRESS: `127.0.0.1:${ops}`,
     KUDURRU_LISTENERS__METRICS__ADDRESS: `127.0.0.1:${metrics}`,
+    KUDURRU_LISTENERS__API__ADDRESS: `127.0.0.1:${freePort()}`,
   };
 }
 

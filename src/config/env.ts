@@ -102,6 +102,9 @@ const OTHER_VARIABLES: ReadonlySet<string> = new Set([
   "KUDURRU_LOG_LEVEL",
   "KUDURRU_LOG_FORMAT",
   "KUDURRU_ADMIN_PASSWORD",
+  "KUDURRU_ENCRYPTION_KEY",
+  "KUDURRU_ENCRYPTION_KEY_PREVIOUS",
+  "KUDURRU_BOOTSTRAP_TOKEN",
 ]);
 
 /** The top-level setting variable `name` is one or two letters from, if any. */

@@ -130,7 +130,8 @@ const subjectSchema = z.strictObject({
   }),
 });
 
-const bindingSchema = z.strictObject({
+/** One role binding: a role, where it applies, and who gets it. */
+export const bindingSchema = z.strictObject({
   role: z.string().min(1).meta({
     help: "viewer, operator, admin, auditor or zone-admin",
   }),

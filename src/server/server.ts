@@ -46,6 +46,7 @@ import {
 } from "./querylog.ts";
 import { warnUnservedListeners } from "./unserved_listeners.ts";
 import { VERSION } from "../version.ts";
+import { startApiServer } from "../apiserver/api_server.ts";
 
 export interface ServerOptions {
   config: Config;
@@ -53,6 +54,8 @@ export interface ServerOptions {
   configSource: string | null;
   logger: Logger;
   registry?: Registry;
+  /** Environment variables read at start (admin password, keys). @default Deno.env */
+  env?: (name: string) => string | undefined;
   /** Overrides for tests; production uses the defaults. */
   objectsPollIntervalMs?: number;
   objectsDebounceMs?: number;
@@ -295,6 +298,24 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     await snapshots.synced;
     health.register("store", () => ({ ready: true }));
     if (dump.length > 0) forgetCacheDump(cacheDumpPath, logger);
+
+    const apiAddress = parseListenAddress(config.listeners.api.address);
+    const api = await startApiServer({
+      config,
+      store,
+      logger: logger.with({ component: "api" }),
+      env: opts.env ?? ((name) => Deno.env.get(name)),
+      hostname: apiAddress.hostname,
+      port: apiAddress.port,
+    });
+    stops.push(() => api.stop());
+    if (api.generatedPassword !== undefined) {
+      // Shown once: it is not stored anywhere but as a hash.
+      logger.warn(
+        "First start: log in as admin with this password, then change it",
+        { user: "admin", password: api.generatedPassword },
+      );
+    }
     health.markStarted();
 
     logger.info("kudurru is running", {

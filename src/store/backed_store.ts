@@ -70,9 +70,14 @@ function toEvent(entry: FeedEntry): WatchEvent {
   };
 }
 
-/** Kinds in KINDS order, then any others the backend holds, alphabetically. */
-function snapshotKinds(present: string[]): string[] {
+/**
+ * Kinds in KINDS order, then any others the backend holds, alphabetically
+ * (the internal kinds: accounts and tokens). A safe export has KINDS only:
+ * it is meant to be shared, and password and token hashes are not.
+ */
+function snapshotKinds(present: string[], safe: boolean): string[] {
   const known = KINDS.map((k) => k.kind);
+  if (safe) return known;
   return [...known, ...present.filter((k) => !known.includes(k)).sort()];
 }
 
@@ -312,7 +317,7 @@ export function createBackedStore(
     watch: (kind, wo = {}) => watchNow(kind, wo),
     elector: () => alwaysLeaderElector(node),
     snapshot: (so: SnapshotOptions = {}) =>
-      snapshotYaml(store, so, snapshotKinds(backend.kinds())),
+      snapshotYaml(store, so, snapshotKinds(backend.kinds(), so.safe === true)),
     restore: (text) => restoreYaml(store, text, validator),
     info(): StoreInfo {
       return { driver: backend.driver, ...backend.info(), leader: node };

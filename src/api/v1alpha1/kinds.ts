@@ -4,6 +4,18 @@
  */
 import type { z } from "zod";
 import {
+  apiTokenSchema,
+  apiTokenSpecSchema,
+  apiTokenStatusSchema,
+  roleBindingSchema,
+  serviceAccountSchema,
+  serviceAccountSpecSchema,
+  userSchema,
+  userSpecSchema,
+} from "./auth_kinds.ts";
+import { basicStatusSchema } from "./field_schemas.ts";
+import { bindingSchema } from "../../config/schema_auth.ts";
+import {
   dnsZoneSchema,
   dnsZoneSpecSchema,
   dnsZoneStatusSchema,
@@ -115,6 +127,68 @@ export const KINDS: readonly KindInfo[] = [
     immutableFields: [],
   },
 ];
+
+/**
+ * The internal kinds (auth_kinds.ts): stored and validated like the others,
+ * written by the API alone. Files, `kudurru apply -f`, `kudurru get`, the
+ * CRDs and `export --safe` know only KINDS.
+ */
+export const INTERNAL_KINDS: readonly KindInfo[] = [
+  internal("User", "users", "user", userSchema, userSpecSchema, false),
+  internal(
+    "ServiceAccount",
+    "serviceaccounts",
+    "serviceaccount",
+    serviceAccountSchema,
+    serviceAccountSpecSchema,
+    false,
+  ),
+  internal(
+    "APIToken",
+    "tokens",
+    "token",
+    apiTokenSchema,
+    apiTokenSpecSchema,
+    false,
+    apiTokenStatusSchema,
+  ),
+  internal(
+    "RoleBinding",
+    "rolebindings",
+    "rolebinding",
+    roleBindingSchema,
+    bindingSchema,
+    false,
+  ),
+];
+
+function internal(
+  kind: string,
+  plural: string,
+  singular: string,
+  objectSchema: z.ZodType,
+  specSchema: z.ZodType,
+  namespaced: boolean,
+  statusSchema: z.ZodType = basicStatusSchema,
+): KindInfo {
+  return {
+    kind,
+    plural,
+    singular,
+    shortNames: [],
+    namespaced,
+    objectSchema,
+    specSchema,
+    statusSchema,
+    immutableFields: [],
+  };
+}
+
+/** The kind of either registry: what the Store validates. */
+export function kindInfo(kind: unknown): KindInfo | undefined {
+  return KINDS.find((k) => k.kind === kind) ??
+    INTERNAL_KINDS.find((k) => k.kind === kind);
+}
 
 /**
  * The kind a word names, case-insensitively: the kind itself ("DNSZone"),

@@ -6,7 +6,7 @@
  */
 import type { z } from "zod";
 import { API_VERSION, type KObject } from "./meta.ts";
-import { type KindInfo, KINDS } from "./kinds.ts";
+import { type KindInfo, kindInfo, KINDS } from "./kinds.ts";
 
 /** One problem with one field. */
 export interface FieldIssue {
@@ -40,7 +40,7 @@ export function validateObject(input: unknown, old?: KObject): Validation {
         : `must be "${API_VERSION}", got ${JSON.stringify(input.apiVersion)}`,
     });
   }
-  const info = KINDS.find((k) => k.kind === input.kind);
+  const info = kindInfo(input.kind);
   if (info === undefined) {
     issues.push({ path: "kind", message: unknownKindMessage(input.kind) });
     return fail(issues);
@@ -66,7 +66,7 @@ export function validateObject(input: unknown, old?: KObject): Validation {
 
 /** Validates (and defaults) only the status of an object whose kind is known. */
 export function validateStatus(obj: KObject): Validation {
-  const info = KINDS.find((k) => k.kind === obj.kind);
+  const info = kindInfo(obj.kind);
   if (info === undefined) {
     return fail([{ path: "kind", message: unknownKindMessage(obj.kind) }]);
   }

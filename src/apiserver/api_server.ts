@@ -1,0 +1,246 @@
+/**
+ * The API listener (`listeners.api`): the app of app.ts with every route
+ * module, the accounts it needs on first start (the admin, a bootstrap
+ * token), keys for sessions and TOTP secrets, and TLS when configured.
+ */
+import type { Context } from "hono";
+import { ensureFirstAdmin } from "../auth/accounts.ts";
+import { BindingsSource } from "../auth/bindings_source.ts";
+import { loadEncryptionKeys } from "../auth/encryption_keys.ts";
+import { LoginLimiter } from "../auth/login_limits.ts";
+import { sealingKeys } from "../auth/sealed.ts";
+import { ensureGivenToken, TokenChecker } from "../auth/tokens.ts";
+import type { Config } from "../config/schema.ts";
+import type { Logger } from "../log/logger.ts";
+import { authorize } from "../rbac/authorize.ts";
+import type { Binding } from "../rbac/binding.ts";
+import type { Store } from "../store/store.ts";
+import { API_VERSION } from "../api/v1alpha1/meta.ts";
+import { type ApiApp, createApiApp, type RouteModule } from "./app.ts";
+import { apiTlsFiles } from "./api_tls.ts";
+import { authenticatedOf } from "./authenticated.ts";
+import { authentication } from "./authentication.ts";
+import { guardCheck } from "./guard_check.ts";
+import { accountRoutes } from "./routes/account_routes.ts";
+import { authRoutes } from "./routes/auth_routes.ts";
+import { objectRoutes, type Permits } from "./routes/objects.ts";
+
+export interface ApiServerOptions {
+  config: Config;
+  store: Store;
+  logger: Logger;
+  /** Environment variables (KUDURRU_ADMIN_PASSWORD[_FILE], KUDURRU_ENCRYPTION_KEY…). */
+  env: (name: string) => string | undefined;
+  hostname: string;
+  /** Route modules beyond accounts and objects (query log, operations, …). */
+  extraRoutes?: (shared: SharedRouteDeps) => RouteModule[];
+  now?: () => number;
+}
+
+/** What route modules share: the Store, the clock, the permission checks. */
+export interface SharedRouteDeps {
+  store: Store;
+  now: () => number;
+  permits(c: Context): Promise<Permits>;
+  logger: Logger;
+}
+
+/** The app with every route, and what first start printed. */
+export interface BuiltApi extends ApiApp {
+  /** The generated first admin password, shown once in the log. */
+  generatedPassword?: string;
+}
+
+/** Builds the API (tests serve it in-process; startApiServer serves it on the listener). */
+export async function buildApi(
+  opts: ApiServerOptions & { tls: boolean },
+): Promise<BuiltApi> {
+  const { config, store, logger } = opts;
+  const now = opts.now ?? Date.now;
+  const keys = await loadEncryptionKeys({
+    env: opts.env,
+    dataDir: config.node.dataDir,
+  });
+  for (const note of keys.notes) logger.info(note);
+  const sessionKeys = await sealingKeys(keys, "sessionCookie");
+  const totpKeys = await sealingKeys(keys, "totpSecret");
+  const first = await ensureFirstAdmin(store, {
+    password: secretVariable(opts.env, "KUDURRU_ADMIN_PASSWORD") ??
+      (config.auth.bootstrap.adminPassword ||
+        await readIfSet(config.auth.bootstrap.adminPasswordFile)),
+    logger,
+  });
+  await ensureBootstrapToken(store, opts.env);
+  const configured = config.rbac.bindings as unknown as Binding[];
+  const bindings = new BindingsSource(store, configured, now);
+  const limiter = new LoginLimiter({ now });
+  const tokens = new TokenChecker(store);
+  const times = {
+    idleMs: config.auth.session.idleTimeout,
+    lifetimeMs: config.auth.session.lifetime,
+  };
+  const permits = async (c: Context): Promise<Permits> => {
+    const who = authenticatedOf(c);
+    const held = await bindings.bindings();
+    return (resource, verb, scope) =>
+      who !== undefined &&
+      authorize(who.principal, held, { resource, verb, scope }).allowed;
+  };
+  const shared: SharedRouteDeps = { store, now, permits, logger };
+  const modules: RouteModule[] = [
+    authRoutes({
+      store,
+      limiter,
+      sessionKeys,
+      totpKeys,
+      times,
+      tls: opts.tls,
+      now,
+      localLogin: config.auth.localLogin,
+      bindings: () => bindings.bindings(),
+      clientAddress,
+    }),
+    accountRoutes({
+      store,
+      now,
+      maxTokenLifetimeMs: config.auth.tokens.maxLifetime,
+      configuredBindings: configured,
+      bindingsChanged: () => bindings.changed(),
+      mayManageAllTokens: async (c, verb) =>
+        (await permits(c))("tokens", verb, { kind: "cluster" }),
+    }),
+    objectRoutes({ store, permits }),
+    ...(opts.extraRoutes?.(shared) ?? []),
+  ];
+  const api = createApiApp({
+    logger,
+    tls: opts.tls,
+    check: guardCheck(() => bindings.bindings()),
+    authenticate: authentication({
+      store,
+      tokens,
+      sessionKeys,
+      times,
+      tls: opts.tls,
+      now,
+      clientAddress,
+    }),
+  }, modules);
+  return {
+    ...api,
+    ...(first.generatedPassword !== undefined &&
+      { generatedPassword: first.generatedPassword }),
+  };
+}
+
+/** A running API listener. */
+export interface ApiServer {
+  readonly addr: Deno.NetAddr;
+  readonly tls: boolean;
+  stop(): Promise<void>;
+}
+
+/** Serves the API on `listeners.api`. */
+export async function startApiServer(
+  opts: ApiServerOptions & { hostname: string; port: number },
+): Promise<ApiServer & { generatedPassword?: string }> {
+  const tlsFiles = await apiTlsFiles(opts.config.listeners.api.tls, {
+    dataDir: opts.config.node.dataDir,
+    hostname: opts.env("HOSTNAME") ?? opts.config.node.name,
+    logger: opts.logger,
+  });
+  const api = await buildApi({ ...opts, tls: tlsFiles !== undefined });
+  const server = Deno.serve({
+    hostname: opts.hostname,
+    port: opts.port,
+    ...(tlsFiles !== undefined && { cert: tlsFiles.cert, key: tlsFiles.key }),
+    onListen: () => {},
+    onError: (error) => {
+      opts.logger.error("API request failed", { error });
+      return new Response("internal error\n", { status: 500 });
+    },
+  }, api.app.fetch);
+  const addr = server.addr as Deno.NetAddr;
+  opts.logger.info("Serving the API", {
+    address: `${addr.hostname}:${addr.port}`,
+    tls: tlsFiles !== undefined,
+    docs: "/api/docs",
+  });
+  return {
+    addr,
+    tls: tlsFiles !== undefined,
+    stop: () => server.shutdown(),
+    ...(api.generatedPassword !== undefined &&
+      { generatedPassword: api.generatedPassword }),
+  };
+}
+
+/** The client's address as the socket saw it ("unknown" in tests without one). */
+export function clientAddress(c: Context): string {
+  const info = c.env as Deno.ServeHandlerInfo<Deno.NetAddr> | undefined;
+  return info?.remoteAddr?.hostname ?? "unknown";
+}
+
+/** `name`, or the contents of the file `name_FILE` names. */
+function secretVariable(
+  env: (name: string) => string | undefined,
+  name: string,
+): string | undefined {
+  const direct = env(name);
+  if (direct !== undefined && direct !== "") return direct;
+  const file = env(`${name}_FILE`);
+  if (file === undefined || file === "") return undefined;
+  try {
+    return Deno.readTextFileSync(file).replace(/[\r\n]+$/, "");
+  } catch (error) {
+    throw new Error(
+      `Cannot read ${name}_FILE "${file}": ${(error as Error).message}`,
+      { cause: error },
+    );
+  }
+}
+
+async function readIfSet(path: string): Promise<string | undefined> {
+  if (path === "") return undefined;
+  try {
+    return (await Deno.readTextFile(path)).replace(/[\r\n]+$/, "");
+  } catch (error) {
+    throw new Error(
+      `Cannot read auth.bootstrap.adminPasswordFile "${path}": ${
+        (error as Error).message
+      }`,
+      { cause: error },
+    );
+  }
+}
+
+/**
+ * KUDURRU_BOOTSTRAP_TOKEN[_FILE]: a token for automation, owned by the
+ * service account `bootstrap` with the admin role, made once.
+ */
+async function ensureBootstrapToken(
+  store: Store,
+  env: (name: string) => string | undefined,
+): Promise<void> {
+  const text = secretVariable(env, "KUDURRU_BOOTSTRAP_TOKEN");
+  if (text === undefined) return;
+  const account = { kind: "ServiceAccount" as const, name: "bootstrap" };
+  const options = { manager: "api", actor: "bootstrap" };
+  await store.apply({
+    apiVersion: API_VERSION,
+    kind: "ServiceAccount",
+    metadata: { name: account.name },
+    spec: { description: "Owns the KUDURRU_BOOTSTRAP_TOKEN token" },
+  }, options);
+  await store.apply({
+    apiVersion: API_VERSION,
+    kind: "RoleBinding",
+    metadata: { name: "bootstrap" },
+    spec: {
+      role: "admin",
+      scope: { kind: "cluster" },
+      subjects: [account],
+    },
+  }, options);
+  await ensureGivenToken(store, text, account, "KUDURRU_BOOTSTRAP_TOKEN");
+}

@@ -1,0 +1,111 @@
+/**
+ * The HTTP API as a Hono app (docs/api.md): the conventions every route
+ * shares (envelope, errors, security headers, authentication, the guard
+ * each route declares) and the route modules. api_server.ts serves it.
+ */
+import { OpenAPIHono } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import type { Logger } from "../log/logger.ts";
+import { ApiError, ERROR_KEYS, fromStoreError } from "./errors.ts";
+import { failed, STARTED } from "./envelope.ts";
+import { MAX_BODY_BYTES } from "./json_body.ts";
+import { type GuardCheck, RoutesTable } from "./routes_table.ts";
+import { AUTHENTICATED, type Authenticated } from "./authenticated.ts";
+import { VERSION } from "../version.ts";
+
+/** Who the caller is, from a session cookie or a token; undefined: anonymous. */
+export type Authenticate = (c: Context) => Promise<Authenticated | undefined>;
+
+/** What the app needs besides its routes. */
+export interface AppOptions {
+  logger: Logger;
+  authenticate: Authenticate;
+  /** Checks a route's guard for the caller (routes_table.ts). */
+  check: GuardCheck;
+  /** Whether the API is served over TLS (HSTS, Secure cookies). */
+  tls: boolean;
+}
+
+/** A route module: defines its routes on the table. */
+export type RouteModule = (routes: RoutesTable) => void;
+
+/** The app and the table of its routes. */
+export interface ApiApp {
+  app: OpenAPIHono;
+  routes: RoutesTable;
+}
+
+/** Builds the app with `modules`' routes and the OpenAPI document at /api/v1/openapi.json. */
+export function createApiApp(
+  opts: AppOptions,
+  modules: readonly RouteModule[],
+): ApiApp {
+  const app = new OpenAPIHono();
+  app.use("*", async (c, next) => {
+    c.set(STARTED as never, performance.now() as never);
+    securityHeaders(c, opts.tls);
+    const length = Number(c.req.header("content-length") ?? "0");
+    if (length > MAX_BODY_BYTES) {
+      throw new ApiError(
+        "body_too_large",
+        `The body is larger than ${MAX_BODY_BYTES} bytes`,
+      );
+    }
+    const who = await opts.authenticate(c);
+    if (who !== undefined) c.set(AUTHENTICATED as never, who as never);
+    await next();
+  });
+  app.onError((error, c) => {
+    const mapped = fromStoreError(error);
+    if (mapped instanceof ApiError) return failed(c, mapped);
+    opts.logger.error("API request failed", {
+      method: c.req.method,
+      path: c.req.path,
+      error,
+    });
+    return failed(
+      c,
+      new ApiError("internal", "Internal error", {
+        hint: "the server log has the details",
+      }),
+    );
+  });
+  app.notFound((c) =>
+    failed(
+      c,
+      new ApiError("not_found", `No route ${c.req.method} ${c.req.path}`),
+    )
+  );
+  const routes = new RoutesTable(app, opts.check);
+  for (const module of modules) module(routes);
+  app.doc31("/api/v1/openapi.json", {
+    openapi: "3.1.0",
+    info: {
+      title: "kudurru API",
+      version: VERSION,
+      description: "The management API of kudurru. Errors: " +
+        Object.entries(ERROR_KEYS).map(([key, e]) =>
+          `\`${key}\` (${e.status}): ${e.means}`
+        ).join("; ") + ".",
+    },
+  });
+  return { app, routes };
+}
+
+/**
+ * Headers every answer carries: nothing is framed, sniffed or loaded from
+ * elsewhere; over TLS browsers stay on HTTPS.
+ */
+function securityHeaders(c: Context, tls: boolean): void {
+  c.header(
+    "Content-Security-Policy",
+    "default-src 'self'; frame-ancestors 'none'",
+  );
+  c.header("X-Content-Type-Options", "nosniff");
+  c.header("X-Frame-Options", "DENY");
+  c.header("Referrer-Policy", "same-origin");
+  c.header("Cache-Control", "no-store");
+  if (tls) {
+    c.header("Strict-Transport-Security", "max-age=31536000");
+  }
+}

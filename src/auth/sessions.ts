@@ -1,0 +1,98 @@
+/**
+ * Login sessions as sealed cookies: the cookie holds who logged in, when,
+ * when last seen and the CSRF value, sealed with the session key, so the
+ * server keeps no session table. A session ends after `idle` without a
+ * request (sliding) or `lifetime` after the login, and every session of a
+ * user ends when the user's sessionsValidAfter moves past its login
+ * (password change, "log out everywhere", disabling the user).
+ */
+import type { User } from "../api/v1alpha1/auth_kinds.ts";
+import type { Store } from "../store/store.ts";
+import { findUser } from "./accounts.ts";
+import { toBase64url } from "./base64url.ts";
+import { open, seal, type SealingKeys } from "./sealed.ts";
+
+/**
+ * The cookie's name. Over TLS it is sent as `__Host-kudurru_session`
+ * (Secure, no Domain, path /), which no other host can set.
+ */
+export const SESSION_COOKIE = "kudurru_session";
+
+/** What the sealed cookie holds. */
+export interface SessionClaims {
+  /** The user's name. */
+  u: string;
+  /** Issued at (ms since the epoch). */
+  iat: number;
+  /** Last seen (ms): the idle timeout counts from here. */
+  seen: number;
+  /** The CSRF value writes must echo. */
+  csrf: string;
+}
+
+/** How long sessions last (auth.session). */
+export interface SessionTimes {
+  idleMs: number;
+  lifetimeMs: number;
+}
+
+/** Seconds between refreshes of `seen`: not every request needs a new cookie. */
+const REFRESH_AFTER_MS = 60_000;
+
+/** A new session for `user`, sealed. */
+export async function newSession(
+  user: User,
+  keys: SealingKeys,
+  now: number,
+): Promise<{ cookie: string; claims: SessionClaims }> {
+  const claims: SessionClaims = {
+    u: user.metadata.name,
+    iat: now,
+    seen: now,
+    csrf: toBase64url(crypto.getRandomValues(new Uint8Array(18))),
+  };
+  return { cookie: await seal(claims, keys), claims };
+}
+
+/** A session that holds, with the user, and a refreshed cookie when one is due. */
+export interface LiveSession {
+  claims: SessionClaims;
+  user: User;
+  /** Set when the cookie should be sent again with a later `seen`. */
+  refreshed?: string;
+}
+
+/**
+ * The session of `cookie`, or undefined when it does not open, has run out,
+ * was revoked, or its user is gone or disabled.
+ */
+export async function openSession(
+  store: Store,
+  cookie: string,
+  keys: SealingKeys,
+  times: SessionTimes,
+  now: number,
+): Promise<LiveSession | undefined> {
+  const claims = asClaims(await open(cookie, keys));
+  if (claims === undefined) return undefined;
+  if (now - claims.seen > times.idleMs) return undefined;
+  if (now - claims.iat > times.lifetimeMs) return undefined;
+  if (claims.iat > now + 60_000) return undefined; // from the future: a clock or a forgery
+  const user = await findUser(store, claims.u);
+  if (user === undefined || user.spec!.disabled) return undefined;
+  const after = user.spec!.sessionsValidAfter;
+  if (after !== undefined && claims.iat < Date.parse(after)) return undefined;
+  if (now - claims.seen < REFRESH_AFTER_MS) return { claims, user };
+  const next = { ...claims, seen: now };
+  return { claims: next, user, refreshed: await seal(next, keys) };
+}
+
+function asClaims(value: unknown): SessionClaims | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  const c = value as Partial<SessionClaims>;
+  if (
+    typeof c.u !== "string" || typeof c.iat !== "number" ||
+    typeof c.seen !== "number" || typeof c.csrf !== "string"
+  ) return undefined;
+  return c as SessionClaims;
+}
