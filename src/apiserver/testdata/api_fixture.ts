@@ -7,7 +7,12 @@ import { configSchema } from "../../config/schema.ts";
 import { memoryLogger } from "../../log/logger.ts";
 import { createMemoryStore } from "../../store/memory/memory_store.ts";
 import type { Store } from "../../store/store.ts";
-import { buildApi, type BuiltApi } from "../api_server.ts";
+import {
+  buildApi,
+  type BuiltApi,
+  type SharedRouteDeps,
+} from "../api_server.ts";
+import type { RouteModule } from "../app.ts";
 
 export const ADMIN_PASSWORD = "correct horse battery staple";
 const KEY = "91ab59071731456f3a8fac59786fb4be0f0da307d6a03b2449e8e764693f52e9";
@@ -36,11 +41,16 @@ export async function apiFixture(
     config?: Record<string, unknown>;
     env?: Record<string, string>;
     adminPassword?: string | null;
+    /** Route modules besides accounts and objects, as the server adds them. */
+    extraRoutes?: (shared: SharedRouteDeps) => RouteModule[];
+    /** The Store to use. @default a memory store */
+    store?: Store;
   } = {},
 ): Promise<ApiFixture> {
   const dataDir = await Deno.makeTempDir({ prefix: "kudurru-api-" });
   const clock = new Clock();
-  const store = createMemoryStore({ now: () => new Date(clock.t) });
+  const store = opts.store ??
+    createMemoryStore({ now: () => new Date(clock.t) });
   const config = configSchema.parse({
     node: { dataDir, name: "test" },
     ...opts.config,
@@ -59,6 +69,7 @@ export async function apiFixture(
     hostname: "test",
     tls: false,
     now: clock.now,
+    ...(opts.extraRoutes !== undefined && { extraRoutes: opts.extraRoutes }),
   });
   return {
     api,
