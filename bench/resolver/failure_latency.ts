@@ -12,7 +12,7 @@
 import { parseArgs } from "node:util";
 import { query, queryMessage } from "../../src/testing/dns_client.ts";
 import { startKudurruResolver } from "./kudurru_resolver.ts";
-import { rcodeName } from "../../src/cli/event_table.ts";
+import { rcodeName } from "../../src/dns/wire/rcode_name.ts";
 
 const { values } = parseArgs({
   args: Deno.args,

@@ -248,3 +248,23 @@ Deno.test("api OpenAPI document is served and every route declares what it needs
     );
   }
 });
+
+Deno.test("api OpenAPI document is valid OpenAPI 3.1", async () => {
+  const { Validator } = await import("@seriousme/openapi-schema-validator");
+  await using f = await apiFixture();
+  const doc = await f.client().request("GET", "/api/v1/openapi.json");
+  const result = await new Validator().validate(doc.body);
+  assert.equal(result.valid, true, JSON.stringify(result).slice(0, 2000));
+});
+
+Deno.test("api every route's permission is a row of the permissions table", async () => {
+  const { permission } = await import("../rbac/permissions.ts");
+  await using f = await apiFixture();
+  for (const route of f.api.routes.routes) {
+    if ("public" in route.guard) continue;
+    assert.ok(
+      permission(route.guard.resource, route.guard.verb) !== undefined,
+      `${route.method} ${route.path}: ${route.guard.verb} ${route.guard.resource} is in no row`,
+    );
+  }
+});

@@ -73,7 +73,7 @@ export const ERROR_KEYS = {
   unavailable: {
     status: 503,
     means:
-      "storage cannot take the change now (a full disk, a locked database); nothing was changed",
+      "the server cannot do it now (a full disk, a locked database, no DNS listener running); nothing was changed",
   },
 } as const satisfies Record<string, { status: number; means: string }>;
 

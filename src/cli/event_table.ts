@@ -2,51 +2,10 @@
  * How `kudurru querylog` prints events as a table, and the names it reads
  * and prints for question types, classes and response codes.
  */
-import { CLASS, typeFromName, typeName } from "../dns/wire/constants.ts";
+import { CLASS, typeName } from "../dns/wire/constants.ts";
 import type { LoggedEvent } from "../querylog/queries.ts";
 import { formatLogTime } from "./log_time.ts";
-
-/** Response code names (IANA "DNS RCODEs"; 16 is BADVERS with EDNS). */
-const RCODE_NAMES = [
-  "NOERROR",
-  "FORMERR",
-  "SERVFAIL",
-  "NXDOMAIN",
-  "NOTIMP",
-  "REFUSED",
-  "YXDOMAIN",
-  "YXRRSET",
-  "NXRRSET",
-  "NOTAUTH",
-  "NOTZONE",
-  "DSOTYPENI",
-];
-const BADVERS = 16;
-
-/** "NXDOMAIN"; "RCODE12" for a code with no name; "-" when nothing was sent (-1). */
-export function rcodeName(rcode: number): string {
-  if (rcode < 0) return "-";
-  if (rcode === BADVERS) return "BADVERS";
-  return RCODE_NAMES[rcode] ?? `RCODE${rcode}`;
-}
-
-/** The code of an rcode name (any case) or of a number; undefined otherwise. */
-export function rcodeFromName(text: string): number | undefined {
-  const upper = text.toUpperCase();
-  if (upper === "BADVERS") return BADVERS;
-  const at = RCODE_NAMES.indexOf(upper);
-  if (at >= 0) return at;
-  const code = /^(?:RCODE)?(0|[1-9][0-9]{0,3})$/.exec(upper)?.[1];
-  return code !== undefined && Number(code) <= 4095 ? Number(code) : undefined;
-}
-
-/** The code of a type name (any case), `TYPEnnn` or a number 0-65535. */
-export function qtypeFromText(text: string): number | undefined {
-  if (/^(0|[1-9][0-9]{0,4})$/.test(text)) {
-    return Number(text) <= 65535 ? Number(text) : undefined;
-  }
-  return typeFromName(text);
-}
+import { rcodeName } from "../dns/wire/rcode_name.ts";
 
 const CLASS_NAMES = new Map<number, string>(
   Object.entries(CLASS).map(([name, code]) => [code, name]),

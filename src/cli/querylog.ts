@@ -22,11 +22,9 @@ import {
   explainQueryLogFailure,
   openQueryLogForReading,
 } from "./querylog_open.ts";
-import {
-  qtypeFromText,
-  rcodeFromName,
-  renderEventTable,
-} from "./event_table.ts";
+import { renderEventTable } from "./event_table.ts";
+import { qtypeFromText } from "../dns/wire/constants.ts";
+import { rcodeFromName } from "../dns/wire/rcode_name.ts";
 import { timeWindow } from "./log_time.ts";
 
 export interface QuerylogCommandOptions {

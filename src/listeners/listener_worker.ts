@@ -4,7 +4,11 @@
  * its socket, swaps snapshots in and stops gracefully. worker_entry.ts runs
  * it with the standard chain; tests run it with small data planes.
  */
-import type { DataPlane, DataPlaneFactory } from "../pipeline/data_plane.ts";
+import type {
+  DataPlane,
+  DataPlaneFactory,
+  ExplainedQuestion,
+} from "../pipeline/data_plane.ts";
 import type { Snapshot } from "../pipeline/snapshot.ts";
 import { SnapshotReceiver } from "./snapshot_post.ts";
 import type { SerializedEntry } from "../pipeline/cache_dump.ts";
@@ -253,6 +257,16 @@ export function runListenerWorker(createDataPlane: DataPlaneFactory): void {
     }
   }
 
+  /** Posts the plane's explanation; nothing to explain with posts none. */
+  function explain(id: number, question: ExplainedQuestion, client: string) {
+    const explaining = plane?.explain?.(question, client);
+    if (explaining === undefined) return post({ type: "explained", id });
+    explaining.then(
+      (explanation) => post({ type: "explained", id, explanation }),
+      () => post({ type: "explained", id }),
+    );
+  }
+
   scope.onmessage = (event) => {
     const msg = event.data;
     switch (msg.type) {
@@ -285,6 +299,9 @@ export function runListenerWorker(createDataPlane: DataPlaneFactory): void {
             subtree: msg.subtree === true,
           }) ?? 0,
         });
+        return;
+      case "explain":
+        explain(msg.id, msg.question, msg.client);
         return;
       case "restart-event-strings":
         restartEventStrings();

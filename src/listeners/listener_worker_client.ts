@@ -16,6 +16,8 @@ import { formatListenAddress } from "./listen_address.ts";
 import { SnapshotSender } from "./snapshot_post.ts";
 import type { SerializedEntry } from "../pipeline/cache_dump.ts";
 import type { FlushOptions } from "../pipeline/flushed_names.ts";
+import type { ExplainedQuestion } from "../pipeline/data_plane.ts";
+import type { Explanation } from "../pipeline/explanation.ts";
 import type {
   CounterDeltas,
   WorkerReply,
@@ -60,6 +62,15 @@ export interface ListenerWorker {
    * when the worker has no cache or has stopped.
    */
   flushCache(name?: string, opts?: FlushOptions): Promise<number>;
+  /**
+   * How the worker's data plane would answer `question` from `client`
+   * (DataPlane.explain); undefined when it cannot say (no plane that
+   * explains, or the worker stopped).
+   */
+  explain(
+    question: ExplainedQuestion,
+    client: string,
+  ): Promise<Explanation | undefined>;
   /**
    * Graceful stop, then terminate; never rejects. Resolves to the worker's
    * cache dump: the one taken as the stop began when the worker did not
@@ -123,9 +134,11 @@ export function startListenerWorker(
   const stopped = Promise.withResolvers<SerializedEntry[]>();
   let bound: BoundAddress | null = null;
   let terminated = false;
-  /** Flushes waiting for the worker's answer, by request id. */
+  /** Flushes waiting for the worker's answer, by request id (ids shared with explains). */
   const flushes = new Map<number, (removed: number) => void>();
-  let nextFlushId = 1;
+  let nextRequestId = 1;
+  /** Explanations waiting for the worker's answer, by request id. */
+  const explains = new Map<number, (e: Explanation | undefined) => void>();
   let malformedEventBatches = 0;
   const eventReceiver = new QueryEventReceiver();
   /** A restart of the worker's string table was asked for and not seen yet. */
@@ -141,6 +154,8 @@ export function startListenerWorker(
     worker.terminate();
     for (const resolve of flushes.values()) resolve(0);
     flushes.clear();
+    for (const resolve of explains.values()) resolve(undefined);
+    explains.clear();
     stopped.resolve(cache ?? earlyDump ?? []);
   };
 
@@ -176,7 +191,7 @@ export function startListenerWorker(
     },
     flushCache(name, opts) {
       if (terminated) return Promise.resolve(0);
-      const id = nextFlushId++;
+      const id = nextRequestId++;
       const done = new Promise<number>((resolve) => flushes.set(id, resolve));
       worker.postMessage(
         {
@@ -185,6 +200,17 @@ export function startListenerWorker(
           ...(name !== undefined && { name }),
           ...(opts?.subtree === true && { subtree: true }),
         } satisfies WorkerRequest,
+      );
+      return done;
+    },
+    explain(question, client) {
+      if (terminated) return Promise.resolve(undefined);
+      const id = nextRequestId++;
+      const done = new Promise<Explanation | undefined>((resolve) =>
+        explains.set(id, resolve)
+      );
+      worker.postMessage(
+        { type: "explain", id, question, client } satisfies WorkerRequest,
       );
       return done;
     },
@@ -313,6 +339,10 @@ export function startListenerWorker(
       case "cache-flushed":
         flushes.get(msg.id)?.(msg.removed);
         flushes.delete(msg.id);
+        return;
+      case "explained":
+        explains.get(msg.id)?.(msg.explanation);
+        explains.delete(msg.id);
         return;
       case "cache-dump":
         earlyDumpPosted = true;

@@ -29,6 +29,8 @@ import { TCP_IDLE_TIMEOUT_MS, TCP_MAX_CONNECTIONS } from "./tcp.ts";
 import { type CounterDeltas, emptySocketCounters } from "./worker_messages.ts";
 import { emptyCacheStats } from "../pipeline/cache_stats.ts";
 import type { FlushOptions } from "../pipeline/flushed_names.ts";
+import type { ExplainedQuestion } from "../pipeline/data_plane.ts";
+import type { Explanation } from "../pipeline/explanation.ts";
 import { mergeEntries, type SerializedEntry } from "../pipeline/cache_dump.ts";
 import {
   type BoundAddress,
@@ -119,6 +121,15 @@ export interface DnsListeners {
    * summed over the workers.
    */
   flushCache(name?: string, opts?: FlushOptions): Promise<number>;
+  /**
+   * How `question` from `client` would be answered now, by the first
+   * worker that can say (each worker has its own cache, so another may
+   * have cached otherwise); undefined when none can.
+   */
+  explain(
+    question: ExplainedQuestion,
+    client: string,
+  ): Promise<Explanation | undefined>;
   /** Graceful: stop accepting, finish the queries in flight, close. */
   stop(): Promise<void>;
   /**
@@ -170,6 +181,13 @@ export async function startDnsListeners(
         set.workers.map((w) => w.flushCache(name, opts)),
       );
       return removed.reduce((sum, n) => sum + n, 0);
+    },
+    async explain(question, client) {
+      for (const worker of set.workers) {
+        const explanation = await worker.explain(question, client);
+        if (explanation !== undefined) return explanation;
+      }
+      return undefined;
     },
     async stop() {
       await stopListenerSet(set);

@@ -10,6 +10,8 @@ import type { CounterBatch, DetailBatch } from "../pipeline/stage_counters.ts";
 import type { SerializedEntry } from "../pipeline/cache_dump.ts";
 import type { PostedQueryEvents } from "../pipeline/query_event_pack.ts";
 import type { CacheStats } from "../pipeline/cache_stats.ts";
+import type { ExplainedQuestion } from "../pipeline/data_plane.ts";
+import type { Explanation } from "../pipeline/explanation.ts";
 import type { UpstreamCounts } from "../upstream/upstream_counters.ts";
 import type { LibcUdpSocket } from "./libc_udp.ts";
 
@@ -72,6 +74,13 @@ export type WorkerRequest =
    * those for the names below it too.
    */
   | { type: "flush-cache"; id: number; name?: string; subtree?: boolean }
+  /** Explain how `question` from `client` would be answered (DataPlane.explain). */
+  | {
+    type: "explain";
+    id: number;
+    question: ExplainedQuestion;
+    client: string;
+  }
   /**
    * An `events` batch did not follow the previous one (see
    * QueryEventReceiver): start a new string table.
@@ -159,6 +168,8 @@ export type WorkerReply =
   | { type: "cache-share"; entries: SerializedEntry[] }
   /** The answer to `flush-cache` `id`: how many entries went. */
   | { type: "cache-flushed"; id: number; removed: number }
+  /** The answer to `explain` `id`; absent when the plane cannot explain. */
+  | { type: "explained"; id: number; explanation?: Explanation }
   /**
    * The cache dump taken as the stop began, before the queries in flight
    * are waited for (`cache` absent: the pipeline has no cache): the main

@@ -6,6 +6,7 @@
  */
 import type { SerializedEntry } from "./cache_dump.ts";
 import type { CacheStats } from "./cache_stats.ts";
+import type { Explanation } from "./explanation.ts";
 import type { FlushOptions } from "./flushed_names.ts";
 import type { QueryHandler } from "./handler.ts";
 import type { Logger } from "../log/logger.ts";
@@ -79,6 +80,18 @@ export interface DataPlane {
    * other query is answered as before.
    */
   enterLameduck(): void;
+  /**
+   * Why `question` asked by `client` (an address) would be answered as it
+   * would be now: nothing is forwarded, counted or logged. Absent when the
+   * plane cannot explain (listener tests' small planes).
+   */
+  explain?(question: ExplainedQuestion, client: string): Promise<Explanation>;
+}
+
+/** A question to explain: a name and a type code (class IN). */
+export interface ExplainedQuestion {
+  name: string;
+  type: number;
 }
 
 /** What a worker passes when it builds its data plane. */

@@ -50,6 +50,20 @@ export interface PipelineQueryHandler extends QueryHandler {
   readonly counters: StageCounters;
   /** From now on requests carry `lameduck` (the server is stopping). */
   enterLameduck(): void;
+  /**
+   * Runs `query` as if `client` had sent it, to explain the answer (the
+   * API's "why"): the chain without `log`, the Request marked `explain`, so
+   * nothing is forwarded, counted or logged. Never rejects.
+   */
+  explain(query: Uint8Array, client: ClientInfo): Promise<Explained>;
+}
+
+/** What explain() found: the request as the stages left it, and the answer. */
+export interface Explained {
+  request: Request | undefined;
+  response: Response;
+  /** The answer's bytes, null when nothing would be sent. */
+  bytes: Uint8Array | null;
 }
 
 /** Builds the chain from `opts.stages` and returns the handler listeners call. */
@@ -58,6 +72,10 @@ export function createQueryHandler(
 ): PipelineQueryHandler {
   const counters = opts.counters ?? createStageCounters();
   const chain = buildChain(opts.stages, { logger: opts.logger, counters });
+  const explainChain = buildChain(opts.stages, {
+    logger: opts.logger,
+    from: "ingress",
+  });
   const fallbackNode: NodeIdentity = {
     name: opts.nodeName ?? "kudurru",
     version: opts.version ?? VERSION,
@@ -158,6 +176,28 @@ export function createQueryHandler(
     },
     enterLameduck() {
       lameduck = true;
+    },
+    async explain(query, client) {
+      const current = snapshot;
+      let req: Request | undefined;
+      try {
+        req = buildRequest(query, {
+          client,
+          snapshot: current,
+          node: current?.node ?? fallbackNode,
+          received: now(),
+          explain: true,
+        });
+        const response = await explainChain(req);
+        return { request: req, response, bytes: toBytes(req, response) };
+      } catch (error) {
+        opts.logger.error("Explaining a query failed", { error });
+        return {
+          request: req,
+          response: { drop: true, status: "servfail", stage: "chain" },
+          bytes: null,
+        };
+      }
     },
   };
 }

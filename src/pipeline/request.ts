@@ -45,6 +45,11 @@ export interface Request {
    * balancers move away; everything else is answered as usual.
    */
   readonly lameduck: boolean;
+  /**
+   * Asked to explain what would happen (the API's "why"), not to answer a
+   * client: nothing is forwarded, counted or logged.
+   */
+  readonly explain?: true;
   /** The question name in lowercase ("" without a question). */
   readonly qname: string;
   /**

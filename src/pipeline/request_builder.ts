@@ -24,6 +24,8 @@ export interface RequestContext {
   received: number;
   /** @default false */
   lameduck?: boolean;
+  /** See Request.explain. */
+  explain?: true;
 }
 
 /**
@@ -50,6 +52,7 @@ export function buildRequest(bytes: Uint8Array, ctx: RequestContext): Request {
     snapshot: ctx.snapshot,
     node: ctx.node,
     lameduck: ctx.lameduck ?? false,
+    ...(ctx.explain && { explain: true as const }),
     qname: query.question?.name.toLowerCase() ?? "",
     maxSize: answerSizeLimit(query, ctx.client.transport),
     groups: [],

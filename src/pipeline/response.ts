@@ -55,6 +55,12 @@ export interface Response {
   cacheable?: boolean;
   /** Keep out of the query log (the health check); counters still count it. */
   unlogged?: boolean;
+  /**
+   * An explained query (Request.explain) the upstream stage would forward:
+   * the group, and the rule that picked it (forward zone, conditional,
+   * policy or default) with its suffix.
+   */
+  route?: { group: string; rule: string; suffix?: string };
 }
 
 /** The sections of an answer, all optional. */

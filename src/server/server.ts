@@ -46,7 +46,8 @@ import {
 } from "./querylog.ts";
 import { warnUnservedListeners } from "./unserved_listeners.ts";
 import { VERSION } from "../version.ts";
-import { startApiServer } from "../apiserver/api_server.ts";
+import { clientAddress, startApiServer } from "../apiserver/api_server.ts";
+import { whyRoutes } from "../apiserver/routes/why_routes.ts";
 
 export interface ServerOptions {
   config: Config;
@@ -307,6 +308,12 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       env: opts.env ?? ((name) => Deno.env.get(name)),
       hostname: apiAddress.hostname,
       port: apiAddress.port,
+      extraRoutes: () => [
+        whyRoutes({
+          explain: (question, client) => listeners.explain(question, client),
+          clientAddress,
+        }),
+      ],
     });
     stops.push(() => api.stop());
     if (api.generatedPassword !== undefined) {

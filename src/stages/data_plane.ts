@@ -11,7 +11,11 @@ import {
   continuationThrough,
   type ContinueChain,
 } from "../pipeline/chain_continuation.ts";
-import type { DataPlane } from "../pipeline/data_plane.ts";
+import type { DataPlane, ExplainedQuestion } from "../pipeline/data_plane.ts";
+import { CLASS } from "../dns/wire/constants.ts";
+import { encodeQueryMessage } from "../dns/wire/query_message.ts";
+import { explanationOf } from "./explanation.ts";
+import type { Explanation } from "../pipeline/explanation.ts";
 import {
   createQueryHandler,
   type PipelineQueryHandler,
@@ -132,8 +136,20 @@ export interface StandardDataPlane extends DataPlane {
   readonly cache: CacheStage;
   readonly events?: QueryEventBuffer;
   drainRateLimitEvictions(): number;
+  explain(question: ExplainedQuestion, client: string): Promise<Explanation>;
   /** Closes the upstream connections it opened. */
   close(): Promise<void>;
+}
+
+/** The query a stub resolver would send for `question` (RD, EDNS, no DO). */
+function explainedQuery(question: ExplainedQuestion): Uint8Array {
+  return encodeQueryMessage({
+    id: 0,
+    question: { name: question.name, type: question.type, class: CLASS.IN },
+    rd: true,
+    cd: false,
+    edns: { udpSize: 1232, dnssecOk: false, options: [] },
+  });
 }
 
 /** Builds one worker's data plane: every standard stage, one set of counters. */
@@ -186,6 +202,17 @@ export function createDataPlane(
     ...(events && { events }),
     drainRateLimitEvictions: () => ingress.drainRateLimitCounters().evicted,
     enterLameduck: () => pipeline.enterLameduck(),
+    explain: async (question, client) =>
+      explanationOf(
+        await pipeline.explain(explainedQuery(question), {
+          address: client,
+          port: 0,
+          // Over TCP: the UDP rate limit is not spent, and the answer is
+          // never cut.
+          transport: "tcp",
+        }),
+        client,
+      ),
     close: () => upstream.close(),
   };
 }

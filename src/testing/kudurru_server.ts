@@ -54,17 +54,21 @@ export interface KudurruOptions {
 /** Starts `kudurru serve` on a free loopback port. */
 export async function startKudurru(
   opts: KudurruOptions,
-): Promise<RunningServer & { dataDir: string }> {
+): Promise<RunningServer & { dataDir: string; apiUrl: string }> {
   const dir = await Deno.makeTempDir({ prefix: "kudurru-interop-" });
   try {
     const port = freePort();
+    const apiPort = freePort();
     await Deno.mkdir(join(dir, "objects.d"));
     await Deno.writeTextFile(
       join(dir, "objects.d", "corpus.yaml"),
       opts.objects.map((o) => YAML.stringify(withoutStatus(o))).join("---\n"),
     );
     const config = join(dir, "kudurru.yaml");
-    await Deno.writeTextFile(config, kudurruConfig(dir, port, opts));
+    await Deno.writeTextFile(
+      config,
+      kudurruConfig(dir, port, apiPort, opts),
+    );
     const server = await spawnServer({
       label: "kudurru",
       command: Deno.execPath(),
@@ -86,7 +90,10 @@ export async function startKudurru(
       readyZone: opts.readyZone,
       startTimeoutMs: opts.startTimeoutMs ?? 60_000,
     });
-    return Object.assign(server, { dataDir: join(dir, "data") });
+    return Object.assign(server, {
+      dataDir: join(dir, "data"),
+      apiUrl: `http://127.0.0.1:${apiPort}`,
+    });
   } catch (error) {
     await Deno.remove(dir, { recursive: true }).catch(() => {});
     throw error;
@@ -102,6 +109,7 @@ function withoutStatus(o: KObject): KObject {
 function kudurruConfig(
   dir: string,
   port: number,
+  apiPort: number,
   opts: KudurruOptions,
 ): string {
   const dns = [{ address: `127.0.0.1:${port}`, protocols: ["udp", "tcp"] }];
@@ -115,7 +123,7 @@ function kudurruConfig(
     objectsDir: join(dir, "objects.d"),
     listeners: {
       dns,
-      api: local(),
+      api: { address: `127.0.0.1:${apiPort}` },
       ops: local(),
       metrics: local(),
       internal: local(),

@@ -6,6 +6,7 @@
  * the group can score and report.
  */
 import { RCODE } from "../dns/wire/constants.ts";
+import { rcodeName } from "../dns/wire/rcode_name.ts";
 import {
   checkAnswer,
   expectationOf,
@@ -54,10 +55,6 @@ interface CheckedAnswer {
   edns: boolean;
   extendedErrors: Uint8Array[];
 }
-
-const RCODE_NAMES = new Map<number, string>(
-  Object.entries(RCODE).map(([name, code]) => [code, name]),
-);
 
 /**
  * Asks `endpoint` the question of `request` until `signal` aborts. A good
@@ -153,8 +150,4 @@ async function exchangeChecked(
   const check = checkAnswer(expectationOf(query), message);
   if (!check.ok) throw new UnusableAnswerError(`unusable answer: ${check.why}`);
   return { message, ...check };
-}
-
-function rcodeName(rcode: number): string {
-  return RCODE_NAMES.get(rcode) ?? `RCODE${rcode}`;
 }

@@ -111,3 +111,11 @@ export function typeFromName(name: string): number | undefined {
   const code = Number(match[1]);
   return code <= 65535 ? code : undefined;
 }
+
+/** The code of a type name (any case), `TYPEnnn` or a number 0-65535. */
+export function qtypeFromText(text: string): number | undefined {
+  if (/^(0|[1-9][0-9]{0,4})$/.test(text)) {
+    return Number(text) <= 65535 ? Number(text) : undefined;
+  }
+  return typeFromName(text);
+}

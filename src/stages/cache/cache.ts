@@ -363,6 +363,9 @@ export function createCacheStage(opts: CacheStageOptions = {}): CacheStage {
       if (scope === false) return next(req);
       const at = now();
       let entry = cache.get(req.qname, cacheVariant(req), scope);
+      // Explained: a hit shows what a client would get; a miss asks no one
+      // and joins no question in flight (its answer is no answer).
+      if (req.explain) return explainedLookup(entry, req, next, at);
       if (entry !== undefined && at < entry.expiresAt) {
         const age = Math.floor((at - entry.storedAt) / 1000);
         const wire = writeCachedAnswer(entry, req, age);
@@ -380,6 +383,23 @@ export function createCacheStage(opts: CacheStageOptions = {}): CacheStage {
       return miss(scope, req, next, policy, entry);
     },
   };
+}
+
+/** What a client would get from the cache now, counting and refreshing nothing. */
+function explainedLookup(
+  entry: CacheEntry | undefined,
+  req: Request,
+  next: Next,
+  at: number,
+): Response | Promise<Response> {
+  if (entry === undefined || at >= entry.expiresAt) return next(req);
+  const wire = writeCachedAnswer(
+    entry,
+    req,
+    Math.floor((at - entry.storedAt) / 1000),
+  );
+  if (wire === undefined) return next(req);
+  return { wire, status: "cached", stage: "cache" };
 }
 
 /** A question in flight, and how many askers wait on it besides the first. */

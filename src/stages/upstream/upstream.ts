@@ -148,6 +148,8 @@ export function createUpstreamStage(opts: UpstreamStageOptions): UpstreamStage {
       // this one, so what needs no wait (the cache, the zones) is still
       // answered.
       if (req.client.overloaded) return overloaded(req, "upstream");
+      // Explained, not answered: where it would go, and nothing is sent.
+      if (req.explain) return explained(req, routeQuery(req, upstreams));
       const subnet = clientSubnetFor(req, upstreams.ecs);
       if (!subnet.ok) return answer(req, "upstream", "formerr", RCODE.FORMERR);
       const request: UpstreamRequest = {
@@ -343,6 +345,23 @@ function answerResponse(
     }).wire;
   }
   return res;
+}
+
+/** The answer to an explained query: empty, with the route it would take. */
+function explained(req: Request, route: Route): Response {
+  const message = replyTo(req, RCODE.NOERROR);
+  message.ra = true;
+  return {
+    message,
+    status: "forwarded",
+    stage: "upstream",
+    cacheable: false,
+    route: {
+      group: route.group,
+      rule: route.rule,
+      ...(route.suffix !== undefined && { suffix: route.suffix }),
+    },
+  };
 }
 
 /** REFUSED, RA set: we do offer recursion, only not for this question. */
