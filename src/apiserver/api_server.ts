@@ -4,7 +4,7 @@
  * token), keys for sessions and TOTP secrets, and TLS when configured.
  */
 import type { Context } from "hono";
-import { ensureFirstAdmin } from "../auth/accounts.ts";
+import { ACCOUNTS_MANAGER, ensureFirstAdmin } from "../auth/accounts.ts";
 import { BindingsSource } from "../auth/bindings_source.ts";
 import { loadEncryptionKeys } from "../auth/encryption_keys.ts";
 import { LoginLimiter } from "../auth/login_limits.ts";
@@ -12,7 +12,7 @@ import { sealingKeys } from "../auth/sealed.ts";
 import { ensureGivenToken, TokenChecker } from "../auth/tokens.ts";
 import type { Config } from "../config/schema.ts";
 import type { Logger } from "../log/logger.ts";
-import { authorize } from "../rbac/authorize.ts";
+import { authorize, creatorBinding } from "../rbac/authorize.ts";
 import type { Binding } from "../rbac/binding.ts";
 import type { Store } from "../store/store.ts";
 import { API_VERSION } from "../api/v1alpha1/meta.ts";
@@ -24,6 +24,8 @@ import { guardCheck } from "./guard_check.ts";
 import { accountRoutes } from "./routes/account_routes.ts";
 import { authRoutes } from "./routes/auth_routes.ts";
 import { objectRoutes, type Permits } from "./routes/objects.ts";
+import { requestOrigin } from "./request_origin.ts";
+import { apiDocsRoutes } from "./api_docs/docs_route.ts";
 
 export interface ApiServerOptions {
   config: Config;
@@ -32,6 +34,11 @@ export interface ApiServerOptions {
   /** Environment variables (KUDURRU_ADMIN_PASSWORD[_FILE], KUDURRU_ENCRYPTION_KEY…). */
   env: (name: string) => string | undefined;
   hostname: string;
+  /**
+   * Why kudurru.io objects cannot be written through the API on this node,
+   * if they cannot (a static node: `cluster.role: static`).
+   */
+  readOnlyReason?: () => string | undefined;
   /** Route modules beyond accounts and objects (query log, operations, …). */
   extraRoutes?: (shared: SharedRouteDeps) => RouteModule[];
   now?: () => number;
@@ -109,7 +116,31 @@ export async function buildApi(
       mayManageAllTokens: async (c, verb) =>
         (await permits(c))("tokens", verb, { kind: "cluster" }),
     }),
-    objectRoutes({ store, permits }),
+    objectRoutes({
+      store,
+      permits,
+      zoneCreated: async (c, zone) => {
+        const who = authenticatedOf(c);
+        if (who === undefined) return;
+        const held = await bindings.bindings();
+        const binding = creatorBinding(
+          who.principal,
+          held,
+          zone.metadata.name,
+        );
+        if (binding === undefined) return;
+        await store.apply({
+          apiVersion: API_VERSION,
+          kind: "RoleBinding",
+          // One creator per zone: the name needs no part of the user's.
+          metadata: { name: `${zone.metadata.name}-creator` },
+          spec: binding,
+        }, { manager: ACCOUNTS_MANAGER, ...requestOrigin(c) });
+        bindings.changed();
+      },
+      ...(opts.readOnlyReason && { readOnlyReason: opts.readOnlyReason }),
+    }),
+    apiDocsRoutes(),
     ...(opts.extraRoutes?.(shared) ?? []),
   ];
   const api = createApiApp({
@@ -177,8 +208,7 @@ export async function startApiServer(
 
 /** The client's address as the socket saw it ("unknown" in tests without one). */
 export function clientAddress(c: Context): string {
-  const info = c.env as Deno.ServeHandlerInfo<Deno.NetAddr> | undefined;
-  return info?.remoteAddr?.hostname ?? "unknown";
+  return requestOrigin(c).client;
 }
 
 /** `name`, or the contents of the file `name_FILE` names. */

@@ -268,3 +268,45 @@ Deno.test("api every route's permission is a row of the permissions table", asyn
     );
   }
 });
+
+Deno.test("api on a static node refuses object writes with read_only and the reason, and still reads", async () => {
+  const node: { readOnly?: string } = {};
+  await using f = await apiFixture({ readOnlyReason: () => node.readOnly });
+  const client = f.client();
+  await client.login("admin", ADMIN_PASSWORD);
+  assert.equal(
+    (await client.request("POST", "/api/v1/dnszones", ZONE)).status,
+    201,
+  );
+  node.readOnly = "this node runs with cluster.role static";
+  const refused = [
+    await client.request("POST", "/api/v1/dnszones", {
+      ...ZONE,
+      metadata: { name: "other" },
+    }),
+    await client.request("PATCH", "/api/v1/dnszones/home", {
+      spec: { soa: { minimum: 60 } },
+    }, { "content-type": "application/merge-patch+json" }),
+    await client.request("DELETE", "/api/v1/dnszones/home"),
+  ];
+  for (const answer of refused) {
+    assert.equal(answer.status, 409, JSON.stringify(answer.body));
+    assert.equal(answer.body.error.key, "read_only");
+    assert.match(answer.body.error.message, /cluster\.role static/);
+  }
+  const read = await client.request("GET", "/api/v1/dnszones/home");
+  assert.equal(read.status, 200);
+  assert.equal(read.body.data.spec.zoneName, "home.test.");
+});
+
+Deno.test("api a list with a continue value it never gave is 400, not a server error", async () => {
+  await using f = await apiFixture();
+  const client = f.client();
+  await client.login("admin", ADMIN_PASSWORD);
+  const answer = await client.request(
+    "GET",
+    "/api/v1/dnszones?limit=1&continue=not-a-token",
+  );
+  assert.equal(answer.status, 400, JSON.stringify(answer.body));
+  assert.equal(answer.body.error.key, "bad_request");
+});

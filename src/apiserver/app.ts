@@ -6,6 +6,8 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { Logger } from "../log/logger.ts";
+import { bodyLimit } from "hono/body-limit";
+import { MAX_ZONE_FILE_BYTES } from "../zone/zone_file_parse.ts";
 import { ApiError, ERROR_KEYS, fromStoreError } from "./errors.ts";
 import { failed, STARTED } from "./envelope.ts";
 import { MAX_BODY_BYTES } from "./json_body.ts";
@@ -44,16 +46,25 @@ export function createApiApp(
   app.use("*", async (c, next) => {
     c.set(STARTED as never, performance.now() as never);
     securityHeaders(c, opts.tls);
-    const length = Number(c.req.header("content-length") ?? "0");
-    if (length > MAX_BODY_BYTES) {
-      throw new ApiError(
-        "body_too_large",
-        `The body is larger than ${MAX_BODY_BYTES} bytes`,
-      );
-    }
     const who = await opts.authenticate(c);
     if (who !== undefined) c.set(AUTHENTICATED as never, who as never);
     await next();
+  });
+  // Counted as it arrives, chunked uploads too: a huge body is refused
+  // before it is held in memory. A zone file may be larger than a JSON body.
+  app.use("*", (c, next) => {
+    const zoneFile = c.req.method === "POST" &&
+      /^\/api\/v1\/dnszones\/[^/]+\/zonefile$/.test(c.req.path);
+    const maxSize = zoneFile ? MAX_ZONE_FILE_BYTES : MAX_BODY_BYTES;
+    return bodyLimit({
+      maxSize,
+      onError: () => {
+        throw new ApiError(
+          "body_too_large",
+          `The body is larger than ${maxSize} bytes`,
+        );
+      },
+    })(c, next);
   });
   app.onError((error, c) => {
     const mapped = fromStoreError(error);

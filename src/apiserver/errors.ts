@@ -12,6 +12,7 @@ import {
   NotFoundError,
 } from "../store/store.ts";
 import type { FieldIssue } from "../api/v1alpha1/validate.ts";
+import { InvalidContinueError } from "../store/pagination.ts";
 
 /** Every error key the API sends, with its status and meaning. */
 export const ERROR_KEYS = {
@@ -115,6 +116,12 @@ export class ApiError extends Error {
 
 /** The Store's errors as API errors; anything else is returned as it came. */
 export function fromStoreError(error: unknown): unknown {
+  if (error instanceof InvalidContinueError) {
+    return new ApiError("bad_request", error.message, {
+      hint: "pass the continue value of the previous page as it came",
+      cause: error,
+    });
+  }
   if (error instanceof NotFoundError) {
     return new ApiError("not_found", error.message, { cause: error });
   }

@@ -6,7 +6,12 @@
 import { API_VERSION } from "../api/v1alpha1/meta.ts";
 import type { User, UserSpec } from "../api/v1alpha1/auth_kinds.ts";
 import type { Logger } from "../log/logger.ts";
-import { NotFoundError, type Store } from "../store/store.ts";
+import {
+  NotFoundError,
+  originOptions,
+  type Store,
+  type WriteOrigin,
+} from "../store/store.ts";
 import {
   generatePassword,
   hashPassword,
@@ -41,7 +46,7 @@ export async function updateUser(
   store: Store,
   user: User,
   change: Partial<UserSpec>,
-  actor: string,
+  origin: WriteOrigin,
 ): Promise<User> {
   const { status: _status, ...rest } = user;
   return await store.apply({
@@ -49,7 +54,7 @@ export async function updateUser(
     spec: { ...user.spec!, ...change },
   }, {
     manager: ACCOUNTS_MANAGER,
-    actor,
+    ...originOptions(origin),
     expectedResourceVersion: user.metadata.resourceVersion!,
   }) as User;
 }
@@ -60,7 +65,7 @@ export async function createUser(
   name: string,
   password: string | undefined,
   spec: Partial<UserSpec>,
-  actor: string,
+  origin: WriteOrigin,
 ): Promise<User> {
   return await store.apply({
     apiVersion: API_VERSION,
@@ -71,7 +76,7 @@ export async function createUser(
       ...(password !== undefined &&
         { passwordHash: await hashPassword(password) }),
     },
-  }, { manager: ACCOUNTS_MANAGER, actor }) as User;
+  }, { manager: ACCOUNTS_MANAGER, ...originOptions(origin) }) as User;
 }
 
 /** What the first start did about the admin. */
@@ -170,7 +175,7 @@ export async function setPassword(
   store: Store,
   user: User,
   password: string,
-  opts: { actor: string; resetByAdmin: boolean; now: number },
+  opts: { actor: WriteOrigin; resetByAdmin: boolean; now: number },
 ): Promise<User> {
   return await updateUser(store, user, {
     passwordHash: await hashPassword(password),
@@ -220,4 +225,32 @@ export async function confirmTotp(
 export async function hasDefaultCredentials(store: Store): Promise<boolean> {
   const admin = await findUser(store, FIRST_ADMIN);
   return admin?.spec?.mustChangePassword === true;
+}
+
+/** What may be shown of a user: never its password hash or TOTP secret. */
+export interface UserSummary {
+  name: string;
+  displayName: string;
+  disabled: boolean;
+  mustChangePassword: boolean;
+  /** Has a local password (users of an identity provider have none). */
+  localPassword: boolean;
+  /** TOTP is confirmed: logins need a code. */
+  totp: boolean;
+  createdAt?: string;
+}
+
+/** The summary of `user` (the API's and `kudurru admin list-users`' view). */
+export function userSummary(user: User): UserSummary {
+  const spec = user.spec!;
+  const createdAt = user.metadata.creationTimestamp;
+  return {
+    name: user.metadata.name,
+    displayName: spec.displayName ?? "",
+    disabled: spec.disabled,
+    mustChangePassword: spec.mustChangePassword,
+    localPassword: spec.passwordHash !== undefined,
+    totp: spec.totp?.enabled ?? false,
+    ...(createdAt !== undefined && { createdAt }),
+  };
 }

@@ -6,7 +6,12 @@
  */
 import { API_VERSION } from "../api/v1alpha1/meta.ts";
 import type { APIToken, TokenScope } from "../api/v1alpha1/auth_kinds.ts";
-import { NotFoundError, type Store } from "../store/store.ts";
+import {
+  NotFoundError,
+  originOptions,
+  type Store,
+  type WriteOrigin,
+} from "../store/store.ts";
 import {
   newToken,
   parseToken,
@@ -33,7 +38,7 @@ export async function createToken(
     scopes: TokenScope[];
     expiresAt?: string | undefined;
   },
-  actor: string,
+  origin: WriteOrigin,
 ): Promise<{ token: APIToken; text: string }> {
   const made = newToken();
   const token = await store.apply({
@@ -47,7 +52,7 @@ export async function createToken(
       ...(input.expiresAt !== undefined && { expiresAt: input.expiresAt }),
       secretHash: made.secretHash,
     },
-  }, { manager: ACCOUNTS_MANAGER, actor }) as APIToken;
+  }, { manager: ACCOUNTS_MANAGER, ...originOptions(origin) }) as APIToken;
   return { token, text: made.text };
 }
 

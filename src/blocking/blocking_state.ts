@@ -8,7 +8,11 @@
  * past time means on, so nobody has to remember to switch blocking back.
  */
 import type { Logger } from "../log/logger.ts";
-import type { Store } from "../store/store.ts";
+import type {
+  RequestOrigin,
+  SetRuntimeOptions,
+  Store,
+} from "../store/store.ts";
 import { pause } from "../async/pause.ts";
 
 /** The runtime key (Store.getRuntime/setRuntime) holding an ISO 8601 time. */
@@ -24,7 +28,7 @@ export const MAX_BLOCKING_DISABLE_MS = 24 * 3_600_000;
 /** The Store methods this file uses; any Store (or a test double) has them. */
 export type RuntimeStore = Pick<Store, "getRuntime" | "setRuntime">;
 
-export interface BlockingStateOptions {
+export interface BlockingStateOptions extends RequestOrigin {
   /** @default () => new Date() */
   now?: () => Date;
   /** Who asked, for the audit row ("cli", a user name). */
@@ -66,7 +70,7 @@ export async function disableBlocking(
   await store.setRuntime(
     BLOCKING_DISABLED_KEY,
     until.toISOString(),
-    opts.actor === undefined ? {} : { actor: opts.actor },
+    originOf(opts),
   );
   return until;
 }
@@ -74,13 +78,21 @@ export async function disableBlocking(
 /** Switches blocking back on everywhere now (harmless when it is on). */
 export async function enableBlocking(
   store: RuntimeStore,
-  opts: Pick<BlockingStateOptions, "actor"> = {},
+  opts: Pick<BlockingStateOptions, "actor" | "authorization" | "client"> = {},
 ): Promise<void> {
-  await store.setRuntime(
-    BLOCKING_DISABLED_KEY,
-    null,
-    opts.actor === undefined ? {} : { actor: opts.actor },
-  );
+  await store.setRuntime(BLOCKING_DISABLED_KEY, null, originOf(opts));
+}
+
+/** The audit fields of `opts` that are set. */
+function originOf(
+  opts: Pick<BlockingStateOptions, "actor" | "authorization" | "client">,
+): SetRuntimeOptions {
+  return {
+    ...(opts.actor !== undefined && { actor: opts.actor }),
+    ...(opts.authorization !== undefined &&
+      { authorization: opts.authorization }),
+    ...(opts.client !== undefined && { client: opts.client }),
+  };
 }
 
 /**

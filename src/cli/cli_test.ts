@@ -271,6 +271,7 @@ Deno.test("kudurru help lists every command and shows one command's usage", asyn
       "health",
       "querylog",
       "stats",
+      "admin",
     ]
   ) {
     assert.match(all.stdout, new RegExp(`^  ${name} `, "m"));

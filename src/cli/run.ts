@@ -19,6 +19,7 @@ import { blockingCommand } from "./blocking.ts";
 import { healthCommand } from "./health.ts";
 import { querylogCommand } from "./querylog.ts";
 import { statsCommand } from "./stats.ts";
+import { adminCommand } from "./admin.ts";
 
 export const COMMANDS: Command[] = [
   serveCommand,
@@ -35,6 +36,7 @@ export const COMMANDS: Command[] = [
   healthCommand,
   querylogCommand,
   statsCommand,
+  adminCommand,
 ];
 
 export async function runCli(args: string[], io: CommandIO): Promise<number> {

@@ -56,6 +56,8 @@ export const serveCommand: Command = {
     const started = await Promise.race([
       startServer({
         config: loaded.config,
+        configInput: loaded.input,
+        lockedByEnv: loaded.lockedByEnv,
         configSource: loaded.source,
         logger,
       }),

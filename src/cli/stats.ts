@@ -19,7 +19,7 @@ import {
 import { HIDDEN_CLIENT } from "../querylog/event_filter.ts";
 import { isIpAddress } from "../dns/ip_text.ts";
 import { MINUTE_MS } from "../querylog/settings.ts";
-import { MAX_TOP_LIMIT } from "../querylog/stats.ts";
+import { MAX_TOP_LIMIT, overTimeBucketMs } from "../querylog/stats.ts";
 import {
   type Command,
   type CommandIO,
@@ -48,19 +48,6 @@ const FLAGS = {
   client: { type: "string" },
   output: { type: "string", short: "o" },
 } as const;
-
-/** Bucket widths for queries over time, in minutes: 1 m to 1 d. */
-const BUCKET_MINUTES = [1, 5, 15, 60, 360, 1440];
-/** About this many rows of queries over time, at most. */
-const OVER_TIME_ROWS = 24;
-
-/** The narrowest bucket that covers `spanMinutes` in OVER_TIME_ROWS rows. */
-export function overTimeBucketMs(spanMinutes: number): number {
-  const minutes =
-    BUCKET_MINUTES.find((b) => spanMinutes / b <= OVER_TIME_ROWS) ??
-      Math.ceil(spanMinutes / OVER_TIME_ROWS / 1440) * 1440;
-  return minutes * MINUTE_MS;
-}
 
 /**
  * The whole report, as -o json prints it. Without `until` the window ends

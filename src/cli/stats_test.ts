@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import type { QueryEvent } from "../pipeline/query_event.ts";
 import { QUERYLOG_DB_FILE } from "../querylog/db.ts";
+import { overTimeBucketMs } from "../querylog/stats.ts";
 import {
   queryEvent,
   queryLogDataDir,
@@ -10,7 +11,7 @@ import {
   testWriter,
 } from "../querylog/test_support.ts";
 import { bufferIO, UsageError } from "./command.ts";
-import { makeStatsCommand, overTimeBucketMs, statsCommand } from "./stats.ts";
+import { makeStatsCommand, statsCommand } from "./stats.ts";
 
 function blocked(
   qname: string,

@@ -35,10 +35,17 @@ literal \`\${\`.
 
 ## When changes take effect
 
-kudurru reads this file and the \`KUDURRU_*\` variables once, when it starts. **Every key takes
-effect at the next start**: after editing the file, restart kudurru. Nothing watches the file, and
-SIGHUP is ignored (it is logged, and the server goes on with what it started with). The objects
-in \`objectsDir\` are different: kudurru watches that directory and applies changes while it runs.
+kudurru reads this file and the \`KUDURRU_*\` variables once, when it starts. **A key edited in
+the file takes effect at the next start**: after editing the file, restart kudurru. Nothing watches
+the file, and SIGHUP is ignored (it is logged, and the server goes on with what it started with).
+The objects in \`objectsDir\` are different: kudurru watches that directory and applies changes
+while it runs.
+
+Keys that are not host-only can also be changed through the API (\`PATCH /api/v1/settings\`, see
+[api.md](api.md)), unless an environment variable sets them (env-locked). Such a change is kept in
+the data directory's state.db and wins over the file until it is removed (\`null\` in a patch);
+the environment still wins over both. Keys marked **live** apply at once; the others at the next
+start, and the API's answer says so.
 
 \`kudurru config get [KEY]\` shows the file as the next start will read it, not what a running
 server uses; when a server runs on the same data directory and started with other values, it says
@@ -88,6 +95,8 @@ error.
   only be set in the file or the environment, never through the API.
 - **secret**: write-only; shown as \`********\` everywhere.
 - **env-locked**: only read from the file or the environment; read-only in the UI and API.
+- **live**: changed through the API, it applies at once; other keys the API changes apply at the
+  next start.
 
 Scope: *node* sections belong to one machine; *cluster* sections are shared by every node of a
 cluster.
@@ -104,15 +113,18 @@ function code(value: unknown): string {
 }
 
 /**
- * The flags column. No "restart": every key takes effect at the next start
- * (see "When changes take effect"), so marking some would read as if the
- * others applied live.
+ * The flags column. "live": changed through the API, the key applies at
+ * once (see "When changes take effect"); from the file, at the next start.
  */
 function flagsOf(
-  s: Pick<Setting, "hostOnly" | "writeOnly" | "envLocked">,
+  s: Pick<
+    Setting,
+    "hostOnly" | "writeOnly" | "envLocked" | "restartRequired"
+  >,
 ): string {
   return [
     s.hostOnly && "host-only",
+    !s.hostOnly && !s.restartRequired && "live",
     s.writeOnly && "secret",
     s.envLocked && "env-locked",
   ].filter(Boolean).join(", ");

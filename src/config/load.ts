@@ -33,6 +33,12 @@ export interface LoadOptions {
 
 export interface LoadedConfig {
   config: Config;
+  /**
+   * What `config` was parsed from: the file with the environment and the
+   * machine's defaults applied. Settings changed through the API are
+   * merged over it (apiserver/cluster_settings.ts).
+   */
+  input: Record<string, unknown>;
   /** The file read, or null for embedded defaults. */
   source: string | null;
   /** Keys set by environment variables: read-only in the UI and API. */
@@ -187,6 +193,7 @@ export function loadConfig(opts: LoadOptions): LoadedConfig {
   }
   return {
     config: structuredClone(parsed.data),
+    input: structuredClone(raw),
     source,
     lockedByEnv: env.overrides.map((o) => o.key),
     notes,

@@ -39,6 +39,16 @@ const vipSchema = z.strictObject({
   }),
 }).prefault({}).meta({ help: "Virtual IP failover", ...HOST_RESTART });
 
+const clusterSchema = z.strictObject({
+  role: oneOf(["standalone", "static"], "standalone", {
+    help:
+      "static: every node runs the same file-managed objects (kudurru.yaml and objects.d distributed by git, ansible or rsync), and the API refuses to change kudurru.io objects",
+  }),
+}).prefault({}).meta({
+  help: "How this node shares its objects with others",
+  ...HOST_RESTART,
+});
+
 /** The whole configuration file. Unknown keys are errors at every level. */
 export const configSchema = z.strictObject({
   node: nodeSchema,
@@ -52,6 +62,7 @@ export const configSchema = z.strictObject({
   rbac: rbacSchema,
   edge: edgeSchema,
   vip: vipSchema,
+  cluster: clusterSchema,
   objects: z.array(z.record(z.string(), z.unknown())).default([]).meta({
     kind: "list of objects",
     help:

@@ -5,7 +5,7 @@
  * hostOnly.
  */
 import { z } from "zod";
-import { duration, integer, oneOf, text } from "./schema_fields.ts";
+import { duration, oneOf, text } from "./schema_fields.ts";
 
 const claimSchema = (claim: string) =>
   z.strictObject({
@@ -95,6 +95,9 @@ export const authSchema = z.strictObject({
   identityProviders: z.array(identityProviderSchema).default([]).meta({
     kind: "list of identity providers",
     help: "OpenID Connect providers offered on the login page",
+    // A provider names a file to read (clientSecretFile) and carries a
+    // secret: set on the host, never through the API.
+    hostOnly: true,
   }),
   kubernetes: z.strictObject({
     mode: oneOf(["sar", "impersonate"], "sar", {
@@ -103,20 +106,11 @@ export const authSchema = z.strictObject({
       hostOnly: true,
     }),
   }).prefault({}),
-  adminSocket: z.strictObject({
-    path: text("/run/kudurru/kudurru.sock", {
-      help: "Unix socket for `kudurru admin`; empty disables it",
-      hostOnly: true,
-      restartRequired: true,
-    }),
-    group: integer(-1, -1, 2 ** 31 - 1, {
-      help:
-        "Group ID also allowed on the socket; -1 allows only root and kudurru's own user",
-      hostOnly: true,
-      restartRequired: true,
-    }),
-  }).prefault({}),
-}).prefault({}).meta({ help: "Login, sessions and identity providers" });
+}).prefault({}).meta({
+  // Read once at start.
+  restartRequired: true,
+  help: "Login, sessions and identity providers",
+});
 
 const subjectSchema = z.strictObject({
   kind: z.enum(["User", "Group", "ServiceAccount"]).meta({
@@ -153,4 +147,8 @@ export const rbacSchema = z.strictObject({
     help:
       "Role bindings declared in the file, in addition to RoleBinding objects",
   }),
-}).prefault({}).meta({ help: "Role bindings" });
+}).prefault({}).meta({
+  // Read once at start.
+  restartRequired: true,
+  help: "Role bindings",
+});

@@ -277,7 +277,11 @@ export const blockingSchema = z.strictObject({
       message: "must not be empty when defaultResponse is customIP",
     });
   }
-}).prefault({}).meta({ help: "Blocking of ads, trackers and malware" });
+}).prefault({}).meta({
+  // Read once at start; upstreams, cache and ratelimit are applied live.
+  restartRequired: true,
+  help: "Blocking of ads, trackers and malware",
+});
 
 /**
  * Prefix lengths as keys, each spelled one way only, from 0 to the address
@@ -388,4 +392,8 @@ export const querylogSchema = z.strictObject({
       help: "Skip special-use names such as localhost and *.arpa probes",
     }),
   }).prefault({}),
-}).prefault({}).meta({ help: "The query log" });
+}).prefault({}).meta({
+  // Read once at start; upstreams, cache and ratelimit are applied live.
+  restartRequired: true,
+  help: "The query log",
+});

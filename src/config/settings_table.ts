@@ -16,6 +16,7 @@ const NODE_SECTIONS = new Set([
   "listeners",
   "edge",
   "vip",
+  "cluster",
   "objects",
   "objectsDir",
 ]);

@@ -37,12 +37,23 @@ Deno.test("settingsTable describes a row fully", () => {
     allowed: ["zeroIP", "nxdomain", "customIP", "refused"],
     help:
       "Answer for blocked names (refused is discouraged: clients retry elsewhere)",
-    restartRequired: false,
+    // Read at start only: upstreams, cache and ratelimit apply live.
+    restartRequired: true,
     envLocked: false,
     writeOnly: false,
     hostOnly: false,
     env: "KUDURRU_BLOCKING__DEFAULTRESPONSE",
   });
+});
+
+Deno.test("settingsTable marks live only what a running server applies at once", () => {
+  const live = settingsTable().filter((s) => !s.hostOnly && !s.restartRequired)
+    .map((s) => s.section);
+  assert.deepEqual([...new Set(live)].sort(), [
+    "cache",
+    "ratelimit",
+    "upstreams",
+  ]);
 });
 
 Deno.test("settingsTable marks privileged keys hostOnly", async (t) => {
@@ -54,7 +65,6 @@ Deno.test("settingsTable marks privileged keys hostOnly", async (t) => {
     "listeners.proxyProtocolFrom",
     "blocking.listsDir",
     "auth.kubernetes.mode",
-    "auth.adminSocket.path",
     "edge.enabled",
     "vip.enabled",
     "objects",

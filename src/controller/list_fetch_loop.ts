@@ -6,7 +6,7 @@
  * reads the sidecars on its disk and fetches only what is due or missing.
  */
 import type { BlockList } from "../api/v1alpha1/blocklist.ts";
-import { formatKey, keyOf } from "../api/v1alpha1/meta.ts";
+import { formatKey, keyOf, type ObjectKey } from "../api/v1alpha1/meta.ts";
 import type { ListFormat } from "../blocking/types.ts";
 import { parseDuration } from "../config/duration.ts";
 import type { Logger } from "../log/logger.ts";
@@ -44,9 +44,39 @@ export interface ListFetchLoopOptions {
   onFirstRound: FirstRoundReport;
 }
 
+/** What one URL source's fetch came to, for a refresh. */
+export interface RefreshedSource {
+  url: string;
+  /** Fetched, or confirmed unchanged by a 304. */
+  ok: boolean;
+  /** The body differs from the copy held before. */
+  changed?: boolean;
+  /** When the copy now held was fetched (ISO 8601). */
+  fetchedAt?: string;
+  /** Why not, when not ok (an older copy, if any, stays in use). */
+  error?: string;
+}
+
+/** What a refresh of one BlockList came to. */
+export type ListRefresh =
+  /** Every enabled URL source was fetched (or failed) after the request. */
+  | { state: "fetched"; sources: RefreshedSource[] }
+  /** This node does not fetch lists: `leader` does. */
+  | { state: "notLeader"; leader: string }
+  /** The loop does not hold the BlockList (yet: it was just created). */
+  | { state: "unknown" };
+
 export interface ListFetchLoop {
   /** Aborts downloads in flight and resolves when everything has ended. */
   stop(): Promise<void>;
+  /**
+   * Fetches every enabled URL source of the BlockList now, whatever its
+   * refreshInterval says (a conditional GET, as always); resolves once each
+   * has been fetched or has failed, by fetches that started after the call.
+   */
+  refresh(
+    key: ObjectKey,
+  ): Promise<Exclude<ListRefresh, { state: "notLeader" }>>;
 }
 
 /** Refreshes come up to this share of refreshInterval early, so lists spread out. */
@@ -60,6 +90,27 @@ interface UrlEntry {
   failedAt: number | undefined;
   jitter: number;
   loggedError: string | undefined;
+  /** A refresh asked for it: fetch at the next pass, due or not. */
+  forced: boolean;
+  /** The refreshes waiting for its next fetch. */
+  waiters: ((source: RefreshedSource) => void)[];
+}
+
+function newEntry(): UrlEntry {
+  return {
+    busy: false,
+    jitter: Math.random() * JITTER,
+    failedAt: undefined,
+    loggedError: undefined,
+    forced: false,
+    waiters: [],
+  };
+}
+
+/** Tells every refresh waiting on `e` how its fetch ended. */
+function settleWaiters(e: UrlEntry, source: RefreshedSource): void {
+  for (const resolve of e.waiters.splice(0)) resolve(source);
+  e.forced = false;
 }
 
 interface Wanted {
@@ -159,6 +210,12 @@ export function startListFetchLoop(opts: ListFetchLoopOptions): ListFetchLoop {
 
   function fetchUrl(url: string, e: UrlEntry, w: Wanted, network: boolean) {
     e.busy = true;
+    // Refreshes asked for after this fetch started wait for the next one.
+    const waiting = e.waiters.splice(0);
+    e.forced = false;
+    const tell = (source: RefreshedSource) => {
+      for (const resolve of waiting) resolve(source);
+    };
     track(
       runListFetch({
         url,
@@ -175,9 +232,13 @@ export function startListFetchLoop(opts: ListFetchLoopOptions): ListFetchLoop {
         logger: log,
       }).then((outcome) => {
         e.busy = false;
-        if (abort.signal.aborted) return;
+        if (abort.signal.aborted) {
+          tell({ url, ok: false, error: "the list fetcher stopped" });
+          return;
+        }
         if (outcome.ok) {
           const changed = outcome.meta.digest !== e.known?.meta?.digest;
+          tell({ url, ok: true, changed, fetchedAt: outcome.meta.fetchedAt });
           e.known = { meta: outcome.meta };
           e.failedAt = undefined;
           e.loggedError = undefined;
@@ -197,6 +258,7 @@ export function startListFetchLoop(opts: ListFetchLoopOptions): ListFetchLoop {
           error: outcome.error,
         };
         e.failedAt = opts.now().getTime();
+        tell({ url, ok: false, error: outcome.error });
         if (e.loggedError !== outcome.error) {
           e.loggedError = outcome.error;
           log.warn(
@@ -217,22 +279,19 @@ export function startListFetchLoop(opts: ListFetchLoopOptions): ListFetchLoop {
     firstRound.track(wanted);
     if (sweep.isDue(now)) track(sweep.sweep(wanted.keys(), now));
     for (const [url, e] of urls) {
-      if (!wanted.has(url) && !e.busy) urls.delete(url);
+      if (!wanted.has(url) && !e.busy) {
+        settleWaiters(e, {
+          url,
+          ok: false,
+          error: "no longer an enabled source of the list",
+        });
+        urls.delete(url);
+      }
     }
     let next = Infinity;
     for (const [url, w] of wanted) {
       let e = urls.get(url);
-      if (!e) {
-        urls.set(
-          url,
-          e = {
-            busy: false,
-            jitter: Math.random() * JITTER,
-            failedAt: undefined,
-            loggedError: undefined,
-          },
-        );
-      }
+      if (!e) urls.set(url, e = newEntry());
       if (e.busy) continue;
       if (e.known === undefined) {
         load(url, e);
@@ -242,8 +301,8 @@ export function startListFetchLoop(opts: ListFetchLoopOptions): ListFetchLoop {
       const meta = e.known.meta;
       const uncounted = meta !== undefined && e.failedAt === undefined &&
         [...w.formats].some((f) => meta.counts[f] === undefined);
-      if (due <= now || uncounted) {
-        fetchUrl(url, e, w, due <= now);
+      if (due <= now || uncounted || e.forced) {
+        fetchUrl(url, e, w, due <= now || e.forced);
       } else {
         if (meta) firstRound.mark(url, null);
         next = Math.min(next, due);
@@ -300,8 +359,30 @@ export function startListFetchLoop(opts: ListFetchLoopOptions): ListFetchLoop {
       : undefined;
   }
 
+  function refresh(
+    key: ObjectKey,
+  ): Promise<Exclude<ListRefresh, { state: "notLeader" }>> {
+    const held = abort.signal.aborted ? undefined : mirror.get(formatKey(key));
+    if (held === undefined) return Promise.resolve({ state: "unknown" });
+    const sources = new Set<string>();
+    for (const s of held.object.spec?.sources ?? []) {
+      if (s.url !== undefined && s.enabled) sources.add(s.url);
+    }
+    const fetched = [...sources].map((url) =>
+      new Promise<RefreshedSource>((resolve) => {
+        let e = urls.get(url);
+        if (!e) urls.set(url, e = newEntry());
+        e.forced = true;
+        e.waiters.push(resolve);
+      })
+    );
+    schedule(0);
+    return Promise.all(fetched).then((s) => ({ state: "fetched", sources: s }));
+  }
+
   mirror.start();
   return {
+    refresh,
     async stop() {
       abort.abort();
       for (const t of [timer, wake]) if (t !== undefined) clearTimeout(t);
@@ -309,6 +390,9 @@ export function startListFetchLoop(opts: ListFetchLoopOptions): ListFetchLoop {
       await mirror.stop();
       await running;
       while (tasks.size > 0) await Promise.allSettled([...tasks]);
+      for (const [url, e] of urls) {
+        settleWaiters(e, { url, ok: false, error: "the list fetcher stopped" });
+      }
       firstRound.finish(true);
     },
   };

@@ -11,7 +11,14 @@ import type { Logger } from "../log/logger.ts";
 import type { Backoff } from "../snapshot/kind_mirror.ts";
 import type { Store } from "../store/store.ts";
 import { Limiter } from "./list_fetch_limit.ts";
-import { type ListFetchLoop, startListFetchLoop } from "./list_fetch_loop.ts";
+import type { ObjectKey } from "../api/v1alpha1/meta.ts";
+import {
+  type ListFetchLoop,
+  type ListRefresh,
+  startListFetchLoop,
+} from "./list_fetch_loop.ts";
+
+export type { ListRefresh, RefreshedSource } from "./list_fetch_loop.ts";
 
 import { TEMP_MARKER } from "../blocking/list_files.ts";
 
@@ -63,6 +70,12 @@ export interface ListFetcher {
    * count as failed). Stays pending while this node does not lead.
    */
   initialFetchDone: Promise<InitialFetchResult>;
+  /**
+   * Fetches the BlockList's enabled URL sources now (`POST …/blocklists/
+   * {name}:refresh`); resolves when each was fetched or failed. Only the
+   * leader fetches: elsewhere it answers notLeader, naming the leader.
+   */
+  refresh(key: ObjectKey): Promise<ListRefresh>;
 }
 
 export const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
@@ -151,6 +164,15 @@ export function startListFetcher(opts: ListFetcherOptions): ListFetcher {
 
   return {
     initialFetchDone,
+    refresh(key) {
+      if (loop === undefined) {
+        return Promise.resolve({
+          state: "notLeader",
+          leader: elector.leader(),
+        });
+      }
+      return loop.refresh(key);
+    },
     async stop() {
       abort.abort();
       await running;

@@ -55,7 +55,8 @@ export function openQueryLogDb(
   opts: OpenQueryLogOptions = {},
 ): DatabaseSync {
   if (opts.readOnly) assertExists(path);
-  else createPrivate(path);
+  // ":memory:" is SQLite's in-memory database, not a file to create.
+  else if (path !== ":memory:") createPrivate(path);
   // Read-only: a reader needs no write access to the file or its directory.
   const db = new DatabaseSync(path, { readOnly: opts.readOnly ?? false });
   try {

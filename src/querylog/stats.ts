@@ -162,6 +162,23 @@ export interface TimeBucket {
 /** At most this many buckets per call. */
 export const MAX_BUCKETS = 10_000;
 
+/** Bucket widths for queries over time, in minutes: 1 m to 1 d. */
+const BUCKET_MINUTES = [1, 5, 15, 60, 360, 1440];
+/** About this many buckets of queries over time, at most. */
+const OVER_TIME_ROWS = 24;
+
+/**
+ * The bucket of queries over time when none is asked for: the narrowest
+ * that covers `spanMinutes` in OVER_TIME_ROWS buckets (whole days past a
+ * day each). `kudurru stats` and the HTTP API's stats both pick it.
+ */
+export function overTimeBucketMs(spanMinutes: number): number {
+  const minutes =
+    BUCKET_MINUTES.find((b) => spanMinutes / b <= OVER_TIME_ROWS) ??
+      Math.ceil(spanMinutes / OVER_TIME_ROWS / 1440) * 1440;
+  return minutes * MINUTE_MS;
+}
+
 /**
  * Queries per bucket and status, every bucket in the window present (zeros
  * included). `bucketMs` is rounded up to whole minutes; with `zone` "utc"

@@ -15,6 +15,7 @@
  * (writer_connection.ts). While writes fail, the log gets one line when it
  * starts, a summary a minute, and one when it works again (write_outage.ts).
  */
+import type { LiveFeed } from "./live_feed.ts";
 import type { DatabaseSync } from "node:sqlite";
 import type { Logger } from "../log/logger.ts";
 import type { QueryEvent } from "../pipeline/query_event.ts";
@@ -67,6 +68,11 @@ export interface QueryLogWriterOptions {
   flushIntervalMs?: number;
   /** Time between retention sweeps; 0 turns them off. @default 60_000 */
   retentionIntervalMs?: number;
+  /**
+   * Gets every queued event as it will be stored (exclusions and privacy
+   * applied), for the API's live tail; costs nothing while nobody listens.
+   */
+  liveFeed?: LiveFeed;
 }
 
 /** The writer's counters since it started. */
@@ -383,6 +389,10 @@ export function createQueryLogWriter(
       // Released by the queue, once none of it is queued.
       const take = queue.push(batch, maxQueue);
       if (take < batch.count) counters.dropped += batch.count - take;
+      // Now, while the queue holds the arrays (released once written).
+      if (take > 0 && opts.liveFeed?.listening) {
+        opts.liveFeed.publishPacked(batch, 0, take, filter, now());
+      }
       if (queue.size >= batchSize) schedule(0);
     } catch (err) {
       counters.lastError = errorText(err);

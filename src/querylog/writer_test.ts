@@ -10,6 +10,7 @@ import { memoryLogger } from "../log/logger.ts";
 import { foldDomainMinutes } from "./domain_hours.ts";
 import { topDomains } from "./stats.ts";
 import { searchEvents } from "./search.ts";
+import { LiveFeed } from "./live_feed.ts";
 import {
   queryEvent,
   querylogSettings,
@@ -494,4 +495,30 @@ Deno.test("writer moves a file that turns out damaged aside and goes on in a new
   writer.enqueue(events(1));
   await writer.flush();
   assert.equal(writer.stats().written, 3);
+});
+
+Deno.test("writer publishes queued batches to the live feed, as stored", async () => {
+  await using log = await tempQueryLog();
+  const feed = new LiveFeed();
+  await using writer = testWriter(log.path, {
+    liveFeed: feed,
+    maxQueue: 3,
+    settings: querylogSettings({
+      privacy: "hideClient",
+      exclude: { domains: ["lan"] },
+    }),
+  });
+  writer.enqueue([queryEvent({ qname: "nobody.listens." })]);
+  const sub = feed.subscribe();
+  writer.enqueue([
+    queryEvent({ qname: "a.example." }),
+    queryEvent({ qname: "printer.lan." }),
+    queryEvent({ qname: "b.example." }),
+    queryEvent({ qname: "over.the.queue.bound." }),
+  ]);
+  const batch = await sub.next(100);
+  assert.deepEqual(batch.events.map((e) => e.event.qname), ["a.example."]);
+  assert.equal(batch.events[0]!.event.clientAddress, "hidden");
+  await writer.flush();
+  sub.close();
 });

@@ -92,7 +92,8 @@ function cell(verbs: readonly Verb[]): string {
   return verbs.length === 0 ? NONE : verbs.join(", ");
 }
 
-function markdownTable(
+/** A Markdown table padded the way `deno fmt` pads one. */
+export function markdownTable(
   header: readonly string[],
   rows: readonly (readonly string[])[],
 ): string {

@@ -12,6 +12,7 @@ import type { Registry } from "../metrics/registry.ts";
 import { createBlockListMetrics } from "../metrics/query_metrics.ts";
 import type { Store } from "../store/store.ts";
 import {
+  type ListFetcher,
   type ListFetcherOptions,
   startListFetcher,
 } from "../controller/list_fetcher.ts";
@@ -39,6 +40,8 @@ async function withDeadline<T>(promise: Promise<T>): Promise<T | undefined> {
 
 export interface BlockingWiring {
   assembler: BlockingAssembler;
+  /** Fetches a BlockList's sources now (the list fetcher's refresh). */
+  refreshList: ListFetcher["refresh"];
   /** Stops the fetcher, the watch and the assembler. */
   stop(): Promise<void>;
 }
@@ -172,7 +175,11 @@ export async function startBlocking(opts: {
       watching.abort();
       await watch;
     });
-    return { assembler, stop: stopAll };
+    return {
+      assembler,
+      refreshList: (key) => fetcher.refresh(key),
+      stop: stopAll,
+    };
   } catch (err) {
     await stopAll();
     throw err;

@@ -3,14 +3,19 @@
  * directory (`<dataDir>/kudurru.sock`, mode 0600), through which CLI
  * commands on the same machine reach the running server (`kudurru cache
  * flush`; `config get` and `blocking status` ask it for the configuration
- * it started with). Only the server's user may use it; nothing listens on
- * the network. The HTTP API with login and RBAC replaces it for remote use
- * later.
+ * it started with; `kudurru admin` resets passwords, makes API tokens and
+ * lists users through it). Only the server's user (and root) may use it:
+ * the file is mode 0600, so whoever can connect may administer the server
+ * without a login. Nothing listens on the network; the HTTP API with login
+ * and RBAC is for remote use. The admin routes and their client side are in
+ * control_socket_admin.ts; the helpers both use are here.
  */
 import { join } from "node:path";
 import type { Logger } from "../log/logger.ts";
 import { badRequestUrl, requestPath } from "../metrics/http_listener.ts";
 import type { FlushOptions } from "../pipeline/flushed_names.ts";
+import type { AdminActions } from "./admin_actions.ts";
+import { ADMIN_PREFIX, adminRoute } from "./control_socket_admin.ts";
 
 /** The socket's file name in the data directory. */
 export const CONTROL_SOCKET_FILE = "kudurru.sock";
@@ -24,6 +29,8 @@ export interface ControlActions {
   flushCache(name?: string, opts?: FlushOptions): Promise<number>;
   /** The configuration the server started with (secrets masked). */
   runningConfig?(): RunningConfig;
+  /** Local administration (`kudurru admin`) on the server's Store. */
+  admin?: AdminActions;
 }
 
 /** `GET /v1/config`: what the server read when it started. */
@@ -54,7 +61,10 @@ export interface FlushCacheRequest {
 /** A name the flush accepts: 1-253 characters of a domain name. */
 const NAME_RE = /^[A-Za-z0-9_.-]{1,253}$/;
 
-/** Largest request body read: a flush request is a few dozen octets. */
+/**
+ * Largest request body read: a flush request is a few dozen octets, an
+ * admin request at most a password (1024 octets) or 32 token scopes.
+ */
 export const MAX_CONTROL_BODY = 16 * 1024;
 
 /**
@@ -92,7 +102,7 @@ export async function startControlSocket(
     );
   } catch (err) {
     logger.warn(
-      "Cannot open the control socket; `kudurru cache flush`, `config get` and `blocking status` cannot reach this server",
+      "Cannot open the control socket; `kudurru cache flush`, `config get`, `blocking status` and `admin` cannot reach this server",
       {
         path,
         error: err,
@@ -121,24 +131,15 @@ async function route(
     if (req.method !== "GET") return json(405, { error: "use GET" });
     return json(200, actions.runningConfig());
   }
-  if (pathname !== "/v1/cache/flush") {
-    return json(404, { error: `no such control endpoint: ${pathname}` });
+  if (pathname.startsWith(ADMIN_PREFIX) && actions.admin) {
+    return await adminRoute(req, pathname, actions.admin, logger);
   }
+  if (pathname !== "/v1/cache/flush") return noSuchEndpoint(pathname);
   if (req.method !== "POST") {
     return json(405, { error: "use POST" });
   }
-  const text = await boundedText(req, MAX_CONTROL_BODY);
-  if (text === undefined) {
-    return json(413, {
-      error: `the body is over ${MAX_CONTROL_BODY} octets`,
-    });
-  }
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    return json(400, { error: "the body must be JSON" });
-  }
+  const body = await jsonBody(req);
+  if (body instanceof Response) return body;
   const parsed = flushRequestOf(body);
   if (typeof parsed === "string") return json(400, { error: parsed });
   const subtree = parsed.subtree === true;
@@ -149,6 +150,26 @@ async function route(
     removed,
   });
   return json(200, { removed });
+}
+
+/** The answer to a path no route serves. */
+export function noSuchEndpoint(pathname: string): Response {
+  return json(404, { error: `no such control endpoint: ${pathname}` });
+}
+
+/** The parsed JSON body, or the answer that refuses it (413, 400). */
+export async function jsonBody(req: Request): Promise<unknown> {
+  const text = await boundedText(req, MAX_CONTROL_BODY);
+  if (text === undefined) {
+    return json(413, {
+      error: `the body is over ${MAX_CONTROL_BODY} octets`,
+    });
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    return json(400, { error: "the body must be JSON" });
+  }
 }
 
 /**
@@ -174,14 +195,9 @@ async function boundedText(
 
 /** The request, or what is wrong with it. */
 function flushRequestOf(body: unknown): FlushCacheRequest | string {
-  if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    return "the body must be a JSON object";
-  }
-  const unknown = Object.keys(body).filter((k) =>
-    k !== "name" && k !== "subtree"
-  );
-  if (unknown.length > 0) return `unknown field "${unknown[0]}"`;
-  const { name, subtree } = body as { name?: unknown; subtree?: unknown };
+  const fields = objectOf(body, ["name", "subtree"]);
+  if (typeof fields === "string") return fields;
+  const { name, subtree } = fields;
   if (subtree !== undefined && typeof subtree !== "boolean") {
     return '"subtree" must be true or false';
   }
@@ -217,8 +233,31 @@ export function flushNameProblem(
   return undefined;
 }
 
-function json(status: number, body: unknown): Response {
+/** A JSON answer. */
+export function json(status: number, body: unknown): Response {
   return Response.json(body, { status });
+}
+
+/**
+ * `body` as an object with only the `known` fields, or what is wrong: a
+ * field this server does not know is refused, never ignored, so a client
+ * newer than the server learns that its request was not understood.
+ */
+export function objectOf(
+  body: unknown,
+  known: readonly string[],
+  where = "the body",
+): Record<string, unknown> | string {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    return `${where} must be a JSON object`;
+  }
+  const unknown = Object.keys(body).filter((k) => !known.includes(k));
+  if (unknown.length > 0) {
+    return where === "the body"
+      ? `unknown field "${unknown[0]}"`
+      : `unknown field "${unknown[0]}" in ${where}`;
+  }
+  return body as Record<string, unknown>;
 }
 
 /** True when a kudurru serves `dataDir` now: its control socket answers. */
@@ -290,7 +329,7 @@ export class ControlSocketDeniedError extends Error {
  * @throws {ControlSocketDeniedError} when this user may not use the socket
  * @throws {Error} for anything else (never taken for "not running")
  */
-async function reachServer(dataDir: string): Promise<string> {
+export async function reachServer(dataDir: string): Promise<string> {
   const path = join(dataDir, CONTROL_SOCKET_FILE);
   const found = await probeSocket(path);
   switch (found.state) {
@@ -313,7 +352,7 @@ async function reachServer(dataDir: string): Promise<string> {
 }
 
 /** One request to the server on `path`; the parsed JSON body and status. */
-async function controlRequest(
+export async function controlRequest(
   path: string,
   endpoint: string,
   init: RequestInit,

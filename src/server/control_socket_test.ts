@@ -1,7 +1,8 @@
 /**
  * control_socket.ts's parts that open no socket. The tests that do are in
- * cache_test.ts: the test task allows one control socket path, and the
- * tests of one file run one after another.
+ * src/cli/cache_test.ts and src/cli/admin_test.ts: the test task allows one
+ * control socket path for each, and the tests of one file run one after
+ * another.
  */
 import assert from "node:assert/strict";
 import {

@@ -3,6 +3,7 @@
  * file that does not open is tried again later), a readiness note while it
  * is not written, and a warning when others may read who asked for what.
  */
+import type { LiveFeed } from "../querylog/live_feed.ts";
 import { join } from "node:path";
 import type { Config } from "../config/schema.ts";
 import type { Logger } from "../log/logger.ts";
@@ -42,12 +43,17 @@ export function warnIfQueryLogPublic(dataDir: string, logger: Logger): void {
  * drops) and opens the file again once it can; a damaged file is moved aside
  * for a new one (src/querylog/writer_connection.ts).
  */
-export function openQueryLog(config: Config, logger: Logger): QueryLogWriter {
+export function openQueryLog(
+  config: Config,
+  logger: Logger,
+  liveFeed?: LiveFeed,
+): QueryLogWriter {
   return createQueryLogWriter({
     path: join(config.node.dataDir, QUERYLOG_DB_FILE),
     node: config.node.name,
     settings: config.querylog,
     logger,
+    ...(liveFeed && { liveFeed }),
   });
 }
 

@@ -1,13 +1,15 @@
 /**
  * The running server: the one place that picks the Store driver and wires
  * the control plane (docs/design.md#layering). Order: config → data
- * directory → store → DNS listeners (bound early, so a port that cannot be
- * bound stops startup before anything else runs; until the first snapshot
- * they answer SERVFAIL) → control socket → first-boot seeds (with the
- * starter list) → file-managed objects → zone controller (serials, status)
- * → blocking (list fetcher, list compiler, temporary disable) → snapshot
- * builder (feeds the listeners). `kudurru serve` (src/cli/serve.ts) loads
- * the configuration, starts it and stops it on a signal.
+ * directory → store → the settings changed through the API, merged over
+ * the file → DNS listeners (bound early, so a port that cannot be bound
+ * stops startup before anything else runs; until the first snapshot they
+ * answer SERVFAIL) → control socket → first-boot seeds (with the starter
+ * list) → file-managed objects → zone controller (serials, status) →
+ * blocking (list fetcher, list compiler, temporary disable) → snapshot
+ * builder (feeds the listeners) → the HTTP API (api.ts). `kudurru serve`
+ * (src/cli/serve.ts) loads the configuration, starts it and stops it on a
+ * signal.
  */
 import { basename, join } from "node:path";
 import type { Config } from "../config/schema.ts";
@@ -46,11 +48,17 @@ import {
 } from "./querylog.ts";
 import { warnUnservedListeners } from "./unserved_listeners.ts";
 import { VERSION } from "../version.ts";
-import { clientAddress, startApiServer } from "../apiserver/api_server.ts";
-import { whyRoutes } from "../apiserver/routes/why_routes.ts";
+import { startApi } from "./api.ts";
+import { ClusterSettings } from "../apiserver/cluster_settings.ts";
+import { storeAdminActions } from "./admin_actions.ts";
+import { LiveFeed } from "../querylog/live_feed.ts";
 
 export interface ServerOptions {
   config: Config;
+  /** What `config` was parsed from (LoadedConfig.input). */
+  configInput: Record<string, unknown>;
+  /** Keys the environment sets (LoadedConfig.lockedByEnv). */
+  lockedByEnv: readonly string[];
   /** The file the config came from, or null for embedded defaults. */
   configSource: string | null;
   logger: Logger;
@@ -76,32 +84,50 @@ export interface RunningServer {
 }
 
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
-  const { config, logger } = opts;
+  const { logger } = opts;
+  // Until the Store is open: the file's node settings, which the API never
+  // changes (hostOnly).
+  const file = opts.config;
   const registry = opts.registry ?? defaultRegistry;
   const health = createHealth();
-  await ensureDataDir(config.node.dataDir);
+  await ensureDataDir(file.node.dataDir);
   // Two servers on one data directory would both lead (the sqlite store's
   // elector always does), stamp serials, fetch lists and write one query
   // log: the lock, taken before anything opens state.db, keeps the second
   // one out (data_dir_lock.ts); the control socket check catches an older
   // kudurru that takes no lock.
-  const lock = await lockDataDir(config.node.dataDir);
+  const lock = await lockDataDir(file.node.dataDir);
   let store: Store;
   try {
-    if (await controlSocketAnswers(config.node.dataDir)) {
+    if (await controlSocketAnswers(file.node.dataDir)) {
       throw new Error(
-        `Another kudurru serves the data directory "${config.node.dataDir}" (its control socket answers): stop it, or give this one its own node.dataDir`,
+        `Another kudurru serves the data directory "${file.node.dataDir}" (its control socket answers): stop it, or give this one its own node.dataDir`,
       );
     }
-    warnIfQueryLogPublic(config.node.dataDir, logger);
-    warnUnservedListeners(config.listeners, logger);
-    const statePath = join(config.node.dataDir, "state.db");
+    warnIfQueryLogPublic(file.node.dataDir, logger);
+    warnUnservedListeners(file.listeners, logger);
+    const statePath = join(file.node.dataDir, "state.db");
     createPrivateFile(statePath);
-    store = await openSqliteStore(statePath, { node: config.node.name });
+    store = await openSqliteStore(statePath, { node: file.node.name });
   } catch (err) {
     lock.release();
     throw err;
   }
+  let settings: ClusterSettings;
+  try {
+    // The file with the settings changed through the API merged over it.
+    settings = await ClusterSettings.open({
+      store,
+      input: opts.configInput,
+      lockedByEnv: opts.lockedByEnv,
+      logger,
+    });
+  } catch (err) {
+    await store.close();
+    lock.release();
+    throw err;
+  }
+  const config = settings.effective;
   const startedAt = new Date().toISOString();
   const stopping = new AbortController();
   const stops: (() => Promise<void>)[] = [
@@ -130,8 +156,10 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     stops.push(() => metricsServer.stop());
 
     // The query log outlives the listeners: their last events get written.
+    // What the API's live tail follows: the events as the log stores them.
+    const liveFeed = new LiveFeed();
     const querylog = config.querylog.enabled
-      ? openQueryLog(config, logger)
+      ? openQueryLog(config, logger, liveFeed)
       : undefined;
     let droppedInWorkers = 0;
     if (querylog) {
@@ -196,6 +224,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
           startedAt,
           config: shownConfig(config),
         }),
+        admin: storeAdminActions(store, {
+          maxTokenLifetimeMs: config.auth.tokens.maxLifetime,
+        }),
       },
       logger.with({ component: "control" }),
     );
@@ -226,6 +257,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       dir: config.objectsDir,
       logger: logger.with({ component: "objects" }),
       registry,
+      static: config.cluster.role === "static",
       ...(opts.objectsPollIntervalMs !== undefined
         ? { pollIntervalMs: opts.objectsPollIntervalMs }
         : {}),
@@ -295,34 +327,36 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     });
     refreshSnapshot = () => snapshots.refresh();
     stops.push(() => snapshots.stop());
+    // Upstreams, cache and rate limits changed through the API: the next
+    // snapshot carries them to every worker.
+    settings.onLive((changed) =>
+      snapshots.setSettings({
+        upstreams: changed.upstreams,
+        cache: changed.cache,
+        ratelimit: changed.ratelimit,
+      })
+    );
     health.starting("building the first snapshot");
     await snapshots.synced;
     health.register("store", () => ({ ready: true }));
     if (dump.length > 0) forgetCacheDump(cacheDumpPath, logger);
 
-    const apiAddress = parseListenAddress(config.listeners.api.address);
-    const api = await startApiServer({
+    const api = await startApi({
       config,
+      configSource: opts.configSource,
+      startedAt,
       store,
+      settings,
+      listeners,
+      blocking,
+      loader,
+      health,
+      snapshot: () => posted,
+      ...(querylog && { liveFeed }),
       logger: logger.with({ component: "api" }),
       env: opts.env ?? ((name) => Deno.env.get(name)),
-      hostname: apiAddress.hostname,
-      port: apiAddress.port,
-      extraRoutes: () => [
-        whyRoutes({
-          explain: (question, client) => listeners.explain(question, client),
-          clientAddress,
-        }),
-      ],
     });
     stops.push(() => api.stop());
-    if (api.generatedPassword !== undefined) {
-      // Shown once: it is not stored anywhere but as a hash.
-      logger.warn(
-        "First start: log in as admin with this password, then change it",
-        { user: "admin", password: api.generatedPassword },
-      );
-    }
     health.markStarted();
 
     logger.info("kudurru is running", {

@@ -56,6 +56,8 @@ export interface SnapshotBuilder {
   synced: Promise<void>;
   /** Builds again (debounced): something read through an option changed. */
   refresh(): void;
+  /** Replaces the settings copied into snapshots, and builds again. */
+  setSettings(settings: DataPlaneSettings): void;
 }
 
 /** Longest delay setTimeout accepts. */
@@ -87,6 +89,7 @@ export function startSnapshotBuilder(
   const log = opts.logger.with({ component: "snapshot-builder" });
   const now = opts.now ?? (() => new Date());
   const debounceMs = opts.debounceMs ?? 100;
+  let settings = opts.settings;
   const cache = new ZoneBuildCache();
   /** Each zone's build with the serial it was last served with (same object while both stay). */
   const stamped = new Map<
@@ -262,7 +265,7 @@ export function startSnapshotBuilder(
       node: { name: opts.nodeName, version: opts.version },
       zones,
       forwardZones,
-      ...(opts.settings ? { settings: opts.settings } : {}),
+      ...(settings ? { settings } : {}),
       ...(blocking ? { blocking } : {}),
     };
     current = snapshot;
@@ -296,6 +299,10 @@ export function startSnapshotBuilder(
     current: () => current,
     synced,
     refresh: () => schedule(),
+    setSettings(next) {
+      settings = next;
+      schedule();
+    },
   };
 }
 

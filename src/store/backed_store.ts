@@ -26,6 +26,7 @@ import {
 import { matchesLabels, parseLabelSelector } from "./label_selector.ts";
 import { pageOf } from "./pagination.ts";
 import { planRuntimeWrite } from "./runtime_values.ts";
+import { auditBodies } from "./audit_body.ts";
 import { restoreYaml, snapshotYaml } from "./snapshot.ts";
 import {
   type ApplyOptions,
@@ -34,6 +35,7 @@ import {
   type ListOptions,
   NotFoundError,
   type ObjectList,
+  type RequestOrigin,
   type RuntimeValue,
   type SetRuntimeOptions,
   type SnapshotOptions,
@@ -142,18 +144,25 @@ export function createBackedStore(
     }
   }
 
+  /** The audit row of a write of `obj`, from `before` (stored) to `after`. */
   function audit(
     action: string,
-    actor: string | undefined,
+    origin: RequestOrigin & { actor?: string | undefined },
     manager: string,
     obj: KObject,
+    before: KObject | undefined,
+    after: KObject | undefined,
   ): AuditEntry {
     return {
       time: now().toISOString(),
-      actor: actor ?? manager,
+      actor: origin.actor ?? manager,
       manager,
       action,
       generation: obj.metadata.generation ?? 0,
+      ...(origin.authorization !== undefined &&
+        { authorization: origin.authorization }),
+      ...(origin.client !== undefined && { client: origin.client }),
+      ...auditBodies(before, after, { statusOnly: action === "status" }),
     };
   }
 
@@ -188,7 +197,14 @@ export function createBackedStore(
       const mutation: Mutation = {
         type,
         object,
-        audit: audit(action, ao.actor, ao.manager, object),
+        audit: audit(
+          action,
+          ao,
+          ao.manager,
+          object,
+          stored,
+          plan.outcome === "removed" ? undefined : object,
+        ),
       };
       return { mutation, result: object };
     });
@@ -206,9 +222,11 @@ export function createBackedStore(
         object,
         audit: audit(
           plan.outcome === "removed" ? "delete" : "finalize",
-          dopts.actor,
+          dopts,
           manager,
           object,
+          stored,
+          plan.outcome === "removed" ? undefined : object,
         ),
       };
       return { mutation, result: undefined };
@@ -227,7 +245,14 @@ export function createBackedStore(
         mutation: {
           type: "Modified",
           object,
-          audit: audit("status", "system", manager, object),
+          audit: audit(
+            "status",
+            { actor: "system" },
+            manager,
+            object,
+            stored,
+            object,
+          ),
         },
         result: object,
       };
@@ -329,6 +354,11 @@ export function createBackedStore(
       }),
     setRuntime: (key, value, ro = {}) =>
       settle(() => setRuntimeNow(key, value, ro)),
+    readAudit: (query = {}) =>
+      settle(() => {
+        open();
+        return backend.readAudit(query);
+      }),
     close() {
       if (closed) return Promise.resolve();
       closed = true;

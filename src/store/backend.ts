@@ -4,6 +4,7 @@
  * pagination and snapshots live above it, once for every such driver.
  */
 import type { KObject, ObjectKey } from "../api/v1alpha1/meta.ts";
+import type { AuditExtras, AuditPage, AuditQuery } from "./audit_query.ts";
 import type { RuntimeValue, WatchEventType } from "./store.ts";
 
 /** One committed change, as the change feed holds it. */
@@ -28,8 +29,12 @@ export interface Mutation {
  */
 export const RUNTIME_AUDIT_KIND = "Runtime";
 
-/** One row of the audit trail, written with its mutation. */
-export interface AuditEntry {
+/**
+ * One row of the audit trail, written with its mutation; the extras
+ * (schema 3) say how the write was asked for and what changed, secrets
+ * masked (audit_body.ts).
+ */
+export interface AuditEntry extends AuditExtras {
   time: string;
   actor: string;
   manager: string;
@@ -77,12 +82,15 @@ export interface StoreBackend {
   /**
    * Stores `value` under `key` (undefined deletes) with its audit row, in one
    * transaction. Deleting an absent key writes nothing and returns false.
-   * Runtime values have no resourceVersion and no watch events.
+   * Runtime values have no resourceVersion and no watch events. The audit
+   * row gets the value's before and after from the write itself.
    */
   writeRuntime(
     key: string,
     value: RuntimeValue | undefined,
     audit: AuditEntry,
   ): boolean;
+  /** A page of the audit trail; throws InvalidAuditQueryError. */
+  readAudit(query: AuditQuery): AuditPage;
   close(): void;
 }

@@ -8,6 +8,7 @@
  * ```
  */
 import { registerApplyTests } from "./conformance_apply.ts";
+import { registerAuditTests } from "./conformance_audit.ts";
 import type { OpenStore } from "./conformance_fixtures.ts";
 import { registerObjectTests } from "./conformance_objects.ts";
 import { registerRuntimeTests } from "./conformance_runtime.ts";
@@ -21,4 +22,12 @@ export function runStoreConformance(name: string, open: OpenStore): void {
   registerObjectTests(name, open);
   registerWatchTests(name, open);
   registerRuntimeTests(name, open);
+  registerAuditTests(name, async (now) => {
+    const store = await open({ now });
+    return {
+      store,
+      readAudit: (query) => store.readAudit(query),
+      close: () => store.close(),
+    };
+  });
 }

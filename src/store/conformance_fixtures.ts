@@ -9,6 +9,8 @@ import type { Store, Watcher, WatchEvent } from "./store.ts";
 export interface ConformanceHints {
   /** Keep only this many changes for watch resume. */
   feedLimit?: number;
+  /** The store's clock (audit times). */
+  now?: () => Date;
 }
 
 /** Opens a fresh, empty store. */

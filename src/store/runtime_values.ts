@@ -59,6 +59,9 @@ export function planRuntimeWrite(
     manager: "runtime",
     action: value === null ? "delete" : "set",
     generation: 0,
+    ...(opts.authorization !== undefined &&
+      { authorization: opts.authorization }),
+    ...(opts.client !== undefined && { client: opts.client }),
   };
   if (value === null) return { value: undefined, audit };
   const stored: RuntimeValue = { key, value, updatedAt: time };

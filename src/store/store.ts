@@ -5,14 +5,39 @@
  * pass the same conformance suite in conformance.ts.
  */
 import type { KObject, ObjectKey } from "../api/v1alpha1/meta.ts";
+import type { AuditPage, AuditQuery } from "./audit_query.ts";
 
 export type { KObject, ObjectKey };
+export type { AuditPage, AuditQuery };
 
 /**
  * Bumped whenever the on-disk layout of any driver changes.
  * 2: the sqlite `runtime` table behind getRuntime/setRuntime.
+ * 3: audit rows carry authorization, client, before and after.
  */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
+
+/**
+ * How a write was asked for, for its audit row (schema 3): every API and
+ * control-socket write says it; the loader, controllers and the CLI leave
+ * it out.
+ */
+export interface RequestOrigin {
+  /** How the caller proved who it is: "session", "token <id>", "socket". */
+  authorization?: string;
+  /** The client's address. */
+  client?: string;
+}
+
+/** Who writes, for the audit row: an actor's name, or with its RequestOrigin. */
+export type WriteOrigin = string | ({ actor: string } & RequestOrigin);
+
+/** The write options an origin gives (actor, authorization, client). */
+export function originOptions(
+  origin: WriteOrigin,
+): { actor: string } & RequestOrigin {
+  return typeof origin === "string" ? { actor: origin } : origin;
+}
 
 export interface ListOptions {
   /** Only objects in this namespace; omit for all namespaces. */
@@ -33,7 +58,7 @@ export interface ObjectList {
   resourceVersion: string;
 }
 
-export interface ApplyOptions {
+export interface ApplyOptions extends RequestOrigin {
   /** api | file:<source> | integration:<name> | bootstrap | system; becomes metadata.managedBy. */
   manager: string;
   /** Optimistic concurrency: the apply fails with ConflictError unless the stored object has it. */
@@ -44,7 +69,7 @@ export interface ApplyOptions {
   actor?: string;
 }
 
-export interface DeleteOptions {
+export interface DeleteOptions extends RequestOrigin {
   /** When set, the stored object must be managed by it (or force must be set). */
   manager?: string;
   force?: boolean;
@@ -118,7 +143,7 @@ export interface RuntimeValue {
   actor?: string;
 }
 
-export interface SetRuntimeOptions {
+export interface SetRuntimeOptions extends RequestOrigin {
   /** Who asked, for the audit row and RuntimeValue.actor. */
   actor?: string;
 }
@@ -161,6 +186,11 @@ export interface Store {
     value: string | null,
     opts?: SetRuntimeOptions,
   ): Promise<RuntimeValue | undefined>;
+  /**
+   * The audit trail, newest first, one keyset page at a time (audit_query.ts).
+   * Rejects with InvalidAuditQueryError for a bad limit, time or token.
+   */
+  readAudit(query?: AuditQuery): Promise<AuditPage>;
   close(): Promise<void>;
 }
 

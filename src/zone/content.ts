@@ -390,7 +390,7 @@ const CASE_FREE_RDATA: ReadonlySet<RecordData["type"]> = new Set([
 ]);
 
 /** What tells two records of one RRset apart (duplicates are dropped). */
-function rdataKey(rdata: RecordData): string {
+export function rdataKey(rdata: RecordData): string {
   const text = formatRdata(rdata);
   return CASE_FREE_RDATA.has(rdata.type) ? text.toLowerCase() : text;
 }

@@ -2,7 +2,8 @@
  * The internal kinds of accounts and access: User (local login),
  * ServiceAccount (owns tokens, never logs in), APIToken (a hashed secret and
  * its scopes) and RoleBinding (roles given through the API, beside
- * `rbac.bindings` in the configuration). Stored like every kind, but only
+ * `rbac.bindings` in the configuration); and Settings, the cluster settings
+ * changed through the API. Stored like every kind, but only
  * the API writes them: files and `kudurru apply -f` do not know them, no CRD
  * is made for them, and `kudurru export --safe` leaves them out.
  */
@@ -88,6 +89,22 @@ export const roleBindingSchema = kindObjectSchema(
   basicStatusSchema,
 );
 
+/**
+ * The cluster settings changed through the API (`PATCH /api/v1/settings`):
+ * one object named "cluster" whose `overrides` are kudurru.yaml-shaped
+ * (durations and sizes as text) and are merged over the file at start
+ * and at every change; the environment still wins.
+ */
+export const settingsSpecSchema = z.strictObject({
+  overrides: z.record(z.string(), z.unknown()).default({}),
+});
+
+export const settingsSchema = kindObjectSchema(
+  "Settings",
+  settingsSpecSchema,
+  basicStatusSchema,
+);
+
 export type UserSpec = z.output<typeof userSpecSchema>;
 export type User = KObject<UserSpec> & { kind: "User" };
 export type ServiceAccountSpec = z.output<typeof serviceAccountSpecSchema>;
@@ -100,5 +117,7 @@ export type APITokenStatus = z.output<typeof apiTokenStatusSchema>;
 export type APIToken = KObject<APITokenSpec, APITokenStatus> & {
   kind: "APIToken";
 };
+export type SettingsSpec = z.output<typeof settingsSpecSchema>;
+export type Settings = KObject<SettingsSpec> & { kind: "Settings" };
 export type RoleBindingSpec = z.output<typeof bindingSchema>;
 export type RoleBinding = KObject<RoleBindingSpec> & { kind: "RoleBinding" };

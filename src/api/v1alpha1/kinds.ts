@@ -10,6 +10,8 @@ import {
   roleBindingSchema,
   serviceAccountSchema,
   serviceAccountSpecSchema,
+  settingsSchema,
+  settingsSpecSchema,
   userSchema,
   userSpecSchema,
 } from "./auth_kinds.ts";
@@ -158,6 +160,14 @@ export const INTERNAL_KINDS: readonly KindInfo[] = [
     "rolebinding",
     roleBindingSchema,
     bindingSchema,
+    false,
+  ),
+  internal(
+    "Settings",
+    "settings",
+    "settings",
+    settingsSchema,
+    settingsSpecSchema,
     false,
   ),
 ];

@@ -17,6 +17,7 @@ import {
   findUser,
   setPassword,
   updateUser,
+  userSummary,
 } from "../../auth/accounts.ts";
 import { passwordProblem } from "../../auth/password.ts";
 import { createToken, findToken } from "../../auth/tokens.ts";
@@ -28,7 +29,7 @@ import { ok } from "../envelope.ts";
 import { ApiError } from "../errors.ts";
 import { jsonBody, objectBody } from "../json_body.ts";
 import type { RoutesTable } from "../routes_table.ts";
-import { actorOf } from "./objects.ts";
+import { requestOrigin } from "../request_origin.ts";
 import { errorResponses } from "./openapi_parts.ts";
 
 export interface AccountRoutesDeps {
@@ -88,7 +89,11 @@ function userRoutes(routes: RoutesTable, deps: AccountRoutesDeps): void {
       },
     },
     async (c) =>
-      ok(c, { items: (await listAll(deps.store, "User")).map(publicUser) }),
+      ok(c, {
+        items: (await listAll(deps.store, "User")).map((u) =>
+          userSummary(u as User)
+        ),
+      }),
   );
   routes.define({
     method: "post",
@@ -126,9 +131,9 @@ function userRoutes(routes: RoutesTable, deps: AccountRoutesDeps): void {
       mustChangePassword: true,
       ...(typeof body.displayName === "string" &&
         { displayName: body.displayName }),
-    }, actorOf(c));
+    }, requestOrigin(c));
     c.header("Location", `/api/v1/users/${name}`);
-    return ok(c, publicUser(user), 201);
+    return ok(c, userSummary(user), 201);
   });
   routes.define(
     {
@@ -143,7 +148,7 @@ function userRoutes(routes: RoutesTable, deps: AccountRoutesDeps): void {
       },
     },
     async (c) =>
-      ok(c, publicUser(await mustFindUser(deps.store, c.req.param("name")!))),
+      ok(c, userSummary(await mustFindUser(deps.store, c.req.param("name")!))),
   );
   routes.define({
     method: "patch",
@@ -206,7 +211,7 @@ function userRoutes(routes: RoutesTable, deps: AccountRoutesDeps): void {
     if (typeof body.password === "string") {
       requireGoodPassword(body.password, user.metadata.name);
       saved = await setPassword(deps.store, saved, body.password, {
-        actor: actorOf(c),
+        ...requestOrigin(c),
         resetByAdmin: true,
         now: deps.now(),
       });
@@ -222,9 +227,9 @@ function userRoutes(routes: RoutesTable, deps: AccountRoutesDeps): void {
       }
     }
     if (Object.keys(change).length > 0) {
-      saved = await updateUser(deps.store, saved, change, actorOf(c));
+      saved = await updateUser(deps.store, saved, change, requestOrigin(c));
     }
-    return ok(c, publicUser(saved));
+    return ok(c, userSummary(saved));
   });
   routes.define({
     method: "delete",
@@ -245,7 +250,7 @@ function userRoutes(routes: RoutesTable, deps: AccountRoutesDeps): void {
     }
     await deps.store.delete({ kind: "User", namespace: "", name: target }, {
       manager: ACCOUNTS_MANAGER,
-      actor: actorOf(c),
+      ...requestOrigin(c),
     });
     return c.body(null, 204);
   });
@@ -302,7 +307,7 @@ function serviceAccountRoutes(
           ? body.description
           : "",
       },
-    }, { manager: ACCOUNTS_MANAGER, actor: actorOf(c) });
+    }, { manager: ACCOUNTS_MANAGER, ...requestOrigin(c) });
     c.header("Location", `/api/v1/serviceaccounts/${name}`);
     return ok(c, saved, 201);
   });
@@ -319,7 +324,7 @@ function serviceAccountRoutes(
   }, async (c) => {
     await deps.store.delete(
       { kind: "ServiceAccount", namespace: "", name: c.req.param("name")! },
-      { manager: ACCOUNTS_MANAGER, actor: actorOf(c) },
+      { manager: ACCOUNTS_MANAGER, ...requestOrigin(c) },
     );
     return c.body(null, 204);
   });
@@ -442,7 +447,7 @@ function tokenRoutes(routes: RoutesTable, deps: AccountRoutesDeps): void {
       description: typeof body.description === "string" ? body.description : "",
       scopes,
       ...(expiresAt !== undefined && { expiresAt }),
-    }, actorOf(c));
+    }, requestOrigin(c));
     c.header("Location", `/api/v1/tokens/${made.token.metadata.name}`);
     return ok(c, { ...publicToken(made.token), token: made.text }, 201);
   });
@@ -468,7 +473,7 @@ function tokenRoutes(routes: RoutesTable, deps: AccountRoutesDeps): void {
     }
     await deps.store.delete({ kind: "APIToken", namespace: "", name: id }, {
       manager: ACCOUNTS_MANAGER,
-      actor: actorOf(c),
+      ...requestOrigin(c),
     });
     return c.body(null, 204);
   });
@@ -540,7 +545,7 @@ function bindingRoutes(routes: RoutesTable, deps: AccountRoutesDeps): void {
       kind: "RoleBinding",
       metadata: { name },
       spec: binding,
-    }, { manager: ACCOUNTS_MANAGER, actor: actorOf(c) });
+    }, { manager: ACCOUNTS_MANAGER, ...requestOrigin(c) });
     deps.bindingsChanged();
     c.header("Location", `/api/v1/rolebindings/${name}`);
     return ok(c, saved, 201);
@@ -558,7 +563,7 @@ function bindingRoutes(routes: RoutesTable, deps: AccountRoutesDeps): void {
   }, async (c) => {
     await deps.store.delete(
       { kind: "RoleBinding", namespace: "", name: c.req.param("name")! },
-      { manager: ACCOUNTS_MANAGER, actor: actorOf(c) },
+      { manager: ACCOUNTS_MANAGER, ...requestOrigin(c) },
     );
     deps.bindingsChanged();
     return c.body(null, 204);
@@ -585,20 +590,6 @@ async function mustFindUser(store: Store, name: string): Promise<User> {
     throw new NotFoundError({ kind: "User", namespace: "", name });
   }
   return user;
-}
-
-/** A user without its password hash and TOTP secret. */
-function publicUser(user: KObject): Record<string, unknown> {
-  const spec = (user as User).spec!;
-  return {
-    name: user.metadata.name,
-    displayName: spec.displayName ?? "",
-    disabled: spec.disabled,
-    mustChangePassword: spec.mustChangePassword,
-    localPassword: spec.passwordHash !== undefined,
-    totp: spec.totp?.enabled ?? false,
-    createdAt: user.metadata.creationTimestamp,
-  };
 }
 
 /** A token without its secret's hash. */

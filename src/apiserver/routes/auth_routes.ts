@@ -4,6 +4,7 @@
  * user name (429 with Retry-After), answers the same 401 for an unknown
  * user and a wrong password, and sets a sealed HttpOnly session cookie.
  */
+import { requestOrigin } from "../request_origin.ts";
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import {
@@ -366,7 +367,7 @@ async function changePassword(
     }
     const now = deps.now();
     const saved = await setPassword(deps.store, user, next, {
-      actor: user.metadata.name,
+      actor: requestOrigin(c),
       resetByAdmin: false,
       now,
     });

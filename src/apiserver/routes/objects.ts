@@ -19,10 +19,11 @@ import {
   type ObjectKey,
   type Store,
 } from "../../store/store.ts";
-import { authenticatedOf } from "../authenticated.ts";
+import { requestOrigin } from "../request_origin.ts";
 import { ok } from "../envelope.ts";
 import { ApiError, fromStoreError } from "../errors.ts";
-import { jsonBody, mergePatch, objectBody } from "../json_body.ts";
+import { jsonBody, objectBody } from "../json_body.ts";
+import { mergePatch } from "../../api/merge_patch.ts";
 import type { ApiRoute, RoutesTable } from "../routes_table.ts";
 import type { Resource, Verb } from "../../rbac/permissions.ts";
 import type { ScopeRequest } from "../../rbac/scope.ts";
@@ -321,7 +322,7 @@ function kindRoutes(
     await deps.store.delete(keyFromPath(info, c), {
       manager: API_MANAGER,
       ...(expected !== undefined && { expectedResourceVersion: expected }),
-      actor: actorOf(c),
+      ...requestOrigin(c),
     });
     return c.body(null, 204);
   });
@@ -381,7 +382,7 @@ function kindRoutes(
       try {
         await deps.store.delete(key, {
           manager: API_MANAGER,
-          actor: actorOf(c),
+          ...requestOrigin(c),
         });
         results.push({ name, deleted: true });
       } catch (error) {
@@ -583,18 +584,14 @@ async function exists(store: Store, key: ObjectKey): Promise<boolean> {
   }
 }
 
+/** Store options of an API write: the manager, and who asked, how and from where. */
 function writeOptions(c: Context) {
-  return { manager: API_MANAGER, actor: actorOf(c) };
+  return { manager: API_MANAGER, ...requestOrigin(c) };
 }
 
 /** Who the audit row names. */
 export function actorOf(c: Context): string {
-  const who = authenticatedOf(c);
-  if (who === undefined) return "anonymous";
-  const { principal } = who;
-  return principal.kind === "ServiceAccount"
-    ? `serviceaccount:${principal.name}`
-    : principal.name;
+  return requestOrigin(c).actor;
 }
 
 /** `If-Match: "42"` → "42" (a weak validator or `*` means nothing here). */

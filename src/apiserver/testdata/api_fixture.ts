@@ -45,6 +45,8 @@ export async function apiFixture(
     extraRoutes?: (shared: SharedRouteDeps) => RouteModule[];
     /** The Store to use. @default a memory store */
     store?: Store;
+    /** See ApiServerOptions.readOnlyReason. */
+    readOnlyReason?: () => string | undefined;
   } = {},
 ): Promise<ApiFixture> {
   const dataDir = await Deno.makeTempDir({ prefix: "kudurru-api-" });
@@ -70,6 +72,8 @@ export async function apiFixture(
     tls: false,
     now: clock.now,
     ...(opts.extraRoutes !== undefined && { extraRoutes: opts.extraRoutes }),
+    ...(opts.readOnlyReason !== undefined &&
+      { readOnlyReason: opts.readOnlyReason }),
   });
   return {
     api,

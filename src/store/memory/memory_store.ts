@@ -16,6 +16,9 @@ import {
   type StoreBackend,
 } from "../backend.ts";
 import { createBackedStore } from "../backed_store.ts";
+import type { AuditPage, AuditQuery } from "../audit_query.ts";
+import { runtimeAuditBodies } from "../audit_body.ts";
+import { queryMemoryAudit } from "./memory_audit.ts";
 import { compareObjectPosition, positionOf } from "../pagination.ts";
 import {
   ExpiredError,
@@ -137,6 +140,7 @@ class MemoryBackend implements StoreBackend {
     value: RuntimeValue | undefined,
     audit: AuditEntry,
   ): boolean {
+    const before = this.#runtime.get(key);
     if (value === undefined) {
       if (!this.#runtime.delete(key)) return false;
     } else {
@@ -144,10 +148,15 @@ class MemoryBackend implements StoreBackend {
     }
     this.audit.push({
       ...audit,
+      ...runtimeAuditBodies(before, value),
       key: { kind: RUNTIME_AUDIT_KIND, namespace: "", name: key },
       resourceVersion: this.#resourceVersion,
     });
     return true;
+  }
+
+  readAudit(query: AuditQuery): AuditPage {
+    return queryMemoryAudit(this.audit, query);
   }
 
   close(): void {

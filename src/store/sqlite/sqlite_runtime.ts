@@ -6,6 +6,8 @@
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { type AuditEntry, RUNTIME_AUDIT_KIND } from "../backend.ts";
+import { runtimeAuditBodies } from "../audit_body.ts";
+import { AUDIT_INSERT_V3, auditInsertValues } from "./sqlite_schema_v3.ts";
 import type { RuntimeValue } from "../store.ts";
 import { rollback } from "../../sqlite/migrations.ts";
 
@@ -29,10 +31,7 @@ export class SqliteRuntimeTable {
     this.#resourceVersion = db.prepare(
       "SELECT value FROM meta WHERE key = 'resource_version'",
     );
-    this.#addAudit = db.prepare(
-      `INSERT INTO audit (time, actor, manager, action, kind, namespace, name, resource_version, generation)
-       VALUES (?, ?, ?, ?, ?, '', ?, ?, ?)`,
-    );
+    this.#addAudit = db.prepare(AUDIT_INSERT_V3);
   }
 
   read(key: string): RuntimeValue | undefined {
@@ -55,6 +54,7 @@ export class SqliteRuntimeTable {
   ): boolean {
     this.db.exec("BEGIN IMMEDIATE");
     try {
+      const before = this.read(key);
       if (value === undefined) {
         if (Number(this.#delete.run(key).changes) === 0) {
           this.db.exec("COMMIT");
@@ -66,14 +66,11 @@ export class SqliteRuntimeTable {
       // Runtime writes take no resourceVersion; the row records the current one.
       const rv = Number(this.#resourceVersion.get()?.value ?? 0);
       this.#addAudit.run(
-        audit.time,
-        audit.actor,
-        audit.manager,
-        audit.action,
-        RUNTIME_AUDIT_KIND,
-        key,
-        rv,
-        audit.generation,
+        ...auditInsertValues(
+          { ...audit, ...runtimeAuditBodies(before, value) },
+          { kind: RUNTIME_AUDIT_KIND, namespace: "", name: key },
+          rv,
+        ),
       );
       this.db.exec("COMMIT");
       return true;

@@ -3,6 +3,7 @@
  * version (src/sqlite/migrations.ts runs them).
  */
 import type { Migration } from "../../sqlite/migrations.ts";
+import { MIGRATION_V3 } from "./sqlite_schema_v3.ts";
 
 const SCHEMA_V1 = `
 CREATE TABLE meta (
@@ -77,4 +78,5 @@ export const MIGRATIONS: readonly Migration[] = [
       db.exec(SCHEMA_V2);
     },
   },
+  MIGRATION_V3,
 ];

@@ -65,6 +65,12 @@ Deno.test("sqlite schema version 1 file gains the runtime table and keeps its ob
     await first.close();
     withDb(path, (db) => {
       db.exec("DROP TABLE runtime");
+      // …and none of schema 3's audit columns.
+      db.exec(`DROP INDEX audit_actor; DROP INDEX audit_time;
+        ALTER TABLE audit DROP COLUMN authorization;
+        ALTER TABLE audit DROP COLUMN client;
+        ALTER TABLE audit DROP COLUMN "before";
+        ALTER TABLE audit DROP COLUMN "after";`);
       db.exec("UPDATE meta SET value = '1' WHERE key = 'schema_version'");
     });
     const store = await openSqliteStore(path);
@@ -73,7 +79,7 @@ Deno.test("sqlite schema version 1 file gains the runtime table and keeps its ob
         await store.get({ kind: "DNSZone", namespace: "", name: "a" }),
         created,
       );
-      assert.equal(store.info().schemaVersion, 2);
+      assert.equal(store.info().schemaVersion, SCHEMA_VERSION);
       await store.setRuntime("blocking.disabledUntil", "2030-01-01T00:00:00Z");
       assert.equal(
         (await store.getRuntime("blocking.disabledUntil"))?.value,

@@ -24,6 +24,9 @@ import {
   type Store,
 } from "../store.ts";
 import { SqliteRuntimeTable } from "./sqlite_runtime.ts";
+import { SqliteAuditTable } from "./sqlite_audit.ts";
+import { AUDIT_INSERT_V3, auditInsertValues } from "./sqlite_schema_v3.ts";
+import type { AuditPage, AuditQuery } from "../audit_query.ts";
 import { MIGRATIONS } from "./sqlite_schema.ts";
 import {
   migrateSchema,
@@ -65,6 +68,7 @@ class SqliteBackend implements StoreBackend {
   #changes: StatementSync;
   #addAudit: StatementSync;
   #runtime: SqliteRuntimeTable;
+  #audit: SqliteAuditTable;
 
   constructor(
     private readonly db: DatabaseSync,
@@ -99,11 +103,9 @@ class SqliteBackend implements StoreBackend {
     this.#changes = db.prepare(
       "SELECT resource_version, type, body FROM changes WHERE resource_version > ? ORDER BY resource_version",
     );
-    this.#addAudit = db.prepare(
-      `INSERT INTO audit (time, actor, manager, action, kind, namespace, name, resource_version, generation)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
+    this.#addAudit = db.prepare(AUDIT_INSERT_V3);
     this.#runtime = new SqliteRuntimeTable(db);
+    this.#audit = new SqliteAuditTable(db);
   }
 
   #meta(key: string): string {
@@ -179,17 +181,7 @@ class SqliteBackend implements StoreBackend {
           mutation.type,
           body,
         );
-        this.#addAudit.run(
-          a.time,
-          a.actor,
-          a.manager,
-          a.action,
-          key.kind,
-          key.namespace,
-          key.name,
-          rv,
-          a.generation,
-        );
+        this.#addAudit.run(...auditInsertValues(a, key, rv));
         this.#setMeta.run(String(rv), "resource_version");
         if (rv - this.feedLimit > Number(this.#meta("compacted"))) {
           this.#trim.run(rv - this.feedLimit);
@@ -246,6 +238,10 @@ class SqliteBackend implements StoreBackend {
     audit: AuditEntry,
   ): boolean {
     return this.#runtime.write(key, value, audit);
+  }
+
+  readAudit(query: AuditQuery): AuditPage {
+    return this.#audit.query(query);
   }
 
   close(): void {

@@ -26,7 +26,11 @@ async function openTemp(
 
 runStoreConformance(
   "sqlite store",
-  (hints) => openTemp(hints?.feedLimit ? { feedLimit: hints.feedLimit } : {}),
+  (hints) =>
+    openTemp({
+      ...(hints?.feedLimit ? { feedLimit: hints.feedLimit } : {}),
+      ...(hints?.now ? { now: hints.now } : {}),
+    }),
 );
 
 const zoneKey = (name: string) => ({ kind: "DNSZone", namespace: "", name });
