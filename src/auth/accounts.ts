@@ -169,19 +169,43 @@ export async function checkLogin(
 /**
  * Sets a new password; every session issued before now ends (the one
  * asking gets a new cookie). An admin's reset makes the user change it
- * again at the next login.
+ * again at the next login. With `removeTotp`, the same write also removes
+ * the user's TOTP (see removeTotp).
  */
 export async function setPassword(
   store: Store,
   user: User,
   password: string,
-  opts: { actor: WriteOrigin; resetByAdmin: boolean; now: number },
+  opts: {
+    actor: WriteOrigin;
+    resetByAdmin: boolean;
+    now: number;
+    removeTotp?: boolean | undefined;
+  },
 ): Promise<User> {
-  return await updateUser(store, user, {
+  return await updateUser(store, opts.removeTotp ? withoutTotp(user) : user, {
     passwordHash: await hashPassword(password),
     mustChangePassword: opts.resetByAdmin,
     sessionsValidAfter: new Date(opts.now).toISOString(),
   }, opts.actor);
+}
+
+/**
+ * Removes the user's TOTP, confirmed or still being set up: the next login
+ * needs no code, and the user may enrol again. Sessions go on.
+ */
+export async function removeTotp(
+  store: Store,
+  user: User,
+  origin: WriteOrigin,
+): Promise<User> {
+  return await updateUser(store, withoutTotp(user), {}, origin);
+}
+
+/** `user` with no TOTP in its spec (updateUser writes the spec it is given). */
+function withoutTotp(user: User): User {
+  const { totp: _totp, ...spec } = user.spec!;
+  return { ...user, spec };
 }
 
 /** Starts TOTP enrolment: a new secret, sealed at rest, on until a code confirms it. */

@@ -57,6 +57,7 @@ type Subcommand = typeof SUBCOMMANDS[number];
 const RESET_FLAGS = {
   ...STORE_FLAGS,
   "password-file": { type: "string" },
+  "remove-totp": { type: "boolean" },
 } as const;
 
 const TOKEN_FLAGS = {
@@ -106,11 +107,14 @@ export function makeAdminCommand(deps: AdminDeps = {}): Command {
 const FLAGS_USAGE = "[--data-dir DIR] [--config FILE]";
 
 const ADMIN_USAGE =
-  `  kudurru admin reset-password USER [--password-file FILE] ${FLAGS_USAGE}
+  `  kudurru admin reset-password USER [--password-file FILE] [--remove-totp]
+      ${FLAGS_USAGE}
       Set USER's password: the one line of FILE, else of standard input
       when that is not a terminal, else a generated one, printed once. USER
       must change it at the next login; USER's sessions end. (Where standard
       input is not a terminal but nothing is piped in, add </dev/null.)
+      --remove-totp: also remove USER's TOTP (a lost authenticator), so the
+      next login needs no code; USER may set it up again afterwards.
   kudurru admin create-token (--user USER | --service-account NAME) --name TEXT
       [--scope ROLE[@ZONE] ...] [--expires DURATION] ${FLAGS_USAGE}
       Make an API token and print it once. --scope narrows it below its
@@ -256,17 +260,18 @@ async function runResetPassword(
     );
     return 1;
   }
+  const removeTotp = values["remove-totp"] === true;
   const done = await onServerOrStore<PasswordReset>(
     "reset-password",
     values,
     io,
-    (dataDir) => requestPasswordReset(dataDir, user, password),
+    (dataDir) => requestPasswordReset(dataDir, user, password, { removeTotp }),
     (dataDir) =>
       withLocalStore(
         values,
         dataDir,
         true,
-        (store) => resetPassword(store, user, password),
+        (store) => resetPassword(store, user, password, { removeTotp }),
       ),
   );
   if (done === undefined) return 1;
@@ -280,6 +285,13 @@ async function runResetPassword(
     io.stderr(
       `Note: "${answer.user}" is disabled; the password works once the user is enabled again.\n`,
     );
+  }
+  if (answer.totpRemoved === true) {
+    io.stderr(
+      `Removed the TOTP of "${answer.user}": the next login needs no code, and the user may set it up again.\n`,
+    );
+  } else if (answer.totpRemoved === false) {
+    io.stderr(`Note: "${answer.user}" had no TOTP on to remove.\n`);
   }
   if (answer.totp) {
     io.stderr(

@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { API_VERSION } from "../api/v1alpha1/meta.ts";
-import { createUser, findUser } from "../auth/accounts.ts";
+import { createUser, findUser, updateUser } from "../auth/accounts.ts";
 import { parseToken } from "../auth/api_token.ts";
 import { verifyPassword } from "../auth/password.ts";
 import { TokenChecker } from "../auth/tokens.ts";
@@ -69,6 +69,16 @@ async function adminHash(store: Store): Promise<string> {
   const admin = await findUser(store, "admin");
   assert.ok(admin?.spec?.passwordHash);
   return admin.spec.passwordHash;
+}
+
+/** A confirmed TOTP, as enrolment leaves it (never opened in these tests). */
+const CONFIRMED_TOTP = { sealedSecret: "v1.x.y.z", enabled: true, lastStep: 7 };
+
+/** Turns TOTP on for "admin" in `store`. */
+async function totpOn(store: Store): Promise<void> {
+  const user = await findUser(store, "admin");
+  assert.ok(user);
+  await updateUser(store, user, { totp: CONFIRMED_TOTP }, "test");
 }
 
 /** The actors and kinds of state.db's audit rows, oldest first. */
@@ -134,6 +144,66 @@ Deno.test("admin reset-password with no server generates a password, prints it o
     assert.ok(user!.spec!.sessionsValidAfter);
   });
   assert.equal(auditOf(tmp.dir).at(-1), `${LOCAL_ADMIN_ACTOR} update User`);
+});
+
+Deno.test("admin reset-password --remove-totp with no server removes TOTP in the same local-admin write", async () => {
+  await using tmp = await tempDir();
+  await seed(tmp.dir);
+  await withStore(tmp.dir, totpOn);
+  const rows = auditOf(tmp.dir).length;
+  const got = await admin([
+    "reset-password",
+    "admin",
+    "--remove-totp",
+    "--data-dir",
+    tmp.dir,
+  ]);
+  assert.equal(got.code, 0, got.stderr);
+  assert.match(got.stdout, /^[2-9a-zA-Z]{24}\n$/);
+  assert.match(got.stderr, /no server is running/);
+  assert.match(
+    got.stderr,
+    /Removed the TOTP of "admin": the next login needs no code, and the user may set it up again\./,
+  );
+  assert.doesNotMatch(got.stderr, /has TOTP on/);
+  await withStore(tmp.dir, async (store) => {
+    const user = await findUser(store, "admin");
+    assert.equal(user!.spec!.totp, undefined);
+    assert.ok(await verifyPassword(got.stdout.trim(), await adminHash(store)));
+  });
+  assert.deepEqual(auditOf(tmp.dir).slice(rows), [
+    `${LOCAL_ADMIN_ACTOR} update User`,
+  ]);
+
+  // Again, with no TOTP left: said, and nothing else differs.
+  const again = await admin([
+    "reset-password",
+    "admin",
+    "--remove-totp",
+    "--data-dir",
+    tmp.dir,
+  ]);
+  assert.equal(again.code, 0, again.stderr);
+  assert.match(again.stderr, /Note: "admin" had no TOTP on to remove\./);
+});
+
+Deno.test("admin reset-password without --remove-totp keeps TOTP and says a login needs a code", async () => {
+  await using tmp = await tempDir();
+  await seed(tmp.dir);
+  await withStore(tmp.dir, totpOn);
+  const got = await admin(["reset-password", "admin", "--data-dir", tmp.dir]);
+  assert.equal(got.code, 0, got.stderr);
+  assert.match(
+    got.stderr,
+    /Note: "admin" has TOTP on; logging in still needs a code from the authenticator\./,
+  );
+  assert.doesNotMatch(got.stderr, /Removed the TOTP|no TOTP on/);
+  await withStore(tmp.dir, async (store) => {
+    assert.deepEqual(
+      (await findUser(store, "admin"))!.spec!.totp,
+      CONFIRMED_TOTP,
+    );
+  });
 });
 
 Deno.test("admin reset-password reads the password from --password-file or from standard input that is not a terminal", async () => {
@@ -551,6 +621,76 @@ const SOCKET_CASES: [string, (dir: string) => Promise<void>][] = [
     },
   ],
   [
+    "reset-password --remove-totp asks the server, which removes TOTP in its one local-admin write",
+    async (dir) => {
+      await withStore(dir, totpOn);
+      const rows = auditOf(dir).length;
+      await withServer(dir, {}, async (store, logger) => {
+        const got = await admin([
+          "reset-password",
+          "admin",
+          "--remove-totp",
+          "--data-dir",
+          dir,
+        ]);
+        assert.equal(got.code, 0, got.stderr);
+        assert.match(got.stderr, /through the running server/);
+        assert.match(got.stderr, /Removed the TOTP of "admin"/);
+        const user = await findUser(store, "admin");
+        assert.equal(user!.spec!.totp, undefined);
+        assert.equal(user!.spec!.mustChangePassword, true);
+        const log = logger.lines.join("\n");
+        assert.match(log, /Password reset through the control socket/);
+        assert.match(log, /"totp":"removed"/);
+        assert.doesNotMatch(log, new RegExp(got.stdout.trim()));
+      });
+      assert.deepEqual(auditOf(dir).slice(rows), [
+        `${LOCAL_ADMIN_ACTOR} update User`,
+      ]);
+    },
+  ],
+  [
+    "reset-password --remove-totp to a server too old for it says so, and nothing changes",
+    async (dir) => {
+      await withStore(dir, totpOn);
+      const rows = auditOf(dir).length;
+      // What an older server answers a field it does not know.
+      const path = join(dir, CONTROL_SOCKET_FILE);
+      const server = Deno.serve(
+        { path, onListen: () => {} },
+        () =>
+          Response.json({ error: 'unknown field "removeTotp"' }, {
+            status: 400,
+          }),
+      );
+      try {
+        const got = await admin([
+          "reset-password",
+          "admin",
+          "--remove-totp",
+          "--data-dir",
+          dir,
+        ]);
+        assert.equal(got.code, 1);
+        assert.equal(got.stdout, "");
+        assert.match(
+          got.stderr,
+          /^kudurru admin reset-password: the server running on .*kudurru\.sock cannot remove TOTP \(it is older\): restart it with this version of kudurru, or stop it and run this again/,
+        );
+      } finally {
+        await server.shutdown();
+      }
+      // Not done on state.db behind the running server's back either.
+      assert.equal(auditOf(dir).length, rows);
+      await withStore(dir, async (store) => {
+        assert.deepEqual(
+          (await findUser(store, "admin"))!.spec!.totp,
+          CONFIRMED_TOTP,
+        );
+      });
+    },
+  ],
+  [
     "create-token follows the server's token lifetime, not this shell's configuration",
     async (dir) => {
       const config = await configFile(dir, "0");
@@ -674,6 +814,18 @@ const SOCKET_CASES: [string, (dir: string) => Promise<void>][] = [
             /too short/,
           ],
           ["/v1/admin/reset-password", { method: "GET" }, 405, /use POST/],
+          [
+            "/v1/admin/reset-password",
+            post('{"user":"admin","removeTotp":"yes"}'),
+            400,
+            /^"removeTotp" must be true or false$/,
+          ],
+          [
+            "/v1/admin/reset-password",
+            post('{"user":"admin","removeTOTP":true}'),
+            400,
+            /^unknown field "removeTOTP"$/,
+          ],
           [
             "/v1/admin/tokens",
             post(

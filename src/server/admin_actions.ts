@@ -7,7 +7,8 @@
  * token scopes and auth.tokens.maxLifetime) and write as "local-admin", so
  * the audit trail tells these changes from the API's. Nothing here returns
  * a password hash, a TOTP secret or a token's hash: only a generated
- * password and a new token's text, once.
+ * password and a new token's text, once. A reset may also remove the
+ * user's TOTP, for someone who lost the authenticator.
  */
 import type { TokenScope, User } from "../api/v1alpha1/auth_kinds.ts";
 import {
@@ -51,6 +52,17 @@ export interface PasswordReset {
   disabled: boolean;
   /** The user has TOTP on: a login still needs a code. */
   totp: boolean;
+  /**
+   * Only when the reset was asked to remove TOTP: whether it was on (a
+   * setup never confirmed is removed too, and counts as off).
+   */
+  totpRemoved?: boolean;
+}
+
+/** What a reset does beyond the password. */
+export interface ResetOptions {
+  /** Also remove the user's TOTP, in the same write. */
+  removeTotp?: boolean | undefined;
 }
 
 /** A token to make: for exactly one of `user` and `serviceAccount`. */
@@ -87,7 +99,11 @@ export interface AdminOptions {
 
 /** The three actions bound to one Store: what the control socket serves. */
 export interface AdminActions {
-  resetPassword(user: string, password?: string): Promise<PasswordReset>;
+  resetPassword(
+    user: string,
+    password?: string,
+    reset?: ResetOptions,
+  ): Promise<PasswordReset>;
   createToken(request: AdminTokenRequest): Promise<AdminToken>;
   listUsers(): Promise<UserSummary[]>;
 }
@@ -98,8 +114,8 @@ export function storeAdminActions(
   opts: AdminOptions = {},
 ): AdminActions {
   return {
-    resetPassword: (user, password) =>
-      resetPassword(store, user, password, opts),
+    resetPassword: (user, password, reset) =>
+      resetPassword(store, user, password, { ...opts, ...reset }),
     createToken: (request) => createAdminToken(store, request, opts),
     listUsers: () => listUsers(store),
   };
@@ -110,6 +126,8 @@ export function storeAdminActions(
  * the API's password policy), else a generated one, returned to be shown
  * once. Either way the user must change it at the next login, and every
  * session issued before now ends (setPassword moves sessionsValidAfter).
+ * With `removeTotp`, the same write (one audit row) removes the user's TOTP:
+ * the next login needs no code, and the user may enrol again.
  *
  * @throws {AdminError} for an unknown user or a password the policy refuses
  */
@@ -117,7 +135,7 @@ export async function resetPassword(
   store: Store,
   userName: string,
   password?: string,
-  opts: AdminOptions = {},
+  opts: AdminOptions & ResetOptions = {},
 ): Promise<PasswordReset> {
   const user = await mustFindUser(store, userName);
   if (password !== undefined) {
@@ -129,12 +147,15 @@ export async function resetPassword(
     actor: LOCAL_ADMIN_ACTOR,
     resetByAdmin: true,
     now: (opts.now ?? Date.now)(),
+    removeTotp: opts.removeTotp,
   });
   return {
     user: userName,
     ...(password === undefined && { generatedPassword: chosen }),
     disabled: saved.spec!.disabled,
     totp: saved.spec!.totp?.enabled ?? false,
+    ...(opts.removeTotp &&
+      { totpRemoved: user.spec!.totp?.enabled ?? false }),
   };
 }
 

@@ -1,9 +1,15 @@
 import assert from "node:assert/strict";
 import { API_VERSION } from "../api/v1alpha1/meta.ts";
 import type { APIToken, User } from "../api/v1alpha1/auth_kinds.ts";
-import { createUser, findUser, updateUser } from "../auth/accounts.ts";
+import {
+  checkLogin,
+  createUser,
+  findUser,
+  updateUser,
+} from "../auth/accounts.ts";
 import { parseToken } from "../auth/api_token.ts";
 import { verifyPassword } from "../auth/password.ts";
+import type { SealingKeys } from "../auth/sealed.ts";
 import { findToken, TokenChecker } from "../auth/tokens.ts";
 import { createMemoryStore } from "../store/memory/memory_store.ts";
 import {
@@ -117,6 +123,120 @@ Deno.test("resetPassword says when the user is disabled or has TOTP on", async (
   assert.equal(reset.totp, true);
   // A reset is not a way to re-enable a user.
   assert.equal((await user(store, "admin")).spec!.disabled, true);
+});
+
+/** A TOTP as a confirmed enrolment leaves it (the secret is never opened here). */
+const CONFIRMED_TOTP = { sealedSecret: "v1.x.y.z", enabled: true, lastStep: 7 };
+
+/** No keys: enough for a login that never opens a TOTP secret. */
+const NO_TOTP_KEYS: SealingKeys = {
+  purpose: "totpSecret",
+  currentId: "none",
+  byId: new Map(),
+};
+
+async function withTotp(
+  store: ReturnType<typeof createMemoryStore>,
+  totp: NonNullable<NonNullable<User["spec"]>["totp"]>,
+) {
+  await updateUser(store, await user(store, "admin"), { totp }, "test");
+}
+
+Deno.test("resetPassword with removeTotp removes TOTP in the same write: one local-admin audit row, and the next login needs no code", async () => {
+  const store = await storeWithAdmin();
+  await withTotp(store, CONFIRMED_TOTP);
+  const login = (password: string) =>
+    checkLogin(
+      store,
+      { username: "admin", password },
+      NO_TOTP_KEYS,
+      NOW,
+    );
+  assert.deepEqual(await login(OLD_PASSWORD), { failure: "totp_required" });
+  const rows = store.audit.length;
+  const reset = await resetPassword(store, "admin", "a lost phone passphrase", {
+    now: () => NOW,
+    removeTotp: true,
+  });
+  assert.deepEqual(reset, {
+    user: "admin",
+    disabled: false,
+    totp: false,
+    totpRemoved: true,
+  });
+  const saved = await user(store, "admin");
+  assert.equal(saved.spec!.totp, undefined);
+  assert.ok(
+    await verifyPassword("a lost phone passphrase", saved.spec!.passwordHash!),
+  );
+  assert.equal(saved.spec!.mustChangePassword, true);
+  assert.equal(saved.spec!.sessionsValidAfter, new Date(NOW).toISOString());
+  assert.equal(store.audit.length, rows + 1, "one write, one audit row");
+  const last = store.audit.at(-1)!;
+  assert.deepEqual([last.actor, last.action, last.key.name], [
+    LOCAL_ADMIN_ACTOR,
+    "update",
+    "admin",
+  ]);
+  const after = await login("a lost phone passphrase");
+  assert.ok("user" in after, JSON.stringify(after));
+  assert.equal(after.user.spec!.mustChangePassword, true);
+});
+
+Deno.test("resetPassword with removeTotp says when TOTP was not on, and drops a setup never confirmed", async () => {
+  const store = await storeWithAdmin();
+  const none = await resetPassword(store, "admin", "another passphrase", {
+    removeTotp: true,
+  });
+  assert.equal(none.totpRemoved, false);
+  assert.equal(none.totp, false);
+  await withTotp(store, { ...CONFIRMED_TOTP, enabled: false });
+  const pending = await resetPassword(store, "admin", "another passphrase", {
+    removeTotp: true,
+  });
+  assert.equal(pending.totpRemoved, false);
+  assert.equal((await user(store, "admin")).spec!.totp, undefined);
+});
+
+Deno.test("resetPassword without removeTotp leaves TOTP as it was and says nothing of removing it", async () => {
+  const store = await storeWithAdmin();
+  await withTotp(store, CONFIRMED_TOTP);
+  for (const removeTotp of [undefined, false]) {
+    const reset = await resetPassword(store, "admin", "another passphrase", {
+      removeTotp,
+    });
+    assert.equal(reset.totp, true);
+    assert.equal("totpRemoved" in reset, false);
+    assert.deepEqual((await user(store, "admin")).spec!.totp, CONFIRMED_TOTP);
+  }
+});
+
+Deno.test("resetPassword with removeTotp that is refused removes nothing", async () => {
+  const store = await storeWithAdmin();
+  await withTotp(store, CONFIRMED_TOTP);
+  const before = await user(store, "admin");
+  await refused(
+    resetPassword(store, "admin", "short", { removeTotp: true }),
+    "invalid",
+    /too short/,
+  );
+  const after = await user(store, "admin");
+  assert.equal(after.metadata.resourceVersion, before.metadata.resourceVersion);
+  assert.deepEqual(after.spec!.totp, CONFIRMED_TOTP);
+});
+
+Deno.test("storeAdminActions passes removeTotp on to the reset", async () => {
+  const store = await storeWithAdmin();
+  await withTotp(store, CONFIRMED_TOTP);
+  const admin = storeAdminActions(store, { now: () => NOW });
+  const kept = await admin.resetPassword("admin", "another passphrase");
+  assert.equal(kept.totp, true);
+  const removed = await admin.resetPassword("admin", undefined, {
+    removeTotp: true,
+  });
+  assert.equal(removed.totpRemoved, true);
+  assert.ok(removed.generatedPassword);
+  assert.equal((await user(store, "admin")).spec!.totp, undefined);
 });
 
 Deno.test("createAdminToken makes a working token for a user, shown once, audited as local-admin", async () => {

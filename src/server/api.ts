@@ -88,6 +88,7 @@ export async function startApi(w: ApiWiring) {
         blockingConfigured: config.blocking.enabled,
         flushCache: (name, o) => listeners.flushCache(name, o),
         refreshList: (key) => w.blocking.refreshList(key),
+        logger: shared.logger,
       }),
       nodeRoutes({
         config,

@@ -19,9 +19,12 @@ import {
   type AdminToken,
   type AdminTokenRequest,
   type PasswordReset,
+  type ResetOptions,
 } from "./admin_actions.ts";
 import { type UserSummary } from "../auth/accounts.ts";
+import { join } from "node:path";
 import {
+  CONTROL_SOCKET_FILE,
   controlRequest,
   json,
   jsonBody,
@@ -45,6 +48,8 @@ export interface ResetPasswordRequest {
   user: string;
   /** The new password; absent: the server generates one and answers it. */
   password?: string;
+  /** Also remove the user's TOTP (for a lost authenticator). */
+  removeTotp?: boolean;
 }
 
 /**
@@ -76,12 +81,18 @@ export async function adminRoute(
     if (pathname === "/v1/admin/reset-password") {
       const parsed = resetRequestOf(body);
       if (typeof parsed === "string") return json(400, { error: parsed });
-      const reset = await admin.resetPassword(parsed.user, parsed.password);
+      const reset = await admin.resetPassword(
+        parsed.user,
+        parsed.password,
+        { removeTotp: parsed.removeTotp },
+      );
       logger.info("Password reset through the control socket", {
         user: reset.user,
         password: reset.generatedPassword === undefined
           ? "as given"
           : "generated",
+        ...(reset.totpRemoved !== undefined &&
+          { totp: reset.totpRemoved ? "removed" : "was off" }),
       });
       return json(200, reset);
     }
@@ -111,15 +122,23 @@ export async function adminRoute(
 }
 
 function resetRequestOf(body: unknown): ResetPasswordRequest | string {
-  const fields = objectOf(body, ["user", "password"]);
+  const fields = objectOf(body, ["user", "password", "removeTotp"]);
   if (typeof fields === "string") return fields;
-  const { user, password } = fields;
+  const { user, password, removeTotp } = fields;
   if (typeof user !== "string" || user === "") {
     return '"user" must be a user name';
   }
-  if (password === undefined) return { user };
-  if (typeof password !== "string") return '"password" must be a string';
-  return { user, password };
+  if (password !== undefined && typeof password !== "string") {
+    return '"password" must be a string';
+  }
+  if (removeTotp !== undefined && typeof removeTotp !== "boolean") {
+    return '"removeTotp" must be true or false';
+  }
+  return {
+    user,
+    ...(password !== undefined && { password: password as string }),
+    ...(removeTotp !== undefined && { removeTotp }),
+  };
 }
 
 function tokenRequestOf(body: unknown): AdminTokenRequest | string {
@@ -191,13 +210,16 @@ function scopesOf(scopes: unknown): TokenScope[] | undefined | string {
 }
 
 /**
- * The running server has no admin endpoints: it is older, or was started
- * without them.
+ * The running server has no admin endpoints, or not the part asked for
+ * (`what` it cannot do): it is older, or was started without them.
  */
 export class AdminNotOfferedError extends Error {
-  constructor(readonly path: string) {
+  constructor(
+    readonly path: string,
+    what = "does not offer local administration",
+  ) {
     super(
-      `the server running on ${path} does not offer local administration (it is older): restart it with this version of kudurru, or stop it and run this again to change the data directory directly`,
+      `the server running on ${path} ${what} (it is older): restart it with this version of kudurru, or stop it and run this again to change the data directory directly`,
     );
     this.name = "AdminNotOfferedError";
   }
@@ -242,24 +264,42 @@ async function adminRequest(
 
 /**
  * Asks the running server to reset `user`'s password: to `password`, or
- * to one it generates and answers (`generatedPassword`).
+ * to one it generates and answers (`generatedPassword`); with
+ * `removeTotp`, its TOTP too.
  *
- * @throws see adminRequest
+ * @throws see adminRequest; {AdminNotOfferedError} too when `removeTotp`
+ *   is asked of a server too old to remove TOTP (it then changed nothing)
  */
 export async function requestPasswordReset(
   dataDir: string,
   user: string,
   password?: string,
+  reset: ResetOptions = {},
 ): Promise<PasswordReset> {
   const body: ResetPasswordRequest = {
     user,
     ...(password !== undefined && { password }),
+    ...(reset.removeTotp && { removeTotp: true }),
   };
-  return await adminRequest(
-    dataDir,
-    "/v1/admin/reset-password",
-    body,
-  ) as PasswordReset;
+  try {
+    return await adminRequest(
+      dataDir,
+      "/v1/admin/reset-password",
+      body,
+    ) as PasswordReset;
+  } catch (err) {
+    // An older server refuses the field it does not know, before any change.
+    if (
+      body.removeTotp && !(err instanceof AdminError) &&
+      err instanceof Error && err.message === 'unknown field "removeTotp"'
+    ) {
+      throw new AdminNotOfferedError(
+        join(dataDir, CONTROL_SOCKET_FILE),
+        "cannot remove TOTP",
+      );
+    }
+    throw err;
+  }
 }
 
 /**

@@ -15,11 +15,17 @@ import {
   ACCOUNTS_MANAGER,
   createUser,
   findUser,
+  removeTotp,
   setPassword,
   updateUser,
   userSummary,
 } from "../../auth/accounts.ts";
-import { passwordProblem } from "../../auth/password.ts";
+import {
+  PasswordHashingBusyError,
+  passwordProblem,
+  PasswordRefusedError,
+  verifyPassword,
+} from "../../auth/password.ts";
 import { createToken, findToken } from "../../auth/tokens.ts";
 import type { Binding } from "../../rbac/binding.ts";
 import { validateBinding, validateTokenScopes } from "../../rbac/validate.ts";
@@ -230,6 +236,48 @@ function userRoutes(routes: RoutesTable, deps: AccountRoutesDeps): void {
       saved = await updateUser(deps.store, saved, change, requestOrigin(c));
     }
     return ok(c, userSummary(saved));
+  });
+  routes.define({
+    method: "delete",
+    path: "/api/v1/users/{name}/totp",
+    guard: { resource: "users", verb: "update", self: isSelf },
+    openapi: {
+      tags: ["Accounts"],
+      summary: "Remove a user's TOTP (a lost authenticator)",
+      description:
+        "The next login needs no code, and the user may set TOTP up again. Removing one's own needs the current `password` in the body (a session alone must not drop the second factor); an admin removing another user's needs no body. Sessions go on.",
+      request: {
+        params: name,
+        body: {
+          required: false,
+          content: {
+            "application/json": {
+              schema: z.object({ password: z.string().optional() }),
+            },
+          },
+        },
+      },
+      responses: {
+        204: { description: "TOTP is off (also when it was not on)" },
+        ...errorResponses,
+      },
+    },
+  }, async (c) => {
+    const body = await optionalObjectBody(c);
+    const unknown = Object.keys(body).filter((k) => k !== "password");
+    if (unknown.length > 0) {
+      throw new ApiError("unknown_field", `${unknown[0]}: unknown field`, {
+        details: {
+          issues: unknown.map((k) => ({ path: k, message: "unknown field" })),
+        },
+      });
+    }
+    const user = await mustFindUser(deps.store, c.req.param("name")!);
+    if (isSelf(c)) await requireOwnPassword(user, body.password);
+    if (user.spec!.totp !== undefined) {
+      await removeTotp(deps.store, user, requestOrigin(c));
+    }
+    return c.body(null, 204);
   });
   routes.define({
     method: "delete",
@@ -662,6 +710,65 @@ function requireGoodPassword(password: string, user: string): void {
     throw new ApiError("invalid", `The password ${problem}`, {
       details: { issues: [{ path: "password", message: problem }] },
     });
+  }
+}
+
+/** The body as an object; none at all (no type, nothing sent) is `{}`. */
+async function optionalObjectBody(
+  c: Context,
+): Promise<Record<string, unknown>> {
+  if (
+    c.req.header("content-type") === undefined && await c.req.text() === ""
+  ) {
+    return {};
+  }
+  return objectBody(await jsonBody(c));
+}
+
+/**
+ * Refuses unless `password` is `user`'s current one: what a user removing
+ * its own second factor must show beyond a session or a token.
+ */
+async function requireOwnPassword(user: User, password: unknown) {
+  const refuse = (message: string, issue: string) =>
+    new ApiError("invalid", message, {
+      details: { issues: [{ path: "password", message: issue }] },
+    });
+  if (typeof password !== "string" || password === "") {
+    throw refuse(
+      "password is required: removing your own TOTP needs your current password",
+      "is required (your current password)",
+    );
+  }
+  const hash = user.spec!.passwordHash;
+  if (hash === undefined) {
+    throw new ApiError(
+      "bad_request",
+      "A user without a local password cannot remove its own TOTP",
+      { hint: "an admin can remove it for you" },
+    );
+  }
+  let ok: boolean;
+  try {
+    ok = await verifyPassword(password, hash);
+  } catch (error) {
+    if (error instanceof PasswordHashingBusyError) {
+      throw new ApiError(
+        "unavailable",
+        "Too many logins at once; try again shortly",
+        {
+          headers: { "Retry-After": String(error.retryAfterSeconds) },
+        },
+      );
+    }
+    if (!(error instanceof PasswordRefusedError)) throw error;
+    ok = false;
+  }
+  if (!ok) {
+    throw refuse(
+      "The current password is wrong",
+      "is not the current password",
+    );
   }
 }
 

@@ -222,7 +222,11 @@ export function authRoutes(deps: AuthRoutesDeps) {
         tags: ["Auth"],
         summary:
           "Start TOTP enrolment: a secret to add to an authenticator app",
-        description: "Logins need codes once /auth/totp/confirm accepted one.",
+        description:
+          "Logins need codes once /auth/totp/confirm accepted one. While " +
+          "TOTP is on this is 409: a new enrolment would turn the second " +
+          "factor off until confirmed, so remove it first " +
+          "(DELETE /api/v1/users/{name}/totp, with the password).",
         responses: {
           200: {
             description: "The secret and its otpauth:// URI",
@@ -240,6 +244,13 @@ export function authRoutes(deps: AuthRoutesDeps) {
       },
     }, async (c) => {
       const user = await ownUser(c, deps.store);
+      // A session alone must not be able to drop the second factor.
+      if (user.spec?.totp?.enabled) {
+        throw new ApiError("conflict", "TOTP is already on for this user", {
+          hint:
+            `remove it first: DELETE /api/v1/users/${user.metadata.name}/totp with your password`,
+        });
+      }
       return ok(c, await startTotp(deps.store, user, deps.totpKeys));
     });
 

@@ -6,6 +6,7 @@
  * and fetching a block list's sources now rather than at its next
  * refreshInterval.
  */
+import type { Logger } from "../../log/logger.ts";
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import {
@@ -69,6 +70,12 @@ export interface OperationsRoutesDeps {
   refreshList(key: ObjectKey): Promise<ListRefreshResult>;
   /** How long a refresh waits for the downloads before answering 202. @default 10000 */
   refreshWaitMs?: number;
+  /**
+   * Hears of the operations that change no stored state (cache flushes,
+   * list refreshes), so the server log says who asked: the Store's audit
+   * trail holds only changes to what it stores.
+   */
+  logger?: Logger;
 }
 
 /** Shorter is almost always a typo ("5ms" for "5m"), as the CLI says. */
@@ -297,6 +304,12 @@ function cacheRoutes(routes: RoutesTable, deps: OperationsRoutesDeps) {
       name as string | undefined,
       { subtree },
     );
+    deps.logger?.info("Cache flushed through the API", {
+      ...requestOrigin(c),
+      name: name ?? "(all)",
+      subtree,
+      removed: flushed,
+    });
     return ok(c, {
       flushed,
       ...(name !== undefined && { name }),
@@ -377,6 +390,10 @@ function refreshRoutes(routes: RoutesTable, deps: OperationsRoutesDeps) {
     if (!sources.some((s) => s.url !== undefined && s.enabled !== false)) {
       return ok(c, { ...base, state: "nothing", sources: [] });
     }
+    deps.logger?.info("Block list refresh asked through the API", {
+      ...requestOrigin(c),
+      list: `${key.namespace}/${key.name}`,
+    });
     const result = await withinWait(
       deps.refreshList(key),
       deps.refreshWaitMs ?? DEFAULT_REFRESH_WAIT_MS,
