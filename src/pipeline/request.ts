@@ -49,7 +49,7 @@ export interface Request {
    * Asked to explain what would happen (the API's "why"), not to answer a
    * client: nothing is forwarded, counted or logged.
    */
-  readonly explain?: true;
+  readonly explain: boolean;
   /** The question name in lowercase ("" without a question). */
   readonly qname: string;
   /**

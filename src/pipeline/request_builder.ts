@@ -24,8 +24,8 @@ export interface RequestContext {
   received: number;
   /** @default false */
   lameduck?: boolean;
-  /** See Request.explain. */
-  explain?: true;
+  /** See Request.explain. @default false */
+  explain?: boolean;
 }
 
 /**
@@ -52,7 +52,8 @@ export function buildRequest(bytes: Uint8Array, ctx: RequestContext): Request {
     snapshot: ctx.snapshot,
     node: ctx.node,
     lameduck: ctx.lameduck ?? false,
-    ...(ctx.explain && { explain: true as const }),
+    // Always present: requests keep one shape (hidden class) on the hot path.
+    explain: ctx.explain ?? false,
     qname: query.question?.name.toLowerCase() ?? "",
     maxSize: answerSizeLimit(query, ctx.client.transport),
     groups: [],
