@@ -41,6 +41,8 @@ export interface ServedApi extends AsyncDisposable {
  * key fixed) and serves it with Deno.serve on 127.0.0.1:0. `clientFrom`
  * lets a benchmark say which address a request comes from (the login
  * limiter counts failures per address): only the login benchmark uses it.
+ * The API's CPU share is not limited (`listeners.api.cpuPercent: 100`):
+ * these benchmarks time what a request costs, not how long it waits.
  */
 export async function serveApi(opts: {
   store: Store;
@@ -51,6 +53,7 @@ export async function serveApi(opts: {
 }): Promise<ServedApi> {
   const config = configSchema.parse({
     node: { dataDir: opts.dataDir, name: "bench" },
+    listeners: { api: { cpuPercent: 100 } },
     ...opts.config,
   });
   const env: Record<string, string> = {

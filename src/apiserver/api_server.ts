@@ -3,6 +3,8 @@
  * module, the accounts it needs on first start (the admin, a bootstrap
  * token), keys for sessions and TOTP secrets, and TLS when configured.
  */
+import { BusyBudget } from "./busy_budget.ts";
+import { normalizePrefix, underPrefix } from "./path_prefix.ts";
 import type { Context } from "hono";
 import { ACCOUNTS_MANAGER, ensureFirstAdmin } from "../auth/accounts.ts";
 import { BindingsSource } from "../auth/bindings_source.ts";
@@ -39,6 +41,8 @@ export interface ApiServerOptions {
    * if they cannot (a static node: `cluster.role: static`).
    */
   readOnlyReason?: () => string | undefined;
+  /** @default a BusyBudget of listeners.api.cpuPercent */
+  budget?: BusyBudget;
   /** Route modules beyond accounts and objects (query log, operations, …). */
   extraRoutes?: (shared: SharedRouteDeps) => RouteModule[];
   now?: () => number;
@@ -146,6 +150,9 @@ export async function buildApi(
   const api = createApiApp({
     logger,
     tls: opts.tls,
+    pathPrefix: normalizePrefix(config.listeners.api.pathPrefix),
+    budget: opts.budget ??
+      new BusyBudget({ percent: config.listeners.api.cpuPercent }),
     check: guardCheck(() => bindings.bindings()),
     authenticate: authentication({
       store,
@@ -190,7 +197,7 @@ export async function startApiServer(
       opts.logger.error("API request failed", { error });
       return new Response("internal error\n", { status: 500 });
     },
-  }, api.app.fetch);
+  }, underPrefix(opts.config.listeners.api.pathPrefix, api.app.fetch));
   const addr = server.addr as Deno.NetAddr;
   opts.logger.info("Serving the API", {
     address: `${addr.hostname}:${addr.port}`,

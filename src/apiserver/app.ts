@@ -3,6 +3,7 @@
  * shares (envelope, errors, security headers, authentication, the guard
  * each route declares) and the route modules. api_server.ts serves it.
  */
+import type { BusyBudget } from "./busy_budget.ts";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { Logger } from "../log/logger.ts";
@@ -26,6 +27,10 @@ export interface AppOptions {
   check: GuardCheck;
   /** Whether the API is served over TLS (HSTS, Secure cookies). */
   tls: boolean;
+  /** listeners.api.pathPrefix ("/dns"), for the document's server URL. @default "" */
+  pathPrefix?: string;
+  /** The share of the main thread requests may take. @default no limit */
+  budget?: BusyBudget;
 }
 
 /** A route module: defines its routes on the table. */
@@ -50,6 +55,29 @@ export function createApiApp(
     if (who !== undefined) c.set(AUTHENTICATED as never, who as never);
     await next();
   });
+  // After authentication, so an anonymous flood waits behind nobody's
+  // credentials but its own; the time a request takes counts against the
+  // share (busy_budget.ts). A stream's body (the tail, exports) is sent
+  // after this returns and is not counted.
+  const budget = opts.budget;
+  if (budget?.limits) {
+    app.use("*", async (_c, next) => {
+      const admitted = await budget.admit();
+      if (!admitted.ok) {
+        throw new ApiError("unavailable", "The API is busy", {
+          hint:
+            "requests take more of the CPU than listeners.api.cpuPercent allows; retry later",
+          headers: { "Retry-After": String(admitted.retryAfterSeconds) },
+        });
+      }
+      const started = performance.now();
+      try {
+        await next();
+      } finally {
+        budget.spend(performance.now() - started);
+      }
+    });
+  }
   // Counted as it arrives, chunked uploads too: a huge body is refused
   // before it is held in memory. A zone file may be larger than a JSON body.
   app.use("*", (c, next) => {
@@ -91,6 +119,8 @@ export function createApiApp(
   for (const module of modules) module(routes);
   app.doc31("/api/v1/openapi.json", {
     openapi: "3.1.0",
+    // Clients (the docs page's "try it") send requests below the prefix.
+    servers: [{ url: opts.pathPrefix || "/" }],
     info: {
       title: "kudurru API",
       version: VERSION,

@@ -8,34 +8,20 @@
  * Hashing is the costly part of a login, so everything an attacker could
  * use to make it costlier is bounded before it starts: the password's
  * length, the parameters a stored hash may ask for, and how many hashes run
- * or wait at once.
+ * or wait at once. The hashes run in Worker threads (password_workers.ts),
+ * as many as may run at once, so the main thread (the HTTP API, the
+ * query-log writer) goes on while a login is checked.
  *
  * Passwords are compared after Unicode NFKC normalisation (NIST SP 800-63B
  * §5.1.1.2), so a password typed with a composed "é" on one keyboard and a
  * decomposed one on another is the same password.
  */
-import { argon2id, argon2Verify } from "hash-wasm";
+import { ARGON2_PARAMETERS, argon2Parameters, verifiable } from "./argon2id.ts";
+import { PasswordWorkers } from "./password_workers.ts";
 import { Semaphore } from "./semaphore.ts";
 
-/** The Argon2id parameters of every new hash. */
-export const ARGON2_PARAMETERS = Object.freeze({
-  /** KiB of memory (19 MiB). */
-  memorySize: 19_456,
-  iterations: 2,
-  parallelism: 1,
-  hashLength: 32,
-  saltLength: 16,
-});
-
-/**
- * The most one verification may cost, whatever a stored hash asks for: a
- * hash edited in the database must not make each login take gigabytes.
- */
-const VERIFY_LIMITS = Object.freeze({
-  memorySize: 65_536,
-  iterations: 10,
-  parallelism: 4,
-});
+export { ARGON2_PARAMETERS } from "./argon2id.ts";
+export { PasswordWorkerError } from "./password_workers.ts";
 
 /** Longest password accepted, in UTF-8 bytes (hashing a longer one is a denial of service). */
 export const MAX_PASSWORD_BYTES = 1024;
@@ -91,32 +77,31 @@ const hashing = new Semaphore(
   () => new PasswordHashingBusyError(),
 );
 
+// As many Workers as hashes may run: each runs one at a time.
+const workers = new PasswordWorkers({ size: HASHING_CONCURRENCY.running });
+
 /**
  * The PHC string of `password` under ARGON2_PARAMETERS with a fresh
  * 16-byte salt.
  *
  * @throws {PasswordRefusedError} for an empty or overlong password
  * @throws {PasswordHashingBusyError} when too many hashes are queued
+ * @throws {PasswordWorkerError} when the hashing Worker fails
  */
 export async function hashPassword(password: string): Promise<string> {
   const normalised = acceptable(password);
-  const { saltLength, ...parameters } = ARGON2_PARAMETERS;
   return await hashing.run(() =>
-    argon2id({
-      ...parameters,
-      password: normalised,
-      salt: crypto.getRandomValues(new Uint8Array(saltLength)),
-      outputType: "encoded",
-    })
+    workers.run({ op: "hash", password: normalised })
   );
 }
 
 /**
  * True when `password` is the one `encoded` (a PHC string from
- * hashPassword) was made from.
+ * hashPassword) was made from; the hashes are compared in constant time.
  *
  * @throws {PasswordRefusedError} for an empty or overlong password
  * @throws {PasswordHashingBusyError} when too many hashes are queued
+ * @throws {PasswordWorkerError} when the hashing Worker fails
  * @throws {Error} when `encoded` is not an Argon2id hash kudurru verifies
  */
 export async function verifyPassword(
@@ -124,20 +109,9 @@ export async function verifyPassword(
   encoded: string,
 ): Promise<boolean> {
   const normalised = acceptable(password);
-  const parameters = argon2Parameters(encoded);
-  if (parameters === undefined) {
-    throw new Error(
-      "Cannot verify the password: the stored hash is not an Argon2id (v=19) PHC string",
-    );
-  }
-  const over = overLimits(parameters);
-  if (over !== undefined) {
-    throw new Error(
-      `Cannot verify the password: the stored hash asks for ${over}; reset the password`,
-    );
-  }
+  verifiable(encoded); // throws before queueing
   return await hashing.run(() =>
-    argon2Verify({ password: normalised, hash: encoded })
+    workers.run({ op: "verify", password: normalised, encoded })
   );
 }
 
@@ -152,6 +126,7 @@ let dummyHash: Promise<string> | undefined;
  *
  * @throws {PasswordRefusedError} for an empty or overlong password, as verifyPassword does
  * @throws {PasswordHashingBusyError} when too many hashes are queued, as verifyPassword does
+ * @throws {PasswordWorkerError} when the hashing Worker fails, as verifyPassword does
  */
 export async function verifyAgainstNothing(password: string): Promise<false> {
   const normalised = acceptable(password);
@@ -159,9 +134,22 @@ export async function verifyAgainstNothing(password: string): Promise<false> {
     dummyHash = undefined; // busy: let the next call try again
     throw err;
   });
-  const hash = await dummyHash;
-  await hashing.run(() => argon2Verify({ password: normalised, hash }));
+  const encoded = await dummyHash;
+  verifiable(encoded); // as verifyPassword does
+  await hashing.run(() =>
+    workers.run({ op: "verify", password: normalised, encoded })
+  );
   return false;
+}
+
+/**
+ * Terminates the hashing Workers now (hashes in flight fail with a
+ * PasswordWorkerError); the next hash starts new ones. Not needed for a
+ * process to exit (idle Workers do not keep it alive), but it frees their
+ * memory at once, e.g. at shutdown.
+ */
+export function closePasswordWorkers(): void {
+  workers.close();
 }
 
 /**
@@ -264,50 +252,6 @@ function acceptable(password: string): string {
 
 function utf8Length(text: string): number {
   return new TextEncoder().encode(text).length;
-}
-
-interface Argon2Parameters {
-  memorySize: number;
-  iterations: number;
-  parallelism: number;
-  saltLength: number;
-  hashLength: number;
-}
-
-const PHC =
-  /^\$argon2id\$v=19\$m=(\d{1,10}),t=(\d{1,10}),p=(\d{1,10})\$([A-Za-z0-9+/]{11,88})\$([A-Za-z0-9+/]{16,88})$/;
-
-/** The parameters of an Argon2id PHC string, or undefined. */
-function argon2Parameters(encoded: string): Argon2Parameters | undefined {
-  const m = PHC.exec(encoded);
-  if (!m) return undefined;
-  const bytes = (b64: string) => Math.floor((b64.length * 3) / 4);
-  return {
-    memorySize: Number(m[1]),
-    iterations: Number(m[2]),
-    parallelism: Number(m[3]),
-    saltLength: bytes(m[4]!),
-    hashLength: bytes(m[5]!),
-  };
-}
-
-/** What a stored hash asks for beyond VERIFY_LIMITS, or undefined. */
-function overLimits(p: Argon2Parameters): string | undefined {
-  if (p.memorySize > VERIFY_LIMITS.memorySize) {
-    return `${p.memorySize} KiB of memory (at most ${VERIFY_LIMITS.memorySize})`;
-  }
-  if (p.iterations > VERIFY_LIMITS.iterations) {
-    return `${p.iterations} passes (at most ${VERIFY_LIMITS.iterations})`;
-  }
-  if (p.parallelism > VERIFY_LIMITS.parallelism) {
-    return `${p.parallelism} lanes (at most ${VERIFY_LIMITS.parallelism})`;
-  }
-  if (
-    p.iterations < 1 || p.parallelism < 1 || p.memorySize < 8 * p.parallelism
-  ) {
-    return "parameters Argon2 does not allow";
-  }
-  return undefined;
 }
 
 /**

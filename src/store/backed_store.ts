@@ -24,7 +24,7 @@ import {
   defaultNodeName,
 } from "./always_leader_elector.ts";
 import { matchesLabels, parseLabelSelector } from "./label_selector.ts";
-import { pageOf } from "./pagination.ts";
+import { pageOf, readPage } from "./pagination.ts";
 import { planRuntimeWrite } from "./runtime_values.ts";
 import { auditBodies } from "./audit_body.ts";
 import { restoreYaml, snapshotYaml } from "./snapshot.ts";
@@ -303,11 +303,32 @@ export function createBackedStore(
   function listNow(kind: string, lo: ListOptions): ObjectList {
     open();
     const selector = parseLabelSelector(lo.labelSelector ?? "");
-    const { items, resourceVersion } = backend.scan(kind, lo.namespace);
-    const matching = items.filter((o) =>
-      matchesLabels(selector, o.metadata.labels)
-    );
-    const page = pageOf(matching, lo.limit, lo.continue);
+    const accept = (o: KObject) => matchesLabels(selector, o.metadata.labels);
+    const limit = lo.limit;
+    let page: { items: KObject[]; continue?: string };
+    let resourceVersion: number;
+    if (limit !== undefined && Number.isSafeInteger(limit) && limit > 0) {
+      // A page reads only what it holds (keyset reads after the token), all
+      // in one read of the store, so resourceVersion holds for every object.
+      ({ page, resourceVersion } = backend.readTogether(() => {
+        let rv = 0; // readPage reads at least once (or throws)
+        const page = readPage(
+          (after, n) => {
+            const read = backend.scanPage(kind, lo.namespace, after, n);
+            rv = read.resourceVersion;
+            return read.items;
+          },
+          limit,
+          lo.continue,
+          accept,
+        );
+        return { page, resourceVersion: rv };
+      }));
+    } else {
+      const scanned = backend.scan(kind, lo.namespace);
+      resourceVersion = scanned.resourceVersion;
+      page = pageOf(scanned.items.filter(accept), lo.limit, lo.continue);
+    }
     const list: ObjectList = {
       items: page.items,
       resourceVersion: String(resourceVersion),

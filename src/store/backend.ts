@@ -5,6 +5,7 @@
  */
 import type { KObject, ObjectKey } from "../api/v1alpha1/meta.ts";
 import type { AuditExtras, AuditPage, AuditQuery } from "./audit_query.ts";
+import type { PagePosition } from "./pagination.ts";
 import type { RuntimeValue, WatchEventType } from "./store.ts";
 
 /** One committed change, as the change feed holds it. */
@@ -57,6 +58,24 @@ export interface StoreBackend {
     kind: string,
     namespace?: string,
   ): { items: KObject[]; resourceVersion: number };
+  /**
+   * At most `limit` (≥ 1) objects of one kind (in one namespace when given),
+   * in scan's (namespace, name) order, that come after `after` (exclusive;
+   * from the first when undefined), read together with the store's
+   * resourceVersion. Costs what the page holds, not what the kind does.
+   */
+  scanPage(
+    kind: string,
+    namespace: string | undefined,
+    after: PagePosition | undefined,
+    limit: number,
+  ): { items: KObject[]; resourceVersion: number };
+  /**
+   * Runs fn so that every read inside it (scan, scanPage, read,
+   * currentResourceVersion) sees one committed state of the store: a read
+   * transaction where other processes may write. May nest.
+   */
+  readTogether<T>(fn: () => T): T;
   /** Kinds that have at least one object. */
   kinds(): string[];
   /**

@@ -11,6 +11,7 @@ import { registerApplyTests } from "./conformance_apply.ts";
 import { registerAuditTests } from "./conformance_audit.ts";
 import type { OpenStore } from "./conformance_fixtures.ts";
 import { registerObjectTests } from "./conformance_objects.ts";
+import { registerPageTests } from "./conformance_pages.ts";
 import { registerRuntimeTests } from "./conformance_runtime.ts";
 import { registerWatchTests } from "./conformance_watch.ts";
 
@@ -20,6 +21,7 @@ export type { ConformanceHints, OpenStore } from "./conformance_fixtures.ts";
 export function runStoreConformance(name: string, open: OpenStore): void {
   registerApplyTests(name, open);
   registerObjectTests(name, open);
+  registerPageTests(name, open);
   registerWatchTests(name, open);
   registerRuntimeTests(name, open);
   registerAuditTests(name, async (now) => {

@@ -95,3 +95,50 @@ export function pageOf(
     continue: encodeContinue(positionOf(items[items.length - 1]!)),
   };
 }
+
+/** The most objects readPage asks for at once while a selector skips many. */
+export const MAX_PAGE_BATCH = 1000;
+
+/**
+ * The page pageOf would cut from the whole filtered list, read through
+ * `readAfter` (a keyset read: at most n objects, in compareObjectPosition
+ * order, after a position) so that it costs what the page holds. It needs
+ * limit + 1 accepted objects to know whether more follow; while `accept`
+ * turns objects down it reads on in batches (doubling, at most
+ * MAX_PAGE_BATCH or limit + 1) until it has them or the list ends.
+ * `limit` is a positive integer. Throws InvalidContinueError.
+ */
+export function readPage(
+  readAfter: (
+    after: PagePosition | undefined,
+    n: number,
+  ) => readonly KObject[],
+  limit: number,
+  continueToken: string | undefined,
+  accept: (obj: KObject) => boolean,
+): { items: KObject[]; continue?: string } {
+  let after = continueToken === undefined || continueToken === ""
+    ? undefined
+    : decodeContinue(continueToken);
+  const want = limit + 1;
+  const accepted: KObject[] = [];
+  for (
+    let batch = want;;
+    batch = Math.max(want, Math.min(batch * 2, MAX_PAGE_BATCH))
+  ) {
+    const read = readAfter(after, batch);
+    for (const obj of read) {
+      if (!accept(obj)) continue;
+      accepted.push(obj);
+      if (accepted.length === want) break;
+    }
+    if (accepted.length === want || read.length < batch) break;
+    after = positionOf(read[read.length - 1]!);
+  }
+  if (accepted.length <= limit) return { items: accepted };
+  const items = accepted.slice(0, limit);
+  return {
+    items,
+    continue: encodeContinue(positionOf(items[items.length - 1]!)),
+  };
+}

@@ -15,7 +15,12 @@ import bundleGz from "./scalar_standalone.js.gz" with { type: "bytes" };
 export const DOCS_PATH = "/api/docs";
 /** The Scalar bundle the page loads. */
 export const BUNDLE_PATH = "/api/docs/scalar.js";
-const SPEC_PATH = "/api/v1/openapi.json";
+/**
+ * The page names the spec and the bundle relative to itself (it is at
+ * /api/docs), so it works under listeners.api.pathPrefix too.
+ */
+const SPEC_FROM_PAGE = "v1/openapi.json";
+const BUNDLE_FROM_PAGE = "docs/scalar.js";
 
 /**
  * Scalar's settings: none of its features that reach its own services.
@@ -24,7 +29,7 @@ const SPEC_PATH = "/api/v1/openapi.json";
  */
 const PAGE = {
   pageTitle: "kudurru API",
-  url: SPEC_PATH,
+  url: SPEC_FROM_PAGE,
   // Scalar's fonts load from its CDN; the browser's own do instead.
   withDefaultFonts: false,
   telemetry: false,
@@ -107,7 +112,7 @@ async function docsPage(c: Context): Promise<Response> {
   const nonce = crypto.getRandomValues(new Uint8Array(16)).toBase64();
   c.header("Content-Security-Policy", docsPolicy(nonce));
   // The bundle's URL names its content, so the browser may keep it for long.
-  const cdn = `${BUNDLE_PATH}?v=${(await bundleTag()).slice(0, 16)}`;
+  const cdn = `${BUNDLE_FROM_PAGE}?v=${(await bundleTag()).slice(0, 16)}`;
   const answer = await Scalar({ ...PAGE, cdn, nonce })(c, async () => {});
   if (!(answer instanceof Response)) throw new Error("Scalar gave no page");
   return answer;

@@ -3,6 +3,7 @@
  * known admin password, and a small client that keeps the session cookie
  * and CSRF value the way a browser and the UI do.
  */
+import type { BusyBudget } from "../busy_budget.ts";
 import { configSchema } from "../../config/schema.ts";
 import { memoryLogger } from "../../log/logger.ts";
 import { createMemoryStore } from "../../store/memory/memory_store.ts";
@@ -47,6 +48,8 @@ export async function apiFixture(
     store?: Store;
     /** See ApiServerOptions.readOnlyReason. */
     readOnlyReason?: () => string | undefined;
+    /** See ApiServerOptions.budget. */
+    budget?: BusyBudget;
   } = {},
 ): Promise<ApiFixture> {
   const dataDir = await Deno.makeTempDir({ prefix: "kudurru-api-" });
@@ -74,6 +77,7 @@ export async function apiFixture(
     ...(opts.extraRoutes !== undefined && { extraRoutes: opts.extraRoutes }),
     ...(opts.readOnlyReason !== undefined &&
       { readOnlyReason: opts.readOnlyReason }),
+    ...(opts.budget !== undefined && { budget: opts.budget }),
   });
   return {
     api,

@@ -19,7 +19,11 @@ import { createBackedStore } from "../backed_store.ts";
 import type { AuditPage, AuditQuery } from "../audit_query.ts";
 import { runtimeAuditBodies } from "../audit_body.ts";
 import { queryMemoryAudit } from "./memory_audit.ts";
-import { compareObjectPosition, positionOf } from "../pagination.ts";
+import {
+  compareObjectPosition,
+  type PagePosition,
+  positionOf,
+} from "../pagination.ts";
 import {
   ExpiredError,
   type RuntimeValue,
@@ -38,6 +42,26 @@ export interface MemoryStoreOptions {
   node?: string;
 }
 
+/**
+ * The first index of `sorted` (ordered by compareObjectPosition) whose
+ * position is above `pos`, or at or above it when `inclusive`.
+ */
+function searchPosition(
+  sorted: readonly KObject[],
+  pos: PagePosition,
+  inclusive: boolean,
+): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const c = compareObjectPosition(positionOf(sorted[mid]!), pos);
+    if (c > 0 || (inclusive && c === 0)) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
 /** An audit row of the memory driver. */
 export interface MemoryAuditRow extends AuditEntry {
   key: ObjectKey;
@@ -48,6 +72,8 @@ class MemoryBackend implements StoreBackend {
   readonly driver = "memory";
   readonly audit: MemoryAuditRow[] = [];
   #objects = new Map<string, KObject>();
+  /** The same objects per kind, ordered by (namespace, name), for scans and pages. */
+  #byKind = new Map<string, KObject[]>();
   #runtime = new Map<string, RuntimeValue>();
   #feed: FeedEntry[] = [];
   #resourceVersion = 0;
@@ -64,18 +90,70 @@ class MemoryBackend implements StoreBackend {
     kind: string,
     namespace?: string,
   ): { items: KObject[]; resourceVersion: number } {
-    const items = [...this.#objects.values()]
-      .filter((o) =>
-        o.kind === kind &&
-        (namespace === undefined || (o.metadata.namespace ?? "") === namespace)
-      )
-      .sort((a, b) => compareObjectPosition(positionOf(a), positionOf(b)))
-      .map((o) => structuredClone(o));
+    return this.#page(kind, namespace, undefined, Infinity);
+  }
+
+  scanPage(
+    kind: string,
+    namespace: string | undefined,
+    after: PagePosition | undefined,
+    limit: number,
+  ): { items: KObject[]; resourceVersion: number } {
+    return this.#page(kind, namespace, after, limit);
+  }
+
+  #page(
+    kind: string,
+    namespace: string | undefined,
+    after: PagePosition | undefined,
+    limit: number,
+  ): { items: KObject[]; resourceVersion: number } {
+    const sorted = this.#byKind.get(kind) ?? [];
+    let start = after === undefined ? 0 : searchPosition(sorted, after, false);
+    if (namespace !== undefined) {
+      // "" is the least name: the namespace's first object.
+      start = Math.max(
+        start,
+        searchPosition(sorted, { namespace, name: "" }, true),
+      );
+    }
+    const items: KObject[] = [];
+    for (let i = start; i < sorted.length && items.length < limit; i++) {
+      const obj = sorted[i]!;
+      if (
+        namespace !== undefined && (obj.metadata.namespace ?? "") !== namespace
+      ) break;
+      items.push(structuredClone(obj));
+    }
     return { items, resourceVersion: this.#resourceVersion };
   }
 
+  readTogether<T>(fn: () => T): T {
+    // Single-threaded and synchronous: nothing writes while fn runs.
+    return fn();
+  }
+
   kinds(): string[] {
-    return [...new Set([...this.#objects.values()].map((o) => o.kind))];
+    return [...this.#byKind.keys()];
+  }
+
+  /** Keeps #byKind in step with a write of `object` (removed when `deleted`). */
+  #index(object: KObject, deleted: boolean): void {
+    let sorted = this.#byKind.get(object.kind);
+    if (sorted === undefined) {
+      if (deleted) return;
+      sorted = [];
+      this.#byKind.set(object.kind, sorted);
+    }
+    const pos = positionOf(object);
+    const i = searchPosition(sorted, pos, true);
+    const present = i < sorted.length &&
+      compareObjectPosition(positionOf(sorted[i]!), pos) === 0;
+    if (deleted) {
+      if (present) sorted.splice(i, 1);
+      if (sorted.length === 0) this.#byKind.delete(object.kind);
+    } else if (present) sorted[i] = object;
+    else sorted.splice(i, 0, object);
   }
 
   transact<T>(
@@ -92,6 +170,7 @@ class MemoryBackend implements StoreBackend {
     const object = structuredClone(mutation.object);
     if (mutation.type === "Deleted") this.#objects.delete(formatKey(key));
     else this.#objects.set(formatKey(key), object);
+    this.#index(object, mutation.type === "Deleted");
     this.#feed.push({ resourceVersion: rv, type: mutation.type, object });
     if (this.#feed.length > this.feedLimit) {
       this.#feed.splice(0, this.#feed.length - this.feedLimit);
@@ -161,6 +240,7 @@ class MemoryBackend implements StoreBackend {
 
   close(): void {
     this.#objects.clear();
+    this.#byKind.clear();
     this.#runtime.clear();
     this.#feed = [];
   }

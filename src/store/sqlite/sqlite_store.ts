@@ -17,6 +17,7 @@ import {
   type StoreBackend,
 } from "../backend.ts";
 import { createBackedStore } from "../backed_store.ts";
+import type { PagePosition } from "../pagination.ts";
 import {
   ExpiredError,
   type RuntimeValue,
@@ -58,6 +59,10 @@ class SqliteBackend implements StoreBackend {
   #read: StatementSync;
   #scanAll: StatementSync;
   #scanNamespace: StatementSync;
+  #pageAll: StatementSync;
+  #pageAllAfter: StatementSync;
+  #pageNamespace: StatementSync;
+  #pageNamespaceAfter: StatementSync;
   #kinds: StatementSync;
   #getMeta: StatementSync;
   #setMeta: StatementSync;
@@ -69,6 +74,8 @@ class SqliteBackend implements StoreBackend {
   #addAudit: StatementSync;
   #runtime: SqliteRuntimeTable;
   #audit: SqliteAuditTable;
+  /** Open #snapshot calls: only the outermost begins and commits. */
+  #snapshotDepth = 0;
 
   constructor(
     private readonly db: DatabaseSync,
@@ -82,6 +89,22 @@ class SqliteBackend implements StoreBackend {
     );
     this.#scanNamespace = db.prepare(
       "SELECT body FROM objects WHERE kind = ? AND namespace = ? ORDER BY name",
+    );
+    // Pages walk the primary key (kind, namespace, name): the row value
+    // (namespace, name) > (?, ?) is a range on it, so a page reads its rows only.
+    this.#pageAll = db.prepare(
+      "SELECT body FROM objects WHERE kind = ? ORDER BY namespace, name LIMIT ?",
+    );
+    this.#pageAllAfter = db.prepare(
+      "SELECT body FROM objects WHERE kind = ? AND (namespace, name) > (?, ?) ORDER BY namespace, name LIMIT ?",
+    );
+    this.#pageNamespace = db.prepare(
+      "SELECT body FROM objects WHERE kind = ? AND namespace = ? ORDER BY name LIMIT ?",
+    );
+    // Not (namespace, name) > (?, ?) here: SQLite would walk the namespace
+    // from its start; scanPage compares the namespaces itself.
+    this.#pageNamespaceAfter = db.prepare(
+      "SELECT body FROM objects WHERE kind = ? AND namespace = ? AND name > ? ORDER BY name LIMIT ?",
     );
     this.#kinds = db.prepare("SELECT DISTINCT kind FROM objects");
     this.#getMeta = db.prepare("SELECT value FROM meta WHERE key = ?");
@@ -112,12 +135,18 @@ class SqliteBackend implements StoreBackend {
     return String(this.#getMeta.get(key)?.value ?? "");
   }
 
-  /** Runs fn in a read transaction, so its statements see one state of the file. */
+  /**
+   * Runs fn in a read transaction, so its statements see one state of the
+   * file; inside another call, in that one's transaction.
+   */
   #snapshot<T>(fn: () => T): T {
+    if (this.#snapshotDepth > 0) return fn();
     this.db.exec("BEGIN");
+    this.#snapshotDepth++;
     try {
       return fn();
     } finally {
+      this.#snapshotDepth--;
       this.db.exec("COMMIT");
     }
   }
@@ -140,6 +169,35 @@ class SqliteBackend implements StoreBackend {
         resourceVersion: this.currentResourceVersion(),
       };
     });
+  }
+
+  scanPage(
+    kind: string,
+    namespace: string | undefined,
+    after: PagePosition | undefined,
+    limit: number,
+  ): { items: KObject[]; resourceVersion: number } {
+    return this.#snapshot(() => {
+      // Names and namespaces are ASCII (meta.ts), where JavaScript's order
+      // and SQLite's (bytes of UTF-8) agree.
+      const rows = namespace === undefined
+        ? after === undefined
+          ? this.#pageAll.all(kind, limit)
+          : this.#pageAllAfter.all(kind, after.namespace, after.name, limit)
+        : after === undefined || after.namespace < namespace
+        ? this.#pageNamespace.all(kind, namespace, limit)
+        : after.namespace === namespace
+        ? this.#pageNamespaceAfter.all(kind, namespace, after.name, limit)
+        : []; // the namespace comes before the position
+      return {
+        items: rows.map((r) => JSON.parse(String(r.body)) as KObject),
+        resourceVersion: this.currentResourceVersion(),
+      };
+    });
+  }
+
+  readTogether<T>(fn: () => T): T {
+    return this.#snapshot(fn);
   }
 
   kinds(): string[] {

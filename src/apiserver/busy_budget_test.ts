@@ -1,0 +1,110 @@
+import assert from "node:assert/strict";
+import { BusyBudget } from "./busy_budget.ts";
+
+/** A budget on a clock that moves only when a request sleeps. */
+function budgetAt(percent: number, opts: { maxWaiting?: number } = {}) {
+  const clock = { t: 0, slept: 0 };
+  const budget = new BusyBudget({
+    percent,
+    burstMs: 100,
+    ...opts,
+    now: () => clock.t,
+    sleep: (ms) => {
+      clock.t += ms;
+      clock.slept += ms;
+      return Promise.resolve();
+    },
+  });
+  return { budget, clock };
+}
+
+Deno.test("BusyBudget lets requests run at once while the share is not spent", async () => {
+  const { budget, clock } = budgetAt(10);
+  for (let i = 0; i < 5; i++) {
+    assert.deepEqual(await budget.admit(), { ok: true });
+    budget.spend(10);
+    clock.t += 100; // 10 ms of work every 100 ms: exactly 10 %
+  }
+  assert.equal(clock.slept, 0);
+});
+
+Deno.test("BusyBudget makes requests past the share wait until it caught up", async () => {
+  const { budget, clock } = budgetAt(10);
+  assert.deepEqual(await budget.admit(), { ok: true });
+  budget.spend(300); // 100 ms of burst, then 200 ms of debt
+  assert.deepEqual(await budget.admit(), { ok: true });
+  // 200 ms of debt at 10 % takes 2 s to repay.
+  assert.ok(clock.slept >= 2000 && clock.slept < 2010, String(clock.slept));
+});
+
+Deno.test("BusyBudget over a long run keeps busy time to the share", async () => {
+  const { budget, clock } = budgetAt(10);
+  let busy = 0;
+  for (let i = 0; i < 200; i++) {
+    await budget.admit();
+    budget.spend(50);
+    clock.t += 50;
+    busy += 50;
+  }
+  const share = busy / clock.t;
+  assert.ok(share > 0.09 && share < 0.12, `busy ${(share * 100).toFixed(1)} %`);
+});
+
+Deno.test("BusyBudget refuses at once when too many already wait", async () => {
+  const clock = { t: 0 };
+  const wake: (() => void)[] = [];
+  const budget = new BusyBudget({
+    percent: 10,
+    burstMs: 0,
+    maxWaiting: 1,
+    now: () => clock.t,
+    sleep: () => new Promise((resolve) => wake.push(resolve)),
+  });
+  budget.spend(100);
+  const first = budget.admit(); // waits
+  const second = await budget.admit();
+  assert.equal(second.ok, false);
+  assert.equal(!second.ok && second.retryAfterSeconds, 1);
+  clock.t += 1000;
+  wake.shift()!();
+  assert.deepEqual(await first, { ok: true });
+});
+
+Deno.test("BusyBudget at 100 % limits nothing", async () => {
+  const { budget, clock } = budgetAt(100);
+  assert.equal(budget.limits, false);
+  budget.spend(1_000_000);
+  assert.deepEqual(await budget.admit(), { ok: true });
+  assert.equal(clock.slept, 0);
+});
+
+Deno.test("api past its CPU share makes requests wait, then answers 503 busy with Retry-After", async () => {
+  const { ADMIN_PASSWORD, apiFixture } = await import(
+    "./testdata/api_fixture.ts"
+  );
+  const clock = { t: 0 };
+  const wake: (() => void)[] = [];
+  const budget = new BusyBudget({
+    percent: 10,
+    burstMs: 1000,
+    maxWaiting: 1,
+    now: () => clock.t,
+    sleep: () => new Promise((resolve) => wake.push(resolve)),
+  });
+  await using f = await apiFixture({ budget });
+  const client = f.client();
+  assert.equal((await client.login("admin", ADMIN_PASSWORD)).status, 200);
+  budget.spend(1500); // the burst and 500 ms more: 5 s to repay at 10 %
+  const waiting = client.request("GET", "/api/v1/auth/status");
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  assert.equal(wake.length, 1, "the first request waits");
+  const refused = await f.client().request("GET", "/api/v1/auth/status");
+  assert.equal(refused.status, 503);
+  assert.equal(refused.body.error.key, "unavailable");
+  // 500 ms of debt, and the login's own time, at 10 %: 5 s or a little more.
+  const retryAfter = Number(refused.headers.get("retry-after"));
+  assert.ok(retryAfter >= 5 && retryAfter <= 10, String(retryAfter));
+  clock.t += retryAfter * 1000;
+  wake.shift()!();
+  assert.equal((await waiting).status, 200);
+});
