@@ -10,7 +10,7 @@
  * that manager's: the API neither adds to it (the zone would serve only the
  * first declaration, content.ts `Duplicated`) nor removes from it.
  *
- * Pure over the objects: the routes (zone_routes.ts) read them from the
+ * Pure over the objects: the routes (zone_record_routes.ts, zone_file_routes.ts) read them from the
  * Store and write back what {@linkcode ZoneRecordEditor.changes} lists.
  */
 import { rdataKey } from "../../zone/content.ts";
