@@ -20,7 +20,8 @@ import {
 import { ok } from "../envelope.ts";
 import { ApiError } from "../errors.ts";
 import type { RoutesTable } from "../routes_table.ts";
-import { answers, queryInteger } from "./request_parts.ts";
+import { queryInteger } from "./request_parts.ts";
+import { answers } from "./openapi_parts.ts";
 
 export interface AuditRoutesDeps {
   /** The Store's audit reader (Store.readAudit); rejects with InvalidAuditQueryError. */

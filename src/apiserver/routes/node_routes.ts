@@ -17,7 +17,7 @@ import { VERSION } from "../../version.ts";
 import { ok } from "../envelope.ts";
 import type { RoutesTable } from "../routes_table.ts";
 import type { Permits } from "./objects.ts";
-import { answers } from "./request_parts.ts";
+import { answers } from "./openapi_parts.ts";
 
 export interface NodeRoutesDeps {
   /** The configuration the server runs (parsed: durations in ms, sizes in bytes). */

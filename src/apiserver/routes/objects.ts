@@ -628,7 +628,10 @@ function pageSize(text: string): number {
   return n;
 }
 
-function refuseIfReadOnly(deps: ObjectRoutesDeps): void {
+/** 409 `read_only` with the reason, on a node where objects are read-only. */
+export function refuseIfReadOnly(
+  deps: { readOnlyReason?(): string | undefined },
+): void {
   const reason = deps.readOnlyReason?.();
   if (reason !== undefined) {
     throw new ApiError(

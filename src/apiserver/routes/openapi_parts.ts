@@ -1,6 +1,6 @@
 /**
  * Pieces of the OpenAPI description several routes share: the error body,
- * the list query, the object envelope.
+ * the list query, the object envelope, and success answers.
  */
 import { z } from "@hono/zod-openapi";
 import type { KindInfo } from "../../api/v1alpha1/kinds.ts";
@@ -59,4 +59,30 @@ export function objectEnvelope(info: KindInfo) {
     data: info.objectSchema as z.ZodType,
     took_ms: z.number(),
   });
+}
+
+/** The content of a success answer: `{data: <schema>, took_ms}` as JSON. */
+export function dataContent(data: z.ZodType) {
+  return {
+    "application/json": {
+      schema: z.object({ data, took_ms: z.number() }),
+    },
+  };
+}
+
+/** `{data: <schema>, took_ms}` under 200 (or `status`), with the usual errors. */
+export function answers(
+  description: string,
+  data: z.ZodType,
+  status: 200 | 201 | 202 = 200,
+  more: Record<number, { description: string; content?: unknown }> = {},
+) {
+  return {
+    [status]: {
+      description,
+      content: dataContent(data),
+    },
+    ...more,
+    ...errorResponses,
+  };
 }

@@ -25,11 +25,11 @@ import { jsonBody, objectBody } from "../json_body.ts";
 import type { RoutesTable } from "../routes_table.ts";
 import { requestOrigin } from "../request_origin.ts";
 import {
-  answers,
   invalidField,
   optionalObjectBody,
   refuseUnknownFields,
 } from "./request_parts.ts";
+import { answers } from "./openapi_parts.ts";
 
 /** What one URL source's fetch came to, in a refresh answer. */
 export interface ListRefreshSource {

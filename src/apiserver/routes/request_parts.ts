@@ -1,34 +1,11 @@
 /**
- * Small pieces the operations, node and audit routes share: the answer
- * envelope for OpenAPI, refusing unknown body fields, a 422 naming one
+ * Small pieces the operations, node and audit routes share: refusing
+ * unknown body fields, a 422 naming one
  * field, an optional JSON body, and whole numbers from the query.
  */
-import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { ApiError } from "../errors.ts";
 import { jsonBody, objectBody } from "../json_body.ts";
-import { errorResponses } from "./openapi_parts.ts";
-
-/** `{data: <schema>, took_ms}` under 200 (or `status`), with the usual errors. */
-export function answers(
-  description: string,
-  data: z.ZodType,
-  status: 200 | 201 | 202 = 200,
-  more: Record<number, { description: string; content?: unknown }> = {},
-) {
-  return {
-    [status]: {
-      description,
-      content: {
-        "application/json": {
-          schema: z.object({ data, took_ms: z.number() }),
-        },
-      },
-    },
-    ...more,
-    ...errorResponses,
-  };
-}
 
 /** 422 `unknown_field` for the first key of `body` not in `known`. */
 export function refuseUnknownFields(

@@ -16,7 +16,7 @@ import { ApiError } from "../errors.ts";
 import { jsonBody, objectBody } from "../json_body.ts";
 import type { RoutesTable } from "../routes_table.ts";
 import { requestOrigin } from "../request_origin.ts";
-import { errorResponses } from "./openapi_parts.ts";
+import { answers } from "./openapi_parts.ts";
 
 const settingSchema = z.object({
   key: z.string(),
@@ -28,15 +28,6 @@ const settingSchema = z.object({
   live: z.boolean(),
   pendingRestart: z.boolean(),
 }).openapi("Setting");
-
-const envelope = (data: z.ZodType) => ({
-  description: "OK",
-  content: {
-    "application/json": {
-      schema: z.object({ data, took_ms: z.number() }),
-    },
-  },
-});
 
 /** The settings routes. */
 export function settingsRoutes(settings: ClusterSettings) {
@@ -51,14 +42,14 @@ export function settingsRoutes(settings: ClusterSettings) {
         description:
           "Every key of kudurru.yaml with its effective value (secrets " +
           "masked), where it comes from, and whether the API may change it.",
-        responses: {
-          200: envelope(z.object({
+        responses: answers(
+          "OK",
+          z.object({
             settings: z.array(settingSchema),
             overrides: z.record(z.string(), z.unknown()),
             resourceVersion: z.string().optional(),
-          })),
-          ...errorResponses,
-        },
+          }),
+        ),
       },
     }, (c) => {
       const view = settings.view();
@@ -92,14 +83,14 @@ export function settingsRoutes(settings: ClusterSettings) {
             },
           },
         },
-        responses: {
-          200: envelope(z.object({
+        responses: answers(
+          "OK",
+          z.object({
             applied: z.array(z.string()),
             restartRequired: z.array(z.string()),
             overrides: z.record(z.string(), z.unknown()),
-          })),
-          ...errorResponses,
-        },
+          }),
+        ),
       },
     }, async (c) => {
       const patch = objectBody(

@@ -32,7 +32,7 @@ import { ok } from "../envelope.ts";
 import { ApiError } from "../errors.ts";
 import type { RoutesTable } from "../routes_table.ts";
 import type { RouteGuard } from "../routes_table.ts";
-import { errorResponses } from "./openapi_parts.ts";
+import { answers } from "./openapi_parts.ts";
 import { isoTime } from "./querylog_entry.ts";
 import { emptyQueryLog, openOrEmpty } from "./querylog_open.ts";
 import {
@@ -150,21 +150,6 @@ function overTime(db: DatabaseSync, params: QueryParams, span: Span) {
   }
 }
 
-/** `{data, took_ms}` with `data` as described. */
-function answer(data: z.ZodType, description: string) {
-  return {
-    200: {
-      description,
-      content: {
-        "application/json": {
-          schema: z.object({ data, took_ms: z.number() }),
-        },
-      },
-    },
-    ...errorResponses,
-  };
-}
-
 const windowOut = {
   since: z.string().openapi({ description: "Start of the window (ISO 8601)" }),
   until: z.string().openapi({ description: "End of the window (ISO 8601)" }),
@@ -270,7 +255,8 @@ export function statsRoutes(deps: StatsRoutesDeps) {
             ...nodeQuery,
           }),
         },
-        responses: answer(
+        responses: answers(
+          "The statistics of the window",
           z.object({
             ...windowOut,
             totals: totalsSchema,
@@ -279,7 +265,6 @@ export function statsRoutes(deps: StatsRoutesDeps) {
             topBlockedDomains: domainsSchema,
             upstreams: upstreamsSchema,
           }),
-          "The statistics of the window",
         ),
       },
     }, (c) =>
@@ -311,9 +296,9 @@ export function statsRoutes(deps: StatsRoutesDeps) {
         summary:
           "Totals of a window: queries, blocked, cached, forwarded, clients",
         request: { query: z.object({ ...windowQuery, ...nodeQuery }) },
-        responses: answer(
-          z.object({ ...windowOut, totals: totalsSchema }),
+        responses: answers(
           "The totals",
+          z.object({ ...windowOut, totals: totalsSchema }),
         ),
       },
     }, (c) =>
@@ -337,9 +322,9 @@ export function statsRoutes(deps: StatsRoutesDeps) {
         request: {
           query: z.object({ ...windowQuery, ...overTimeQuery, ...nodeQuery }),
         },
-        responses: answer(
-          z.object({ ...windowOut, ...overTimeSchema.shape }),
+        responses: answers(
           "The buckets",
+          z.object({ ...windowOut, ...overTimeSchema.shape }),
         ),
       },
     }, (c) =>
@@ -373,9 +358,9 @@ export function statsRoutes(deps: StatsRoutesDeps) {
               ...nodeQuery,
             }),
           },
-          responses: answer(
-            z.object({ ...windowOut, items: domainsSchema }),
+          responses: answers(
             "The domains, busiest first",
+            z.object({ ...windowOut, items: domainsSchema }),
           ),
         },
       }, (c) =>
@@ -405,9 +390,9 @@ export function statsRoutes(deps: StatsRoutesDeps) {
         tags: ["Statistics"],
         summary: "Every upstream that answered: queries, errors, latency",
         request: { query: z.object({ ...windowQuery, ...nodeQuery }) },
-        responses: answer(
-          z.object({ ...windowOut, items: upstreamsSchema }),
+        responses: answers(
           "The upstreams, busiest first",
+          z.object({ ...windowOut, items: upstreamsSchema }),
         ),
       },
     }, (c) =>
@@ -439,7 +424,8 @@ export function statsRoutes(deps: StatsRoutesDeps) {
             ...nodeQuery,
           }),
         },
-        responses: answer(
+        responses: answers(
+          "The clients, busiest first",
           z.object({
             ...windowOut,
             items: z.array(z.object({
@@ -448,7 +434,6 @@ export function statsRoutes(deps: StatsRoutesDeps) {
               blocked: z.number().int(),
             })),
           }),
-          "The clients, busiest first",
         ),
       },
     }, (c) =>
@@ -490,7 +475,8 @@ export function statsRoutes(deps: StatsRoutesDeps) {
             ...nodeQuery,
           }),
         },
-        responses: answer(
+        responses: answers(
+          "The client's summary",
           z.object({
             ...windowOut,
             client: z.string(),
@@ -509,7 +495,6 @@ export function statsRoutes(deps: StatsRoutesDeps) {
               ),
             }),
           }),
-          "The client's summary",
         ),
       },
     }, (c) => {

@@ -11,6 +11,7 @@
  * either, and nothing is written. The app's own body limit
  * (MAX_BODY_BYTES) applies before this route's.
  */
+import { refuseIfReadOnly } from "./objects.ts";
 import { requestOrigin } from "../request_origin.ts";
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
@@ -32,18 +33,16 @@ import { ok } from "../envelope.ts";
 import { ApiError, describeManager, invalidBody } from "../errors.ts";
 import { objectBody } from "../json_body.ts";
 import type { RoutesTable } from "../routes_table.ts";
-import { errorResponses } from "./openapi_parts.ts";
+import { dataContent, errorResponses } from "./openapi_parts.ts";
 import { ZoneRecordEditor } from "./zone_records.ts";
 import {
   checkChanges,
-  envelope,
   getZone,
   listRecordSets,
   NS,
   problem,
   problemsOf,
   recordSetRef,
-  refuseIfReadOnly,
   requirePrimary,
   writeChanges,
   zoneParam,
@@ -136,7 +135,7 @@ export function zoneFileRoutes(deps: ZoneRoutesDeps) {
         responses: {
           200: {
             description: "What was imported and what was skipped",
-            content: envelope(z.object({
+            content: dataContent(z.object({
               imported: z.number().int(),
               alreadyPresent: z.number().int(),
               skipped: z.array(skippedLine),

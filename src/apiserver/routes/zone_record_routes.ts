@@ -23,8 +23,8 @@ import { ApiError, invalidBody } from "../errors.ts";
 import { jsonBody, objectBody } from "../json_body.ts";
 import type { RoutesTable } from "../routes_table.ts";
 import type { FieldIssue } from "../../api/v1alpha1/validate.ts";
-import { API_MANAGER } from "./objects.ts";
-import { errorResponses } from "./openapi_parts.ts";
+import { API_MANAGER, refuseIfReadOnly } from "./objects.ts";
+import { dataContent, errorResponses } from "./openapi_parts.ts";
 import {
   type ForeignRecord,
   ownerOf,
@@ -35,14 +35,12 @@ import {
   ZoneRecordEditor,
 } from "./zone_records.ts";
 import {
-  envelope,
   getZone,
   listRecordSets,
   NS,
   problem,
   problemsOf,
   recordSetRef,
-  refuseIfReadOnly,
   requirePrimary,
   writeChanges,
   zoneParam,
@@ -98,7 +96,7 @@ export function zoneRecordRoutes(deps: ZoneRoutesDeps) {
         responses: {
           200: {
             description: "The records",
-            content: envelope(z.object({
+            content: dataContent(z.object({
               zone: z.object({
                 name: z.string(),
                 zoneName: z.string(),
@@ -155,14 +153,14 @@ export function zoneRecordRoutes(deps: ZoneRoutesDeps) {
         responses: {
           201: {
             description: "Added",
-            content: envelope(z.object({
+            content: dataContent(z.object({
               record: recordRow,
               problems: z.array(problem),
             })),
           },
           200: {
             description: "The record was there already",
-            content: envelope(z.object({
+            content: dataContent(z.object({
               record: recordRow,
               problems: z.array(problem),
             })),
@@ -235,7 +233,7 @@ export function zoneRecordRoutes(deps: ZoneRoutesDeps) {
         responses: {
           200: {
             description: "What was removed",
-            content: envelope(z.object({ removed: z.array(recordRow) })),
+            content: dataContent(z.object({ removed: z.array(recordRow) })),
           },
           ...errorResponses,
         },

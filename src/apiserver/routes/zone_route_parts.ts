@@ -58,30 +58,12 @@ export const problem = z.object({
   endpoint: z.number().int(),
 });
 
-export function envelope(data: z.ZodType) {
-  return {
-    "application/json": {
-      schema: z.object({ data, took_ms: z.number() }),
-    },
-  };
-}
-
 export const zoneScope = (c: Context) => ({
   kind: "zone" as const,
   name: c.req.param("zone")!,
 });
 
 /** 409 read_only on a node whose objects cannot be written (objects.ts does the same). */
-export function refuseIfReadOnly(deps: ZoneRoutesDeps): void {
-  const reason = deps.readOnlyReason?.();
-  if (reason !== undefined) {
-    throw new ApiError(
-      "read_only",
-      `Objects cannot be changed here: ${reason}`,
-    );
-  }
-}
-
 export async function getZone(store: Store, name: string): Promise<DNSZone> {
   return await store.get({ kind: "DNSZone", namespace: "", name }) as DNSZone;
 }
