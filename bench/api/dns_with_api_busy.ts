@@ -8,7 +8,7 @@
  * The API load, for exactly as long as the busy dnsperf run: `--api-clients`
  * clients, each sending one request after another in turn (GET dnszones,
  * dnsrecordsets?limit=100 (17 record sets of up to 1,000 endpoints),
- * the zone's flat record list (16,501 rows), a query-log page newest first,
+ * a page of the zone's flat record list (records?limit=100 of 16,501 rows), a query-log page newest first,
  * and a query-log page with type=MX), plus one open SSE tail of the query
  * log (unfiltered unless --tail-filter; it streams the events dnsperf makes,
  * dropping what the client does not read fast enough). `--load` picks the
@@ -27,7 +27,7 @@
  *
  *   deno run -A bench/api/dns_with_api_busy.ts [--duration 10] [--clients 4]
  *     [--qps 1000000] [--api-clients 2] [--api-rate 0]
- *     [--load list,search,tail] [--tail-filter ''] [--rounds 1] [--pin]
+ *     [--load list,search,tail] [--tail-filter ''] [--api-cpu P] [--rounds 1] [--pin]
  */
 import { join } from "node:path";
 import process from "node:process";
@@ -73,6 +73,8 @@ const HELP = `Usage: deno run -A bench/api/dns_with_api_busy.ts [options]
                     tail) (default list,search,tail)
   --tail-filter Q   query string of the tail, e.g. "type=MX" (default: none,
                     every query)
+  --api-cpu P       listeners.api.cpuPercent of the server (default: its
+                    default)
   --rounds N        idle and busy N times, order reversed every other round
                     (default 1)
   --pin             kudurru on CPU 0; dnsperf and this process on CPU 1
@@ -89,6 +91,7 @@ const { values } = parseArgs({
     load: { type: "string", default: "list,search,tail" },
     "tail-filter": { type: "string", default: "" },
     rounds: { type: "string", default: "1" },
+    "api-cpu": { type: "string", default: "" },
     pin: { type: "boolean", default: false },
     help: { type: "boolean", default: false },
   },
@@ -103,6 +106,9 @@ const MAX_QPS = intOption("qps", values.qps, 1, 100_000_000);
 const API_CLIENTS = intOption("api-clients", values["api-clients"], 0, 16);
 const API_RATE = intOption("api-rate", values["api-rate"], 0, 100_000);
 const ROUNDS = intOption("rounds", values.rounds, 1, 10);
+const API_CPU = values["api-cpu"] === ""
+  ? undefined
+  : intOption("api-cpu", values["api-cpu"], 1, 100);
 const LOAD = new Set(
   values.load.split(",").map((s) => s.trim()).filter(Boolean),
 );
@@ -240,7 +246,7 @@ function requestCycle(): string[] {
     paths.push(
       "/api/v1/dnszones",
       "/api/v1/dnsrecordsets?limit=100",
-      "/api/v1/dnszones/bench-test/records",
+      "/api/v1/dnszones/bench-test/records?limit=100",
     );
   }
   if (LOAD.has("search")) {
@@ -454,6 +460,7 @@ async function main(): Promise<void> {
       readyZone: BENCH_ZONE,
       upstreamPort: freePort(),
       env: { KUDURRU_ADMIN_PASSWORD: ADMIN_PASSWORD },
+      ...(API_CPU !== undefined && { api: { cpuPercent: API_CPU } }),
     });
     await apiUp(server.apiUrl);
     if (values.pin) {

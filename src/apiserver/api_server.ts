@@ -54,6 +54,8 @@ export interface SharedRouteDeps {
   now: () => number;
   permits(c: Context): Promise<Permits>;
   logger: Logger;
+  /** The API's CPU share, for what a route streams after it returned. */
+  budget: BusyBudget;
 }
 
 /** The app with every route, and what first start printed. */
@@ -97,7 +99,9 @@ export async function buildApi(
       who !== undefined &&
       authorize(who.principal, held, { resource, verb, scope }).allowed;
   };
-  const shared: SharedRouteDeps = { store, now, permits, logger };
+  const budget = opts.budget ??
+    new BusyBudget({ percent: config.listeners.api.cpuPercent });
+  const shared: SharedRouteDeps = { store, now, permits, logger, budget };
   const modules: RouteModule[] = [
     authRoutes({
       store,
@@ -151,8 +155,7 @@ export async function buildApi(
     logger,
     tls: opts.tls,
     pathPrefix: normalizePrefix(config.listeners.api.pathPrefix),
-    budget: opts.budget ??
-      new BusyBudget({ percent: config.listeners.api.cpuPercent }),
+    budget,
     check: guardCheck(() => bindings.bindings()),
     authenticate: authentication({
       store,

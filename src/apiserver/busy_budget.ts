@@ -81,6 +81,21 @@ export class BusyBudget {
     }
   }
 
+  /**
+   * Waits until the share allows more work, never refusing: for the parts
+   * of a streamed body (a tail's events, an export's pages), which are
+   * sent after their request's own time was counted and already hold
+   * their connection. Each part's time then goes to spend().
+   */
+  async wait(): Promise<void> {
+    if (!this.limits) return;
+    this.#refill();
+    while (this.#credit < 0) {
+      await this.#sleep(Math.max(1, this.#debtMs()));
+      this.#refill();
+    }
+  }
+
   /** Counts `ms` of a request's busy time against the share. */
   spend(ms: number): void {
     if (!this.limits) return;

@@ -70,6 +70,20 @@ Deno.test("BusyBudget refuses at once when too many already wait", async () => {
   assert.deepEqual(await first, { ok: true });
 });
 
+Deno.test("BusyBudget.wait holds a stream's next part until the share caught up, however many wait", async () => {
+  const { budget, clock } = budgetAt(10, { maxWaiting: 0 });
+  await budget.wait();
+  assert.equal(clock.slept, 0, "in credit: no wait");
+  budget.spend(150); // 100 ms of burst, then 50 ms of debt
+  await budget.wait();
+  assert.ok(clock.slept >= 500 && clock.slept < 510, String(clock.slept));
+  // admit() refuses when nobody may wait; wait() never does.
+  budget.spend(10);
+  assert.equal((await budget.admit()).ok, false);
+  await budget.wait();
+  assert.ok(clock.slept >= 600, String(clock.slept));
+});
+
 Deno.test("BusyBudget at 100 % limits nothing", async () => {
   const { budget, clock } = budgetAt(100);
   assert.equal(budget.limits, false);

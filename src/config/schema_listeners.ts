@@ -144,10 +144,10 @@ const listenersObject = z.strictObject({
     pathPrefix: text("", {
       help: 'URL prefix when served behind a reverse proxy, such as "/dns"',
     }),
-    cpuPercent: integer(10, 1, 100, {
+    cpuPercent: integer(5, 1, 100, {
       help:
-        "Share of one CPU the API may keep busy, averaged over seconds (10: 100 ms a second, after a 1 s burst); " +
-        "past it requests wait, so DNS keeps its CPU; 100 turns the limit off",
+        "Share of one CPU the API may keep busy, averaged over seconds (5: 50 ms a second, after a 1 s burst); " +
+        "past it requests wait, so DNS keeps its CPU; raise it on a host with CPUs to spare, 100 turns the limit off",
     }),
   }).prefault({}),
   ops: httpListener(

@@ -5,9 +5,13 @@
  * the next batch is merged into it, so chunks stay large enough for their
  * per-column headers not to matter. Readers decode whole chunks and pick
  * their rows; retention drops whole chunks and trims the one it cuts.
+ * Beside each chunk `event_chunk_times` keeps the span of its event times
+ * (ids follow arrival, not time: a slow answer is logged late), so a
+ * search can tell which chunks may hold the newest events without
+ * decoding them.
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import { COLUMNS, decodeChunk, encodeChunk } from "./chunk_codec.ts";
+import { C, COLUMNS, decodeChunk, encodeChunk } from "./chunk_codec.ts";
 
 /** The newest chunk takes more events while it holds fewer than this. */
 const MERGE_BELOW = 1024;
@@ -19,6 +23,15 @@ export interface EventChunk {
   firstId: number;
   count: number;
   rows: Float64Array;
+}
+
+/** A chunk's ids and the span of its event times, without its events. */
+export interface ChunkSpan {
+  firstId: number;
+  lastId: number;
+  /** Oldest and newest event time (ms); ±Infinity when not recorded. */
+  minTime: number;
+  maxTime: number;
 }
 
 /** Chunks skipped by every reader in this process so far (see unreadableChunks). */
@@ -40,6 +53,9 @@ export class EventChunks {
   readonly #newest: StatementSync;
   readonly #overlapping: StatementSync;
   readonly #holding: StatementSync;
+  readonly #spans: StatementSync;
+  readonly #one: StatementSync;
+  readonly #setTimes: StatementSync;
   /** Chunks skipped by readers because their blob did not decode. */
   corrupt = 0;
 
@@ -67,6 +83,20 @@ export class EventChunks {
       `SELECT first_id, last_id, data FROM event_chunks
        WHERE first_id <= ? ORDER BY first_id DESC LIMIT 1`,
     );
+    this.#spans = db.prepare(
+      `SELECT c.first_id, c.last_id, t.min_time, t.max_time
+       FROM event_chunks c LEFT JOIN event_chunk_times t USING (first_id)
+       WHERE c.first_id BETWEEN coalesce((SELECT max(first_id) FROM event_chunks
+         WHERE first_id <= :first), :first) AND :last
+         AND c.last_id >= :first`,
+    );
+    this.#one = db.prepare(
+      "SELECT first_id, last_id, data FROM event_chunks WHERE first_id = ?",
+    );
+    this.#setTimes = db.prepare(
+      `INSERT OR REPLACE INTO event_chunk_times (first_id, min_time, max_time)
+       VALUES (?, ?, ?)`,
+    );
   }
 
   /**
@@ -93,6 +123,7 @@ export class EventChunks {
             encodeChunk(merged, newestCount + start),
             newestFirst,
           );
+          this.#recordTimes(newestFirst, merged, newestCount + start);
         }
       }
     }
@@ -104,7 +135,40 @@ export class EventChunks {
         firstId + at + n - 1,
         encodeChunk(part, n),
       );
+      this.#recordTimes(firstId + at, part, n);
     }
+  }
+
+  /** Stores the time span of the chunk starting at `firstId`. */
+  #recordTimes(firstId: number, rows: Float64Array, count: number): void {
+    let min = Infinity;
+    let max = -Infinity;
+    for (let i = C.time; i < count * COLUMNS; i += COLUMNS) {
+      const time = rows[i]!;
+      if (time < min) min = time;
+      if (time > max) max = time;
+    }
+    if (count > 0) this.#setTimes.run(firstId, min, max);
+  }
+
+  /**
+   * The chunks holding any id in [first, last] with their time spans,
+   * without reading their events.
+   */
+  spans(first: number, last: number): ChunkSpan[] {
+    if (first > last) return [];
+    return this.#spans.all({ first, last }).map((row) => ({
+      firstId: Number(row.first_id),
+      lastId: Number(row.last_id),
+      minTime: row.min_time === null ? -Infinity : Number(row.min_time),
+      maxTime: row.max_time === null ? Infinity : Number(row.max_time),
+    }));
+  }
+
+  /** The decoded chunk starting at `firstId`; undefined when gone or unreadable. */
+  chunk(firstId: number): EventChunk | undefined {
+    const row = this.#one.get(firstId);
+    return row === undefined ? undefined : this.#decodeRow(row);
   }
 
   /** The decoded chunks holding any id in [first, last], oldest first. */
@@ -177,6 +241,10 @@ export class EventChunks {
       `DELETE FROM event_chunks WHERE first_id < :bound AND last_id < :bound
        RETURNING last_id - first_id + 1 AS n${onDeleted ? ", data" : ""}`,
     ).all({ bound });
+    // Spans go with their chunks, the cut one's too (stored anew below).
+    this.#db.prepare("DELETE FROM event_chunk_times WHERE first_id < ?").run(
+      bound,
+    );
     let deleted = 0;
     for (const row of whole) {
       deleted += Number(row.n);
@@ -203,11 +271,9 @@ export class EventChunks {
       } else {
         const at = (bound - firstId) * COLUMNS;
         onDeleted?.(chunk.rows.subarray(0, at), bound - firstId);
-        this.#insert.run(
-          bound,
-          lastId,
-          encodeChunk(chunk.rows.subarray(at), lastId - bound + 1),
-        );
+        const kept = chunk.rows.subarray(at);
+        this.#insert.run(bound, lastId, encodeChunk(kept, lastId - bound + 1));
+        this.#recordTimes(bound, kept, lastId - bound + 1);
       }
     }
     return deleted;

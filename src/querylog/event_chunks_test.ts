@@ -70,6 +70,23 @@ function idsIn(chunks: ReturnType<EventChunks["read"]>): number[] {
   return ids;
 }
 
+/**
+ * Asserts that every chunk has the span of its own event times (T0 + id
+ * × 7 here) and that no span outlives its chunk.
+ */
+function assertTimeSpans(db: DatabaseSync, chunks: EventChunks): void {
+  const stored = spans(db);
+  const all = chunks.spans(-1, Number.MAX_SAFE_INTEGER);
+  assert.deepEqual(
+    all.map((c) => [c.firstId, c.lastId, c.minTime, c.maxTime]),
+    stored.map((
+      [first, last],
+    ) => [first, last, T0 + first! * 7, T0 + last! * 7]),
+  );
+  const times = db.prepare("SELECT count(*) AS n FROM event_chunk_times").get();
+  assert.equal(Number(times?.n), stored.length, "a span for each chunk only");
+}
+
 const range = (first: number, last: number) =>
   Array.from({ length: last - first + 1 }, (_, i) => first + i);
 
@@ -136,6 +153,7 @@ Deno.test("event chunks: thin batches merge into the newest chunk while it holds
   ]);
   const newest = 1029 + MAX_CHUNK_EVENTS;
   assert.deepEqual(idsIn(chunks.read(1, newest)), range(1, newest));
+  assertTimeSpans(db, chunks);
 });
 
 Deno.test("event chunks: a gap in ids starts a new chunk", () => {
@@ -197,6 +215,7 @@ Deno.test("event chunks: deleteBelow drops whole chunks and cuts the one the bou
   assert.deepEqual(spans(db), [[1025, 2048], [2049, 3072]]);
   assert.equal(chunks.deleteBelow(1500), 475, "into the middle of one");
   assert.deepEqual(spans(db), [[1500, 2048], [2049, 3072]]);
+  assertTimeSpans(db, chunks);
   assert.equal(chunks.oldestId(), 1500);
   assert.equal(chunks.count(), 3072 - 1499);
   // The rest of the cut chunk keeps its ids and values.
@@ -207,11 +226,16 @@ Deno.test("event chunks: deleteBelow drops whole chunks and cuts the one the bou
   assert.deepEqual(spans(db), [[2500, 3072]]);
   assert.equal(chunks.deleteBelow(1_000_000), 573, "above everything");
   assert.deepEqual(spans(db), []);
+  assertTimeSpans(db, chunks);
   assert.equal(chunks.oldestId(), undefined);
   assert.equal(chunks.count(), 0);
   // Appending goes on with the next ids.
   append(chunks, 3073, 3);
   assert.deepEqual(idsIn(chunks.read(0, 9999)), range(3073, 3075));
+  assertTimeSpans(db, chunks);
+  assert.deepEqual(chunks.spans(3074, 3074).map((c) => c.firstId), [3073]);
+  assert.equal(chunks.chunk(3073)?.count, 3);
+  assert.equal(chunks.chunk(3074), undefined, "not a chunk's first id");
 });
 
 Deno.test("event chunks: a corrupt blob is skipped and counted, never thrown", () => {

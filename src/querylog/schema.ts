@@ -12,7 +12,7 @@ import { COLUMNS, encodeChunk } from "./chunk_codec.ts";
 import { MAX_CHUNK_EVENTS } from "./event_chunks.ts";
 
 /** The layout version of querylog.db (its own, apart from state.db's). */
-export const QUERYLOG_SCHEMA_VERSION = 2;
+export const QUERYLOG_SCHEMA_VERSION = 3;
 
 /**
  * Every dictionary has the same shape: `last_used` is the newest minute
@@ -164,6 +164,19 @@ CREATE TABLE event_chunks (
   data     BLOB NOT NULL
 );`;
 
+/**
+ * v3: each chunk's span of event times (event_chunks.ts), so that the
+ * newest page of a busy minute decodes the few chunks that can hold it
+ * rather than all of the minute's. Chunks written before have no span and
+ * are read as before, until retention takes them.
+ */
+const SCHEMA_V3 = `
+CREATE TABLE event_chunk_times (
+  first_id INTEGER PRIMARY KEY,
+  min_time INTEGER NOT NULL,
+  max_time INTEGER NOT NULL
+);`;
+
 const V1_EVENT_COLUMNS = `time, node, client, port, transport, qname, qtype,
   qclass, rcode, status, stage, coalesce(upstream, 0), coalesce(list, 0),
   coalesce(rule, 0), flags, coalesce(answer, 0), size, duration_us,
@@ -220,5 +233,11 @@ export const QUERYLOG_MIGRATIONS: readonly Migration[] = [{
     db.exec(SCHEMA_V2);
     chunkV1Events(db);
     db.exec("DROP VIEW events_text; DROP TABLE events;");
+  },
+}, {
+  to: 3,
+  description: "time spans of event chunks (event_chunk_times)",
+  up(db) {
+    db.exec(SCHEMA_V3);
   },
 }];

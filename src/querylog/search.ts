@@ -10,6 +10,7 @@
 import type { DatabaseSync } from "node:sqlite";
 import { C, COLUMNS } from "./chunk_codec.ts";
 import {
+  type ChunkSpan,
   type EventChunk,
   EventChunks,
   MAX_CHUNK_EVENTS,
@@ -114,8 +115,22 @@ export function searchEvents(
     budget -= range.last - range.first + 1;
     const lo = Math.max(since, range.start * MINUTE_MS);
     const hi = Math.min(until, range.end * MINUTE_MS);
-    const matches: Match[] = [];
-    for (const chunk of chunks.overlapping(range.first, range.last)) {
+    const wanted = limit + 1 - found.length;
+    // The chunks that may hold events of the window, the newest-reaching
+    // first: once `wanted` matches are newer than what the next chunk
+    // reaches, the rest of the range cannot change the page.
+    const spans = chunks.spans(range.first, range.last)
+      .filter((c) => c.maxTime >= lo && c.minTime < hi && c.minTime <= keyTime)
+      .sort((a, b) => b.maxTime - a.maxTime || b.firstId - a.firstId);
+    let matches: Match[] = [];
+    for (const span of spans) {
+      if (matches.length >= wanted) {
+        matches.sort(newestFirst);
+        matches = matches.slice(0, wanted);
+        if (span.maxTime < matches[wanted - 1]!.time) break;
+      }
+      const chunk = chunks.chunk(span.firstId);
+      if (chunk === undefined) continue;
       const first = Math.max(range.first, chunk.firstId);
       const last = Math.min(range.last, chunk.firstId + chunk.count - 1);
       const rows = chunk.rows;
@@ -129,7 +144,6 @@ export function searchEvents(
       }
     }
     matches.sort(newestFirst);
-    const wanted = limit + 1 - found.length;
     for (const match of matches.slice(0, wanted)) found.push(match);
     if (found.length > limit) break;
   }
@@ -176,35 +190,30 @@ class ChunkCache {
     this.#chunks = chunks;
   }
 
-  /** The chunks holding any id in [first, last], oldest first. */
-  overlapping(first: number, last: number): EventChunk[] {
-    const held = [...this.#cached.values()]
-      .filter((c) => c.firstId <= last && c.firstId + c.count - 1 >= first)
-      .sort((a, b) => a.firstId - b.firstId);
-    // Read only the stretches of ids no cached chunk covers.
-    const read: EventChunk[] = [];
-    let from = first;
-    for (const chunk of [...held, undefined]) {
-      const to = chunk === undefined ? last : chunk.firstId - 1;
-      if (from <= to) read.push(...this.#chunks.read(from, to));
-      if (chunk !== undefined) from = chunk.firstId + chunk.count;
-    }
-    const result = new Map<number, EventChunk>();
-    for (const chunk of [...held, ...read]) {
-      if (chunk.firstId > last || chunk.firstId + chunk.count - 1 < first) {
-        continue;
-      }
-      result.set(chunk.firstId, chunk);
+  /** The chunks holding any id in [first, last], with their time spans. */
+  spans(first: number, last: number): ChunkSpan[] {
+    return this.#chunks.spans(first, last);
+  }
+
+  /** The decoded chunk starting at `firstId` (undefined: unreadable). */
+  chunk(firstId: number): EventChunk | undefined {
+    let chunk = this.#cached.get(firstId);
+    if (chunk !== undefined) {
       // Most recently used last: delete, then set.
-      if (!this.#cached.delete(chunk.firstId)) this.#events += chunk.count;
-      this.#cached.set(chunk.firstId, chunk);
-    }
-    for (const [firstId, chunk] of this.#cached) {
-      if (this.#events <= MAX_CACHED_EVENTS || result.has(firstId)) break;
       this.#cached.delete(firstId);
-      this.#events -= chunk.count;
+      this.#cached.set(firstId, chunk);
+      return chunk;
     }
-    return [...result.values()].sort((a, b) => a.firstId - b.firstId);
+    chunk = this.#chunks.chunk(firstId);
+    if (chunk === undefined) return undefined;
+    this.#cached.set(firstId, chunk);
+    this.#events += chunk.count;
+    for (const [id, old] of this.#cached) {
+      if (this.#events <= MAX_CACHED_EVENTS || id === firstId) break;
+      this.#cached.delete(id);
+      this.#events -= old.count;
+    }
+    return chunk;
   }
 }
 

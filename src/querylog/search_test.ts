@@ -222,14 +222,7 @@ Deno.test("tail returns events in write order after an id, with filters and a li
 
 Deno.test("search decodes each chunk at most once per call, though minutes share chunks", async () => {
   await withLog((db, all) => {
-    // Record the chunks every read decodes (the real read runs).
-    const read = EventChunks.prototype.read;
-    const decoded: number[] = [];
-    EventChunks.prototype.read = function (first, last) {
-      const chunks = read.call(this, first, last);
-      decoded.push(...chunks.map((c) => c.firstId));
-      return chunks;
-    };
+    const { decoded, restore } = recordDecodes();
     try {
       const chunkCount = new Set(
         db.prepare("SELECT first_id FROM event_chunks").all().map((r) =>
@@ -258,9 +251,65 @@ Deno.test("search decodes each chunk at most once per call, though minutes share
       // so without the cache the first search would decode them per minute.
       assert.ok(all.length === 1200);
     } finally {
-      EventChunks.prototype.read = read;
+      restore();
     }
   });
+});
+
+/** Records the first id of every chunk a search decodes (the real read runs). */
+function recordDecodes() {
+  const chunk = EventChunks.prototype.chunk;
+  const decoded: number[] = [];
+  EventChunks.prototype.chunk = function (firstId) {
+    decoded.push(firstId);
+    return chunk.call(this, firstId);
+  };
+  return { decoded, restore: () => EventChunks.prototype.chunk = chunk };
+}
+
+Deno.test("the newest page of a busy minute decodes only the chunks that can hold it, late events included", async () => {
+  await using log = await tempQueryLog();
+  await using writer = testWriter(log.path, { batchSize: 1100 });
+  // Ten chunks of one minute, times rising with ids, except that the third
+  // chunk holds the minute's newest event and the eighth one of its oldest.
+  const minute = T0 + 60_000;
+  for (let b = 0; b < 10; b++) {
+    writer.enqueue(Array.from({ length: 1100 }, (_, i) => {
+      let time = minute + b * 5000 + Math.floor(i / 4);
+      if (b === 2 && i === 500) time = minute + 59_999;
+      if (b === 7 && i === 3) time = minute;
+      return queryEvent({ time, qname: `n${b}-${i}.example.` });
+    }));
+    await writer.flush();
+  }
+  const db = writer.db;
+  const chunks = db.prepare("SELECT count(*) AS n FROM event_chunks").get();
+  assert.equal(Number(chunks?.n), 10);
+  const expected = storedEvents(db).sort((a, b) =>
+    b.time - a.time || b.id - a.id
+  );
+  const { decoded, restore } = recordDecodes();
+  try {
+    const page = searchEvents(db, { limit: 10 });
+    assert.deepEqual(
+      page.events.map((e) => e.id),
+      expected.slice(0, 10).map((e) => e.id),
+    );
+    assert.equal(page.events[0]!.qname, "n2-500.example.");
+    assert.equal(decoded.length, 2, "the late event's chunk and the newest");
+    // Every page still walks all of them in order.
+    const walked = allPages(db, { limit: 700 }).flat();
+    assert.deepEqual(walked.map((e) => e.id), expected.map((e) => e.id));
+    assert.equal(walked.at(-1)!.time, minute);
+    // Chunks written before their spans were recorded are all read.
+    db.exec("DELETE FROM event_chunk_times");
+    decoded.length = 0;
+    const again = searchEvents(db, { limit: 10 });
+    assert.deepEqual(again.events, page.events);
+    assert.equal(decoded.length, 10);
+  } finally {
+    restore();
+  }
 });
 
 Deno.test("search and clientSummary find an IPv4 client in either spelling, as stored now and as older files hold it", async () => {

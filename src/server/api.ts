@@ -71,6 +71,7 @@ export async function startApi(w: ApiWiring) {
         queryLogPath,
         now: shared.now,
         logger: shared.logger,
+        budget: shared.budget,
         ...(w.liveFeed && { liveFeed: w.liveFeed }),
       }),
       statsRoutes({

@@ -40,6 +40,8 @@ export interface KudurruOptions {
   nodeName?: string;
   /** @default 60000 (the first run may compile) */
   startTimeoutMs?: number;
+  /** Settings of listeners.api besides its address (e.g. cpuPercent). */
+  api?: Record<string, unknown>;
   /** Top-level config sections merged over the defaults here (e.g. cache). */
   extraConfig?: Record<string, unknown>;
   /** Environment of the kudurru process besides NO_COLOR (e.g. DENO_CERT). */
@@ -123,7 +125,7 @@ function kudurruConfig(
     objectsDir: join(dir, "objects.d"),
     listeners: {
       dns,
-      api: { address: `127.0.0.1:${apiPort}` },
+      api: { address: `127.0.0.1:${apiPort}`, ...opts.api },
       ops: local(),
       metrics: local(),
       internal: local(),

@@ -6,6 +6,7 @@
  */
 import type { DatabaseSync } from "node:sqlite";
 import type { Logger } from "../../log/logger.ts";
+import type { BusyBudget } from "../busy_budget.ts";
 import type { SearchOptions } from "../../querylog/queries.ts";
 import { type QueryLogEntry, queryLogEntry } from "./querylog_entry.ts";
 import { searchPage } from "./querylog_search.ts";
@@ -66,14 +67,23 @@ export function fileTime(ms: number): string {
   );
 }
 
+/** How an export runs. */
+export interface ExportOptions {
+  /** Rows at most. */
+  max: number;
+  /** Where a failure half-way is logged. */
+  logger?: Logger | undefined;
+  /** The API's CPU share: each page waits for it and counts against it. */
+  budget?: BusyBudget | undefined;
+}
+
 /** The export as a stream: one search page per pull, so memory stays flat. */
 export function exportStream(
   db: DatabaseSync,
   opts: SearchOptions,
   node: string | undefined,
   format: "csv" | "ndjson",
-  max: number,
-  logger: Logger | undefined,
+  { max, logger, budget }: ExportOptions,
 ): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   let before = opts.before;
@@ -90,6 +100,8 @@ export function exportStream(
     },
     async pull(controller) {
       try {
+        await budget?.wait();
+        const started = performance.now();
         const page = searchPage(
           db,
           { ...opts, ...(before !== undefined && { before }) },
@@ -107,6 +119,7 @@ export function exportStream(
           }).join("");
           controller.enqueue(encoder.encode(text));
         }
+        budget?.spend(performance.now() - started);
         if (page.next === null || rows >= max) {
           end();
           controller.close();

@@ -17,6 +17,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import type { Logger } from "../../log/logger.ts";
+import type { BusyBudget } from "../busy_budget.ts";
 import type { LiveFeed } from "../../querylog/live_feed.ts";
 import { MAX_SEARCH_LIMIT } from "../../querylog/queries.ts";
 import { ok } from "../envelope.ts";
@@ -52,6 +53,8 @@ export interface QueryLogRoutesDeps {
   tailMaxMs?: number;
   /** Events a tail buffers for a slow client. @default 1000 */
   tailBufferSize?: number;
+  /** The API's CPU share: a tail's events and an export's pages count against it. */
+  budget?: BusyBudget;
 }
 
 const searchResponse = z.object({
@@ -173,7 +176,11 @@ export function queryLogRoutes(deps: QueryLogRoutesDeps) {
       );
       c.header("Content-Disposition", `attachment; filename="${name}"`);
       return c.body(
-        exportStream(db, opts, filters.node, format, max, deps.logger),
+        exportStream(db, opts, filters.node, format, {
+          max,
+          logger: deps.logger,
+          budget: deps.budget,
+        }),
       );
     });
 
@@ -212,6 +219,7 @@ export function queryLogRoutes(deps: QueryLogRoutesDeps) {
         pingMs: deps.tailPingMs ?? 15_000,
         maxMs: deps.tailMaxMs ?? 600_000,
         bufferSize: deps.tailBufferSize ?? 1000,
+        ...(deps.budget && { budget: deps.budget }),
       }));
   };
 }

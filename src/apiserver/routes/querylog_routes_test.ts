@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import type { QueryEvent } from "../../pipeline/query_event.ts";
 import { LiveFeed } from "../../querylog/live_feed.ts";
+import { BusyBudget } from "../busy_budget.ts";
 import {
   queryEvent,
   T0,
@@ -489,6 +490,57 @@ Deno.test("querylog tail: Server-Sent Events of new matching queries, pings, dro
     await new Promise((r) => setTimeout(r, 5));
   }
   assert.equal(t.feed.subscribers, 0);
+});
+
+Deno.test("querylog tail: past the API's CPU share it waits, keeping the newest events", async () => {
+  const clock = { t: 0 };
+  const wake: (() => void)[] = [];
+  const budget = new BusyBudget({
+    percent: 10,
+    burstMs: 0,
+    now: () => clock.t,
+    sleep: () => new Promise((resolve) => wake.push(resolve)),
+  });
+  await using t = await fixture([], { tailBufferSize: 2, budget });
+  const res = await t.f.api.app.request("/api/v1/querylog/tail", {
+    headers: { cookie: t.admin.cookie! },
+  });
+  const reader = res.body!.getReader();
+  const frames: string[] = [];
+  const reading = readFrames(reader, frames, () => false);
+  const until = async (done: () => boolean) => {
+    for (let i = 0; i < 200 && !done(); i++) {
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    assert.ok(done(), `frames: ${JSON.stringify(frames)}`);
+  };
+  await until(() => frames.length >= 1);
+  budget.spend(100); // 1 s to repay at 10 %
+  t.feed.publish([queryEvent({ qname: "first.example." })]);
+  await until(() => frames.length >= 2);
+  assert.equal(
+    JSON.parse(parseFrame(frames[1]!).data!).qname,
+    "first.example.",
+  );
+  // After its 100 ms of gathering the tail asks the share, and waits.
+  await until(() => wake.length === 1);
+  t.feed.publish(
+    ["a", "b", "c", "d"].map((n) => queryEvent({ qname: `${n}.example.` })),
+  );
+  await new Promise((r) => setTimeout(r, 50));
+  assert.equal(frames.length, 2, "no event is sent while the share is spent");
+  clock.t += 2000; // the debt, and the time formatting took
+  wake.shift()!();
+  await until(() => frames.length >= 5);
+  const sent = frames.slice(2).map(parseFrame);
+  assert.deepEqual(sent.map((f) => f.event), ["dropped", "query", "query"]);
+  assert.deepEqual(JSON.parse(sent[0]!.data!), { dropped: 2 });
+  assert.deepEqual(sent.slice(1).map((f) => JSON.parse(f.data!).qname), [
+    "c.example.",
+    "d.example.",
+  ]);
+  await reader.cancel();
+  await reading;
 });
 
 Deno.test("querylog tail: over a real socket, a client that goes away stops its follower", async () => {

@@ -26,14 +26,18 @@ import type { FieldIssue } from "../../api/v1alpha1/validate.ts";
 import { API_MANAGER, refuseIfReadOnly } from "./objects.ts";
 import { dataContent, errorResponses } from "./openapi_parts.ts";
 import {
+  BadRowCursorError,
   type ForeignRecord,
   ownerOf,
   recordKey,
   type RecordRow,
   recordRows,
   type RecordSetRef,
+  rowCursor,
+  rowsAfter,
   ZoneRecordEditor,
 } from "./zone_records.ts";
+import { queryInteger } from "./request_parts.ts";
 import {
   getZone,
   listRecordSets,
@@ -47,6 +51,9 @@ import {
   type ZoneRoutesDeps,
   zoneScope,
 } from "./zone_route_parts.ts";
+
+/** Rows one page of the flat list holds at most. */
+const MAX_ROWS_PAGE = 1000;
 
 const recordRow = z.object({
   recordSet: recordSetRef,
@@ -76,6 +83,24 @@ const recordInput = z.object({
 /** The zone record routes. */
 export function zoneRecordRoutes(deps: ZoneRoutesDeps) {
   const now = deps.now ?? Date.now;
+  // The rows of the zone listed last, by the versions they were read at:
+  // a zone of thousands of records is paged without reading and sorting
+  // all of them again for every page. Any write moves the Store's version.
+  let listed: { key: string; rows: RecordRow[] } | undefined;
+  const zoneRows = async (zone: DNSZone): Promise<RecordRow[]> => {
+    const { resourceVersion } = await deps.store.list("DNSRecordSet", {
+      limit: 1,
+    });
+    const key = JSON.stringify([
+      zone.metadata.name,
+      zone.metadata.resourceVersion,
+      resourceVersion,
+    ]);
+    if (listed?.key === key) return listed.rows;
+    const rows = recordRows(zone, await listRecordSets(deps.store));
+    listed = { key, rows };
+    return rows;
+  };
   return (routes: RoutesTable): void => {
     routes.define({
       method: "get",
@@ -85,12 +110,19 @@ export function zoneRecordRoutes(deps: ZoneRoutesDeps) {
         tags: ["Records"],
         summary: "List a zone's records, one row per record",
         description:
-          "Every target of every endpoint of every DNSRecordSet whose zoneRef is the zone, in canonical name order. `name` and `type` narrow the list.",
+          "Every target of every endpoint of every DNSRecordSet whose zoneRef is the zone, in canonical name order, then type, record set and data. `name` and `type` narrow the list; with `limit` it comes in pages, each with `continue` while more follow.",
         request: {
           params: zoneParam,
           query: z.object({
             name: z.string().optional(),
             type: z.string().optional(),
+            limit: z.string().optional().openapi({
+              description:
+                `Rows per page, 1 to ${MAX_ROWS_PAGE}; all when absent`,
+            }),
+            continue: z.string().optional().openapi({
+              description: "The `continue` of the previous page",
+            }),
           }),
         },
         responses: {
@@ -104,6 +136,10 @@ export function zoneRecordRoutes(deps: ZoneRoutesDeps) {
                 serial: z.number().int().optional(),
               }),
               items: z.array(recordRow),
+              continue: z.string().optional().openapi({
+                description:
+                  "Pass as `continue` for the next page; absent at the end",
+              }),
             })),
           },
           ...errorResponses,
@@ -111,7 +147,7 @@ export function zoneRecordRoutes(deps: ZoneRoutesDeps) {
       },
     }, async (c) => {
       const zone = await getZone(deps.store, c.req.param("zone")!);
-      let items = recordRows(zone, await listRecordSets(deps.store));
+      let items = await zoneRows(zone);
       const name = c.req.query("name");
       if (name) {
         const owner = name === "@" ? zoneNameOf(zone) : ownerOf(name);
@@ -122,6 +158,23 @@ export function zoneRecordRoutes(deps: ZoneRoutesDeps) {
         const code = typeCode(type.toUpperCase());
         items = items.filter((row) => typeCode(row.type) === code);
       }
+      const token = c.req.query("continue");
+      if (token) {
+        try {
+          items = rowsAfter(items, token);
+        } catch (err) {
+          if (!(err instanceof BadRowCursorError)) throw err;
+          throw new ApiError("bad_request", err.message, {
+            hint: "start again without continue",
+          });
+        }
+      }
+      const limit = queryInteger(c, "limit", 1, MAX_ROWS_PAGE);
+      let next: string | undefined;
+      if (limit !== undefined && items.length > limit) {
+        items = items.slice(0, limit);
+        next = rowCursor(items[limit - 1]!);
+      }
       return ok(c, {
         zone: {
           name: zone.metadata.name,
@@ -131,6 +184,7 @@ export function zoneRecordRoutes(deps: ZoneRoutesDeps) {
             { serial: zone.status.serial }),
         },
         items,
+        ...(next !== undefined && { continue: next }),
       });
     });
 

@@ -130,10 +130,52 @@ Deno.test("zone records: the flat list has one row per record set, endpoint and 
     "home.test. 3600 MX 10 mail.home.test",
     "mail.home.test. 300 A 192.0.2.25",
     "old.home.test. 300 A 192.0.2.99",
-    "www.home.test. 60 A 192.0.2.11",
     "www.home.test. 60 A 192.0.2.10",
+    "www.home.test. 60 A 192.0.2.11",
     "www.home.test. 300 AAAA 2001:db8::10",
   ]);
+  assert.equal(list.body.data.continue, undefined);
+  // Pages of two: each ends with continue, the last without; all rows once.
+  const paged: unknown[] = [];
+  let token = "";
+  for (let page = 0; page < 5; page++) {
+    const part = await admin.request(
+      "GET",
+      `${RECORDS}?limit=2${token && `&continue=${token}`}`,
+    );
+    assert.equal(part.status, 200, JSON.stringify(part.body));
+    paged.push(...part.body.data.items);
+    if (part.body.data.continue === undefined) break;
+    token = part.body.data.continue;
+  }
+  assert.deepEqual(paged, list.body.data.items);
+  // A row removed since a page ended still marks where the next one starts.
+  const firstTwo = await admin.request("GET", `${RECORDS}?limit=2`);
+  const removed = await admin.request("DELETE", RECORDS, {
+    name: "mail.home.test",
+    type: "A",
+    data: "192.0.2.25",
+  });
+  assert.equal(removed.status, 409, "a file's record: refused, left as is");
+  const hidden = await admin.request("DELETE", RECORDS, {
+    name: "old.home.test",
+    type: "A",
+    data: "192.0.2.99",
+  });
+  assert.equal(hidden.status, 200, JSON.stringify(hidden.body));
+  const afterOld = await admin.request(
+    "GET",
+    `${RECORDS}?limit=2&continue=${firstTwo.body.data.continue}`,
+  );
+  assert.deepEqual(afterOld.body.data.items.map(rowText), [
+    "www.home.test. 60 A 192.0.2.10",
+    "www.home.test. 60 A 192.0.2.11",
+  ]);
+  for (const bad of ["limit=0", "limit=1001", "limit=x", "continue=bm9wZQ"]) {
+    const refused = await admin.request("GET", `${RECORDS}?${bad}`);
+    assert.equal(refused.status, 400, bad);
+    assert.equal(refused.body.error.key, "bad_request");
+  }
   assert.deepEqual(list.body.data.items[0].recordSet, {
     namespace: "infra",
     name: "mail",
