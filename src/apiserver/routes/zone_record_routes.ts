@@ -26,17 +26,19 @@ import type { FieldIssue } from "../../api/v1alpha1/validate.ts";
 import { API_MANAGER, refuseIfReadOnly } from "./objects.ts";
 import { dataContent, errorResponses } from "./openapi_parts.ts";
 import {
-  BadRowCursorError,
   type ForeignRecord,
   ownerOf,
   recordKey,
   type RecordRow,
-  recordRows,
   type RecordSetRef,
-  rowCursor,
-  rowsAfter,
   ZoneRecordEditor,
 } from "./zone_records.ts";
+import {
+  BadRowCursorError,
+  recordRows,
+  rowCursor,
+  rowsAfter,
+} from "./zone_record_rows.ts";
 import { queryInteger } from "./request_parts.ts";
 import {
   getZone,

@@ -5,7 +5,8 @@ import type {
   Endpoint,
 } from "../../api/v1alpha1/dnsrecordset.ts";
 import { validateObject } from "../../api/v1alpha1/validate.ts";
-import { recordKey, recordRows, ZoneRecordEditor } from "./zone_records.ts";
+import { recordKey, ZoneRecordEditor } from "./zone_records.ts";
+import { recordRows } from "./zone_record_rows.ts";
 
 function zone(spec: Partial<NonNullable<DNSZone["spec"]>> = {}): DNSZone {
   return {
