@@ -43,6 +43,11 @@ export interface ApiServerOptions {
   readOnlyReason?: () => string | undefined;
   /** @default a BusyBudget of listeners.api.cpuPercent */
   budget?: BusyBudget;
+  /**
+   * Time the main thread spent on other work so far, in ms (the query-log
+   * writer's batches), which the default budget does not count as the API's.
+   */
+  otherWorkMs?: () => number;
   /** Route modules beyond accounts and objects (query log, operations, …). */
   extraRoutes?: (shared: SharedRouteDeps) => RouteModule[];
   now?: () => number;
@@ -100,7 +105,10 @@ export async function buildApi(
       authorize(who.principal, held, { resource, verb, scope }).allowed;
   };
   const budget = opts.budget ??
-    new BusyBudget({ percent: config.listeners.api.cpuPercent });
+    new BusyBudget({
+      percent: config.listeners.api.cpuPercent,
+      ...(opts.otherWorkMs && { otherWorkMs: opts.otherWorkMs }),
+    });
   const shared: SharedRouteDeps = { store, now, permits, logger, budget };
   const modules: RouteModule[] = [
     authRoutes({

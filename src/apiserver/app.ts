@@ -3,7 +3,7 @@
  * shares (envelope, errors, security headers, authentication, the guard
  * each route declares) and the route modules. api_server.ts serves it.
  */
-import type { BusyBudget } from "./busy_budget.ts";
+import { BUSY_BUDGET, type BusyBudget } from "./busy_budget.ts";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { Logger } from "../log/logger.ts";
@@ -56,12 +56,12 @@ export function createApiApp(
     await next();
   });
   // After authentication, so an anonymous flood waits behind nobody's
-  // credentials but its own; the time a request takes counts against the
+  // credentials but its own; what a request costs counts against the
   // share (busy_budget.ts). A stream's body (the tail, exports) is sent
-  // after this returns and is not counted.
+  // after this returns: its parts count on their own.
   const budget = opts.budget;
   if (budget?.limits) {
-    app.use("*", async (_c, next) => {
+    app.use("*", async (c, next) => {
       const admitted = await budget.admit();
       if (!admitted.ok) {
         throw new ApiError("unavailable", "The API is busy", {
@@ -70,12 +70,8 @@ export function createApiApp(
           headers: { "Retry-After": String(admitted.retryAfterSeconds) },
         });
       }
-      const started = performance.now();
-      try {
-        await next();
-      } finally {
-        budget.spend(performance.now() - started);
-      }
+      c.set(BUSY_BUDGET as never, budget as never);
+      await budget.run(next);
     });
   }
   // Counted as it arrives, chunked uploads too: a huge body is refused

@@ -84,6 +84,88 @@ Deno.test("BusyBudget.wait holds a stream's next part until the share caught up,
   assert.ok(clock.slept >= 600, String(clock.slept));
 });
 
+/**
+ * A budget whose charges are recorded: `clock.t` is the time, `clock.other`
+ * the server's other work on the thread so far.
+ */
+function recordingBudget() {
+  const clock = { t: 0, other: 0 };
+  const budget = new BusyBudget({
+    percent: 10,
+    lingerMs: 50,
+    otherWorkMs: () => clock.other,
+    now: () => clock.t,
+  });
+  const charges: number[] = [];
+  budget.spend = (ms) => void charges.push(ms);
+  const charged = () => charges.reduce((a, b) => a + b, 0);
+  return { budget, clock, charged };
+}
+
+Deno.test("BusyBudget.run counts a request's time less the server's other work meanwhile", async () => {
+  const { budget, clock, charged } = recordingBudget();
+  await budget.run(async () => {
+    clock.t += 10;
+    clock.other += 4; // the query-log writer ran while the request waited
+    await Promise.resolve();
+  });
+  assert.equal(charged(), 6);
+});
+
+Deno.test("BusyBudget.run counts overlapping requests' time once", async () => {
+  const { budget, clock, charged } = recordingBudget();
+  const { promise: firstDone, resolve: endFirst } = Promise.withResolvers();
+  const { promise: secondDone, resolve: endSecond } = Promise.withResolvers();
+  const first = budget.run(() => firstDone);
+  const second = budget.run(() => secondDone);
+  clock.t += 10;
+  endFirst(undefined);
+  await first;
+  clock.t += 5;
+  endSecond(undefined);
+  await second;
+  assert.equal(charged(), 15);
+});
+
+Deno.test("BusyBudget.run counts a short quiet between requests as theirs, a long one not", async () => {
+  const { budget, clock, charged } = recordingBudget();
+  await budget.run(() => {});
+  clock.t += 20; // the response going out, the next request parsed
+  await budget.run(() => {});
+  assert.equal(charged(), 20);
+  clock.t += 200; // the API idle
+  await budget.run(() => {});
+  assert.equal(charged(), 20);
+});
+
+Deno.test("BusyBudget.away leaves out a request's wait for work off the main thread, unless others run meanwhile", async () => {
+  const { budget, clock, charged } = recordingBudget();
+  await budget.run(async () => {
+    clock.t += 3;
+    await budget.away(
+      new Promise((resolve) =>
+        setTimeout(() => {
+          clock.t += 400; // a password hash in a Worker
+          resolve(undefined);
+        }, 0)
+      ),
+    );
+    clock.t += 2;
+  });
+  assert.equal(charged(), 5);
+
+  const { promise: hashed, resolve: hashDone } = Promise.withResolvers();
+  const { promise: listed, resolve: listDone } = Promise.withResolvers();
+  const login = budget.run(() => budget.away(hashed));
+  const list = budget.run(() => listed);
+  clock.t += 30; // the list runs while the login waits
+  listDone(undefined);
+  await list;
+  hashDone(undefined);
+  await login;
+  assert.equal(charged(), 35);
+});
+
 Deno.test("BusyBudget at 100 % limits nothing", async () => {
   const { budget, clock } = budgetAt(100);
   assert.equal(budget.limits, false);

@@ -146,7 +146,7 @@ const listenersObject = z.strictObject({
     }),
     cpuPercent: integer(5, 1, 100, {
       help:
-        "Share of one CPU the API may keep busy, averaged over seconds (5: 50 ms a second, after a 1 s burst); " +
+        "Share of the main thread's time the API may keep busy, averaged over seconds (5: 50 ms a second, after a 250 ms burst); " +
         "past it requests wait, so DNS keeps its CPU; raise it on a host with CPUs to spare, 100 turns the limit off",
     }),
   }).prefault({}),

@@ -8,9 +8,10 @@
  * Each follower has a filter and a bounded buffer. Publishing never waits
  * and never grows memory: a follower that reads too slowly loses its oldest
  * events and is told how many (`LiveBatch.dropped`). Events are numbered as
- * they are published (`seq`, from 1 in each process), so a follower can
- * tell events apart; the numbers are not the log's event ids (an event has
- * none until its batch is written).
+ * they are published (`seq`, rising from 1 in each process, with gaps where
+ * events were excluded), so a follower can tell events apart; the numbers
+ * are not the log's event ids (an event has none until its batch is
+ * written).
  */
 import ipaddr from "ipaddr.js";
 import { isCidr, isIpAddress } from "../dns/ip_text.ts";
@@ -127,14 +128,40 @@ export class LiveFeed {
   ): void {
     if (this.#subscribers.size === 0 || filter.privacy === "none") return;
     try {
-      const events: QueryEvent[] = [];
+      const start = Math.max(0, from);
       const end = Math.min(to, batch.count);
-      for (let i = Math.max(0, from); i < end; i++) {
-        const event = unpackOne(batch, i);
-        if (event === undefined || filter.excludes(event)) continue;
-        events.push(asStored(event, filter, now));
+      const seq = this.#seq;
+      this.#seq += Math.max(0, end - start);
+      // Newest first, and only as far back as a follower has room for: a
+      // busy server publishes tens of thousands of events a second, a
+      // follower keeps its buffer's worth, and decoding the rest was most
+      // of what following cost. Past that the walk goes on only to count
+      // what a filtered follower would have wanted.
+      const subscribers = [...this.#subscribers];
+      const taken: LiveEvent[][] = subscribers.map(() => []);
+      const mustCount = subscribers.some((s) => s.filtered);
+      let withRoom = subscribers.length;
+      let i = end - 1;
+      for (; i >= start && (withRoom > 0 || mustCount); i--) {
+        const unpacked = unpackOne(batch, i);
+        if (unpacked === undefined || filter.excludes(unpacked)) continue;
+        const event = asStored(unpacked, filter, now);
+        const live: LiveEvent = { seq: seq + 1 + i - start, event };
+        for (let k = 0; k < subscribers.length; k++) {
+          const subscriber = subscribers[k]!;
+          if (!subscriber.accepts(event)) continue;
+          const mine = taken[k]!;
+          if (mine.length >= subscriber.capacity) subscriber.lost(1);
+          else if (mine.push(live) === subscriber.capacity) withRoom--;
+        }
       }
-      this.publish(events);
+      // Every follower was full and none filters: the events the log
+      // keeps before `i` are all lost to each of them.
+      const unread = keptBetween(batch, start, i + 1, filter);
+      subscribers.forEach((subscriber, k) => {
+        if (unread > 0) subscriber.lost(unread);
+        subscriber.keep(taken[k]!.reverse());
+      });
     } catch {
       // Following is best effort: the log itself must not notice.
     }
@@ -179,14 +206,42 @@ class Subscriber implements LiveSubscription {
     this.#onClose = onClose;
   }
 
-  offer(live: LiveEvent): void {
-    if (this.#filter !== undefined) {
-      try {
-        if (!this.#filter(live.event)) return;
-      } catch {
-        return;
-      }
+  /** Events the buffer holds at most. */
+  get capacity(): number {
+    return this.#ring.length;
+  }
+
+  /** Whether the follower wants only some events. */
+  get filtered(): boolean {
+    return this.#filter !== undefined;
+  }
+
+  /** Whether the follower wants `event`. */
+  accepts(event: QueryEvent): boolean {
+    if (this.#filter === undefined) return true;
+    try {
+      return this.#filter(event);
+    } catch {
+      return false;
     }
+  }
+
+  /** Counts `count` wanted events that were never buffered. */
+  lost(count: number): void {
+    this.#dropped += count;
+    if (count > 0) this.#wake?.();
+  }
+
+  /** Buffers `events` (oldest first) that the follower accepts. */
+  keep(events: readonly LiveEvent[]): void {
+    for (const live of events) this.#push(live);
+  }
+
+  offer(live: LiveEvent): void {
+    if (this.accepts(live.event)) this.#push(live);
+  }
+
+  #push(live: LiveEvent): void {
     const capacity = this.#ring.length;
     if (this.#size === capacity) {
       // Full: the oldest goes.
@@ -243,6 +298,41 @@ class Subscriber implements LiveSubscription {
     this.#size = 0;
     this.#wake?.();
   }
+}
+
+/**
+ * How many of events [from, to) of a packed batch the log keeps (not
+ * excluded), read from the packed fields without decoding the events.
+ */
+function keptBetween(
+  batch: PackedQueryEvents,
+  from: number,
+  to: number,
+  filter: EventFilter,
+): number {
+  if (to <= from) return 0;
+  if (!filter.excludesNames && !filter.excludesClients) return to - from;
+  const { strings, ints } = batch;
+  const text = (at: number) => {
+    const index = ints[at]!;
+    return index === -1 ? "" : strings[index] ?? "";
+  };
+  let kept = 0;
+  for (let i = from; i < to; i++) {
+    const at = i * EVENT_INTS;
+    if (filter.nameExcluded(text(at + EV.qname))) continue;
+    if (filter.excludesClients) {
+      const groups = text(at + EV.groups);
+      const address = text(at + EV.client);
+      if (
+        filter.clientExcluded(address, groups === "" ? [] : groups.split(","))
+      ) {
+        continue;
+      }
+    }
+    kept++;
+  }
+  return kept;
 }
 
 /** Event `i` of a packed batch; undefined when a string index is bad. */

@@ -136,6 +136,58 @@ Deno.test("live feed: packed batches are published as the log stores them", asyn
   sub.close();
 });
 
+Deno.test("live feed: publishPacked decodes a big batch only as far back as followers have room for", async () => {
+  const events = Array.from(
+    { length: 10 },
+    (_, i) =>
+      queryEvent({
+        qname: i === 1 ? "printer.lan." : `n${i}.`,
+        qtype: i === 2 ? 15 : 1,
+      }),
+  );
+  const batch = packQueryEvents(events);
+  // Decoding an event reads its time; counting it does not.
+  const decoded = new Set<number>();
+  batch.times = new Proxy(batch.times, {
+    get(target, key) {
+      if (typeof key === "string" && /^\d+$/.test(key)) {
+        decoded.add(Number(key));
+      }
+      const value = Reflect.get(target, key, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  const plain = createEventFilter(
+    querylogSettings({ exclude: { domains: ["lan"] } }),
+  );
+  const feed = new LiveFeed();
+  const small = feed.subscribe({ bufferSize: 3 });
+  feed.publishPacked(batch, 0, 10, plain);
+  const newest = await small.next(1000);
+  assert.deepEqual(names(newest.events), ["n7.", "n8.", "n9."]);
+  assert.equal(newest.dropped, 6, "printer.lan. is not logged: not lost");
+  assert.deepEqual(
+    [...decoded].sort(),
+    [7, 8, 9],
+    "the older 7 are counted, not decoded",
+  );
+  const [a, b, c] = newest.events.map((e) => e.seq);
+  assert.ok(a! < b! && b! < c!, "numbers rise, oldest first");
+
+  // A filtered follower: every event is looked at, and only the matching
+  // ones it had no room for count as dropped.
+  decoded.clear();
+  const mx = feed.subscribe({ filter: (e) => e.qtype === 15, bufferSize: 3 });
+  feed.publishPacked(batch, 0, 10, plain);
+  assert.equal(decoded.size, 10);
+  const found = await mx.next(1000);
+  assert.deepEqual(names(found.events), ["n2."]);
+  assert.equal(found.dropped, 0);
+  assert.equal((await small.next(1000)).dropped, 6);
+  small.close();
+  mx.close();
+});
+
 Deno.test("live feed: publishPacked decodes nothing without followers", () => {
   const feed = new LiveFeed();
   let read = false;

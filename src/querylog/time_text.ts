@@ -66,6 +66,10 @@ function inRange(text: string, ms: number): { ms: number } | { error: string } {
 
 /** True when the calendar has this day (month 1-12). */
 function isDay(year: number, month: number, day: number): boolean {
-  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  // Day 0 of the next month is this month's last; setUTCFullYear, since
+  // Date.UTC reads years 0-99 as 1900-1999 (1900 has no 29 February).
+  const lastDay = new Date(0);
+  lastDay.setUTCFullYear(year, month, 0);
+  const daysInMonth = lastDay.getUTCDate();
   return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth;
 }

@@ -35,6 +35,20 @@ Deno.test("parseTimeText reads durations back from now and dates", async (t) => 
         assert.deepEqual(parseTimeText("0099-03-01", NOW), {
           ms: year99.getTime(),
         });
+        // Year 0 and year 4 are leap years (1900 and 1904 would not both be).
+        for (const leap of ["0000-02-29T00:00:00Z", "0004-02-29T00:00:00Z"]) {
+          const parsed = parseTimeText(leap, NOW);
+          assert.ok("ms" in parsed, leap);
+          assert.equal(
+            new Date(parsed.ms).toISOString(),
+            `${leap.slice(0, 19)}.000Z`,
+          );
+        }
+        assert.equal(
+          "error" in parseTimeText("0100-02-29", NOW),
+          true,
+          "100 is not a leap year",
+        );
       }),
   );
 });

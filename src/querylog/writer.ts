@@ -96,6 +96,8 @@ export interface QueryLogWriterStats {
   batches: number;
   /** Transactions rolled back. */
   failedBatches: number;
+  /** Time spent writing batches, in ms (on the main thread). */
+  writeMs: number;
   /** Attempts to open the file that failed (each is tried again later). */
   failedOpens: number;
   /**
@@ -185,6 +187,7 @@ export function createQueryLogWriter(
     invalid: 0,
     batches: 0,
     failedBatches: 0,
+    writeMs: 0,
     lastError: undefined as string | undefined,
   };
   const outage = new WriteOutage(logger, now, () => ({
@@ -259,6 +262,15 @@ export function createQueryLogWriter(
 
   /** Writes the oldest batch; false when it failed (and is still queued). */
   function writeOneBatch(): boolean {
+    const started = performance.now();
+    try {
+      return writeBatch();
+    } finally {
+      counters.writeMs += performance.now() - started;
+    }
+  }
+
+  function writeBatch(): boolean {
     const batch = queue.front(batchSize);
     try {
       const result = connection.store.writeEvents(batch, filter, now());
@@ -292,7 +304,7 @@ export function createQueryLogWriter(
     }
     counters.failedBatches++;
     counters.lastError = errorText(err);
-    if (replaceIfDamaged(err)) return writeOneBatch();
+    if (replaceIfDamaged(err)) return writeBatch();
     // A replacement that failed left no file open: the batch waits for one.
     if (!connection.isOpen) return false;
     const locked = /locked|busy/i.test(counters.lastError);

@@ -43,6 +43,8 @@ export interface ApiWiring {
   snapshot: () => Snapshot | undefined;
   /** What the live tail follows; absent when the query log is off. */
   liveFeed?: LiveFeed;
+  /** Time the query-log writer spent writing so far, in ms. */
+  queryLogWriteMs?: () => number;
   logger: Logger;
   env: (name: string) => string | undefined;
 }
@@ -64,6 +66,7 @@ export async function startApi(w: ApiWiring) {
     hostname: address.hostname,
     port: address.port,
     readOnlyReason,
+    ...(w.queryLogWriteMs && { otherWorkMs: w.queryLogWriteMs }),
     extraRoutes: (shared) => [
       zoneRoutes({ store: w.store, now: shared.now, readOnlyReason }),
       settingsRoutes(w.settings),

@@ -352,7 +352,10 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       loader,
       health,
       snapshot: () => posted,
-      ...(querylog && { liveFeed }),
+      ...(querylog && {
+        liveFeed,
+        queryLogWriteMs: () => querylog.stats().writeMs,
+      }),
       logger: logger.with({ component: "api" }),
       env: opts.env ?? ((name) => Deno.env.get(name)),
     });

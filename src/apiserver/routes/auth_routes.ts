@@ -34,6 +34,7 @@ import { ok } from "../envelope.ts";
 import { ApiError } from "../errors.ts";
 import { jsonBody, objectBody } from "../json_body.ts";
 import type { RoutesTable } from "../routes_table.ts";
+import { offMainThread } from "../busy_budget.ts";
 import { errorResponses } from "./openapi_parts.ts";
 
 export interface AuthRoutesDeps {
@@ -314,11 +315,9 @@ async function login(c: Context, deps: AuthRoutesDeps): Promise<Response> {
   const now = deps.now();
   let result;
   try {
-    result = await checkLogin(
-      deps.store,
-      { username, password, totp },
-      deps.totpKeys,
-      now,
+    result = await offMainThread(
+      c,
+      checkLogin(deps.store, { username, password, totp }, deps.totpKeys, now),
     );
   } catch (error) {
     throw passwordError(error);
@@ -363,7 +362,10 @@ async function changePassword(
   const user = await ownUser(c, deps.store);
   try {
     const hash = user.spec!.passwordHash;
-    if (hash === undefined || !await verifyPassword(current, hash)) {
+    if (
+      hash === undefined ||
+      !await offMainThread(c, verifyPassword(current, hash))
+    ) {
       throw new ApiError("invalid", "The current password is wrong", {
         details: {
           issues: [{ path: "current", message: "is not the current password" }],
@@ -377,11 +379,14 @@ async function changePassword(
       });
     }
     const now = deps.now();
-    const saved = await setPassword(deps.store, user, next, {
-      actor: requestOrigin(c),
-      resetByAdmin: false,
-      now,
-    });
+    const saved = await offMainThread(
+      c,
+      setPassword(deps.store, user, next, {
+        actor: requestOrigin(c),
+        resetByAdmin: false,
+        now,
+      }),
+    );
     // Sessions issued before the change end; this one starts after it.
     const session = await newSession(saved, deps.sessionKeys, now + 1);
     setSessionCookie(c, session.cookie, deps);

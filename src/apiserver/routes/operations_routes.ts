@@ -23,6 +23,7 @@ import { ok } from "../envelope.ts";
 import { ApiError } from "../errors.ts";
 import { jsonBody, objectBody } from "../json_body.ts";
 import type { RoutesTable } from "../routes_table.ts";
+import { offMainThread } from "../busy_budget.ts";
 import { requestOrigin } from "../request_origin.ts";
 import {
   invalidField,
@@ -300,9 +301,9 @@ function cacheRoutes(routes: RoutesTable, deps: OperationsRoutesDeps) {
         "to flush every cached answer, leave out both",
       );
     }
-    const flushed = await deps.flushCache(
-      name as string | undefined,
-      { subtree },
+    const flushed = await offMainThread(
+      c,
+      deps.flushCache(name as string | undefined, { subtree }),
     );
     deps.logger?.info("Cache flushed through the API", {
       ...requestOrigin(c),
@@ -394,9 +395,12 @@ function refreshRoutes(routes: RoutesTable, deps: OperationsRoutesDeps) {
       ...requestOrigin(c),
       list: `${key.namespace}/${key.name}`,
     });
-    const result = await withinWait(
-      deps.refreshList(key),
-      deps.refreshWaitMs ?? DEFAULT_REFRESH_WAIT_MS,
+    const result = await offMainThread(
+      c,
+      withinWait(
+        deps.refreshList(key),
+        deps.refreshWaitMs ?? DEFAULT_REFRESH_WAIT_MS,
+      ),
     );
     if (result === undefined) {
       return ok(c, { ...base, state: "pending", sources: [] }, 202);

@@ -101,25 +101,27 @@ export function exportStream(
     async pull(controller) {
       try {
         await budget?.wait();
-        const started = performance.now();
-        const page = searchPage(
-          db,
-          { ...opts, ...(before !== undefined && { before }) },
-          node,
-          Math.min(EXPORT_PAGE, max - rows),
-        );
-        rows += page.events.length;
-        before = page.next ?? undefined;
-        if (page.events.length > 0) {
-          const text = page.events.map((e) => {
-            const entry = queryLogEntry(e);
-            return format === "csv"
-              ? csvLine(entry)
-              : JSON.stringify(entry) + "\n";
-          }).join("");
-          controller.enqueue(encoder.encode(text));
-        }
-        budget?.spend(performance.now() - started);
+        const nextPage = () => {
+          const page = searchPage(
+            db,
+            { ...opts, ...(before !== undefined && { before }) },
+            node,
+            Math.min(EXPORT_PAGE, max - rows),
+          );
+          rows += page.events.length;
+          before = page.next ?? undefined;
+          if (page.events.length > 0) {
+            const text = page.events.map((e) => {
+              const entry = queryLogEntry(e);
+              return format === "csv"
+                ? csvLine(entry)
+                : JSON.stringify(entry) + "\n";
+            }).join("");
+            controller.enqueue(encoder.encode(text));
+          }
+          return page;
+        };
+        const page = budget ? await budget.run(nextPage) : nextPage();
         if (page.next === null || rows >= max) {
           end();
           controller.close();

@@ -115,9 +115,9 @@ export function tailResponse(
         }
         // One write per batch: a busy log gives thousands of events a
         // second, and a write each cost more than formatting them.
-        const started = performance.now();
-        const text = batchText(batch);
-        budget?.spend(performance.now() - started);
+        const text = budget
+          ? await budget.run(() => batchText(batch))
+          : batchText(batch);
         await stream.write(text);
         // Events keep coming: gather them for a while rather than send
         // each worker's handful on its own.

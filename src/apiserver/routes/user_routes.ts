@@ -27,6 +27,7 @@ import { ok } from "../envelope.ts";
 import { ApiError } from "../errors.ts";
 import { jsonBody, objectBody } from "../json_body.ts";
 import type { RoutesTable } from "../routes_table.ts";
+import { offMainThread } from "../busy_budget.ts";
 import { requestOrigin } from "../request_origin.ts";
 import {
   type AccountRoutesDeps,
@@ -94,11 +95,14 @@ export function userRoutes(routes: RoutesTable, deps: AccountRoutesDeps): void {
     if (await findUser(deps.store, name) !== undefined) {
       throw new ApiError("conflict", `User "${name}" already exists`);
     }
-    const user = await createUser(deps.store, name, password, {
-      mustChangePassword: true,
-      ...(typeof body.displayName === "string" &&
-        { displayName: body.displayName }),
-    }, requestOrigin(c));
+    const user = await offMainThread(
+      c,
+      createUser(deps.store, name, password, {
+        mustChangePassword: true,
+        ...(typeof body.displayName === "string" &&
+          { displayName: body.displayName }),
+      }, requestOrigin(c)),
+    );
     c.header("Location", `/api/v1/users/${name}`);
     return ok(c, userSummary(user), 201);
   });
@@ -177,11 +181,14 @@ export function userRoutes(routes: RoutesTable, deps: AccountRoutesDeps): void {
     let saved: User = user;
     if (typeof body.password === "string") {
       requireGoodPassword(body.password, user.metadata.name);
-      saved = await setPassword(deps.store, saved, body.password, {
-        ...requestOrigin(c),
-        resetByAdmin: true,
-        now: deps.now(),
-      });
+      saved = await offMainThread(
+        c,
+        setPassword(deps.store, saved, body.password, {
+          ...requestOrigin(c),
+          resetByAdmin: true,
+          now: deps.now(),
+        }),
+      );
     }
     const change: Partial<NonNullable<User["spec"]>> = {};
     if (typeof body.displayName === "string") {
@@ -234,7 +241,9 @@ export function userRoutes(routes: RoutesTable, deps: AccountRoutesDeps): void {
       });
     }
     const user = await mustFindUser(deps.store, c.req.param("name")!);
-    if (isSelf(c)) await requireOwnPassword(user, body.password);
+    if (isSelf(c)) {
+      await offMainThread(c, requireOwnPassword(user, body.password));
+    }
     if (user.spec!.totp !== undefined) {
       await removeTotp(deps.store, user, requestOrigin(c));
     }

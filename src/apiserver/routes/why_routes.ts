@@ -14,6 +14,7 @@ import type { Explanation } from "../../pipeline/explanation.ts";
 import { ok } from "../envelope.ts";
 import { ApiError } from "../errors.ts";
 import type { RoutesTable } from "../routes_table.ts";
+import { offMainThread } from "../busy_budget.ts";
 import { errorResponses } from "./openapi_parts.ts";
 
 export interface WhyRoutesDeps {
@@ -95,7 +96,10 @@ export function whyRoutes(deps: WhyRoutesDeps) {
           `client "${client}" is not an IP address`,
         );
       }
-      const explanation = await deps.explain(question, client);
+      const explanation = await offMainThread(
+        c,
+        deps.explain(question, client),
+      );
       if (explanation === undefined) {
         throw new ApiError(
           "unavailable",
