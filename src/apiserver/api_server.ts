@@ -28,6 +28,7 @@ import { authRoutes } from "./routes/auth_routes.ts";
 import { objectRoutes, type Permits } from "./routes/objects.ts";
 import { requestOrigin } from "./request_origin.ts";
 import { apiDocsRoutes } from "./api_docs/docs_route.ts";
+import { uiFallback, uiRoutes } from "./ui/ui_routes.ts";
 
 export interface ApiServerOptions {
   config: Config;
@@ -104,6 +105,7 @@ export async function buildApi(
       who !== undefined &&
       authorize(who.principal, held, { resource, verb, scope }).allowed;
   };
+  const pathPrefix = normalizePrefix(config.listeners.api.pathPrefix);
   const budget = opts.budget ??
     new BusyBudget({
       percent: config.listeners.api.cpuPercent,
@@ -157,12 +159,14 @@ export async function buildApi(
       ...(opts.readOnlyReason && { readOnlyReason: opts.readOnlyReason }),
     }),
     apiDocsRoutes(),
+    uiRoutes(pathPrefix),
     ...(opts.extraRoutes?.(shared) ?? []),
   ];
   const api = createApiApp({
     logger,
     tls: opts.tls,
-    pathPrefix: normalizePrefix(config.listeners.api.pathPrefix),
+    pathPrefix,
+    fallback: uiFallback(pathPrefix),
     budget,
     check: guardCheck(() => bindings.bindings()),
     authenticate: authentication({

@@ -31,6 +31,11 @@ export interface AppOptions {
   pathPrefix?: string;
   /** The share of the main thread requests may take. @default no limit */
   budget?: BusyBudget;
+  /**
+   * What a GET with no route gets before the API's 404: the web UI's page
+   * for a path of the app (ui_routes.ts uiFallback).
+   */
+  fallback?: (c: Context) => Response | undefined;
 }
 
 /** A route module: defines its routes on the table. */
@@ -106,10 +111,11 @@ export function createApiApp(
     );
   });
   app.notFound((c) =>
-    failed(
-      c,
-      new ApiError("not_found", `No route ${c.req.method} ${c.req.path}`),
-    )
+    opts.fallback?.(c) ??
+      failed(
+        c,
+        new ApiError("not_found", `No route ${c.req.method} ${c.req.path}`),
+      )
   );
   const routes = new RoutesTable(app, opts.check);
   for (const module of modules) module(routes);

@@ -27,6 +27,8 @@ import type { SealingKeys } from "../../auth/sealed.ts";
 import { newSession, type SessionTimes } from "../../auth/sessions.ts";
 import type { Binding } from "../../rbac/binding.ts";
 import { authorize } from "../../rbac/authorize.ts";
+import { PERMISSIONS } from "../../rbac/permissions.ts";
+import type { Principal } from "../../rbac/principal.ts";
 import type { Store } from "../../store/store.ts";
 import { authenticatedOf } from "../authenticated.ts";
 import { clearSessionCookie, setSessionCookie } from "../authentication.ts";
@@ -134,6 +136,11 @@ export function authRoutes(deps: AuthRoutesDeps) {
                     csrf: z.string().optional(),
                     hasDefaultCredentials: z.boolean(),
                     localLogin: z.string(),
+                    permissions: z.record(z.string(), z.array(z.string()))
+                      .optional().openapi({
+                        description:
+                          "What the caller may do across the cluster: resource → verbs (the web UI hides what is not there); zone-scoped rights come on top",
+                      }),
                   }),
                   took_ms: z.number(),
                 }),
@@ -157,6 +164,9 @@ export function authRoutes(deps: AuthRoutesDeps) {
         }),
         hasDefaultCredentials: await hasDefaultCredentials(deps.store),
         localLogin: deps.localLogin,
+        ...(who !== undefined && {
+          permissions: clusterPermissions(who.principal, await deps.bindings()),
+        }),
       });
     });
 
@@ -453,4 +463,21 @@ function passwordError(error: unknown): unknown {
     });
   }
   return error;
+}
+
+/** What `principal` may do at cluster scope, as resource → verbs. */
+function clusterPermissions(
+  principal: Principal,
+  bindings: readonly Binding[],
+): Record<string, string[]> {
+  const allowed: Record<string, string[]> = {};
+  for (const { resource, verb } of PERMISSIONS) {
+    const decision = authorize(principal, bindings, {
+      resource,
+      verb,
+      scope: { kind: "cluster" },
+    });
+    if (decision.allowed) (allowed[resource] ??= []).push(verb);
+  }
+  return allowed;
 }

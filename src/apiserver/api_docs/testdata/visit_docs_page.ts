@@ -7,9 +7,7 @@
  * OS facts and /proc/sys, which the test run's permissions do not grant.
  */
 import { chromium } from "playwright-core";
-
-/** Debian's Chromium (package chromium; .ci/run installs it). */
-export const CHROMIUM = "/usr/bin/chromium";
+import { CHROMIUM, CHROMIUM_ARGS } from "../../../testing/chromium.ts";
 
 /** What the page did. */
 export interface Visit {
@@ -22,18 +20,6 @@ export interface Visit {
   /** Why the visit stopped early, if it did. */
   failure?: string;
 }
-
-/** Flags for a machine without a way out: nothing calls Google. */
-const ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 
 /** Reports violations on the console, where the console handler sees them. */
 const REPORT_VIOLATIONS =
@@ -51,7 +37,7 @@ async function visit(url: string): Promise<Visit> {
   const profile = await Deno.makeTempDir({ prefix: "kudurru-chromium-" });
   const browser = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
-    args: ARGS,
+    args: CHROMIUM_ARGS,
   });
   try {
     const page = browser.pages()[0] ?? await browser.newPage();

@@ -1,0 +1,124 @@
+/**
+ * The app: the login gate (login, TOTP step, first-run password change),
+ * then the page shell (sections, theme, logout, the default-credentials
+ * banner) around the page the route names.
+ */
+import { useEffect, useState } from "preact/hooks";
+import { ErrorBox } from "./components/error_box.tsx";
+import { DashboardPage } from "./pages/dashboard.tsx";
+import { LoginPage } from "./pages/login.tsx";
+import { PasswordPage } from "./pages/password.tsx";
+import { QueryLogPage } from "./pages/querylog.tsx";
+import { href, onLinkClick, route } from "./router.ts";
+import { loadStatus, logout, session } from "./session.ts";
+import { strings } from "./strings.ts";
+import { applyTheme, type Theme, theme, THEMES } from "./theme.ts";
+
+/** The sections, in the order the menu shows them. */
+const SECTIONS: { path: string; label: string }[] = [
+  { path: "", label: strings.app.dashboard },
+  { path: "querylog", label: strings.app.querylog },
+];
+
+export function App() {
+  const [error, setError] = useState<unknown>();
+  useEffect(() => {
+    loadStatus().catch(setError);
+  }, []);
+  const status = session.value;
+  if (status === undefined) {
+    return error
+      ? (
+        <main>
+          <ErrorBox error={error} onRetry={() => location.reload()} />
+        </main>
+      )
+      : <main aria-busy="true">{strings.app.loading}</main>;
+  }
+  if (!status.authenticated) return <LoginPage />;
+  if (status.mustChangePassword) return <PasswordPage />;
+  return <Shell />;
+}
+
+function Shell() {
+  const [menuOpen, setMenuOpen] = useState(false);
+  const path = route.value.path;
+  const section = path.split("/")[0] ?? "";
+  const status = session.value!;
+  return (
+    <div onClick={onLinkClick}>
+      <a class="skip" href="#content">{strings.app.skip}</a>
+      <header class="top">
+        <a class="brand" href={href("")}>{strings.app.name}</a>
+        <button
+          type="button"
+          class="menu-button"
+          aria-expanded={menuOpen}
+          aria-controls="sections"
+          onClick={() => setMenuOpen(!menuOpen)}
+        >
+          {strings.app.menu}
+        </button>
+        <nav
+          id="sections"
+          class={`sections${menuOpen ? " open" : ""}`}
+          aria-label={strings.app.nav}
+        >
+          <ul>
+            {SECTIONS.map((s) => (
+              <li key={s.path}>
+                <a
+                  href={href(s.path)}
+                  aria-current={section === s.path ? "page" : undefined}
+                  onClick={() => setMenuOpen(false)}
+                >
+                  {s.label}
+                </a>
+              </li>
+            ))}
+            <li>
+              <a href="api/docs" target="_blank" rel="noopener">
+                {strings.app.apiDocs}
+              </a>
+            </li>
+          </ul>
+        </nav>
+        <div class="tools">
+          <label>
+            <span class="muted">{strings.app.theme}</span>
+            <select
+              value={theme.value}
+              onChange={(e) =>
+                applyTheme((e.target as HTMLSelectElement).value as Theme)}
+            >
+              {THEMES.map((t) => (
+                <option key={t} value={t}>{strings.app.themes[t]}</option>
+              ))}
+            </select>
+          </label>
+          <span class="muted">{status.user}</span>
+          <button type="button" onClick={() => void logout()}>
+            {strings.app.logout}
+          </button>
+        </div>
+      </header>
+      {status.hasDefaultCredentials && (
+        <div class="banner" role="status">{strings.app.defaultCredentials}</div>
+      )}
+      <main id="content" tabIndex={-1}>
+        <Page section={section} />
+      </main>
+    </div>
+  );
+}
+
+function Page({ section }: { section: string }) {
+  switch (section) {
+    case "":
+      return <DashboardPage />;
+    case "querylog":
+      return <QueryLogPage />;
+    default:
+      return <p>{strings.app.notFound}</p>;
+  }
+}

@@ -1,0 +1,76 @@
+/**
+ * Who is logged in, as auth/status says, and the calls that change it:
+ * login (with the TOTP step), the first-run password change, logout.
+ */
+import { signal } from "@preact/signals";
+import { get, request, setCsrf, whenUnauthorized } from "./api.ts";
+
+/** GET /api/v1/auth/status. */
+export interface AuthStatus {
+  authenticated: boolean;
+  user?: string;
+  kind?: string;
+  mustChangePassword?: boolean;
+  csrf?: string;
+  /** The first admin still has the password it was created with. */
+  hasDefaultCredentials: boolean;
+  localLogin: string;
+  /** What the caller may do at cluster scope: resource → verbs. */
+  permissions?: Record<string, string[]>;
+}
+
+/** undefined until the first status arrives. */
+export const session = signal<AuthStatus | undefined>(undefined);
+
+export async function loadStatus(): Promise<AuthStatus> {
+  const status = await get<AuthStatus>("auth/status");
+  setCsrf(status.csrf);
+  session.value = status;
+  return status;
+}
+
+whenUnauthorized(() => {
+  const now = session.value;
+  if (now?.authenticated) {
+    setCsrf(undefined);
+    session.value = { ...now, authenticated: false };
+  }
+});
+
+/** POST auth/login; throws ApiError (details.totpRequired when a code is due). */
+export async function login(
+  username: string,
+  password: string,
+  totp?: string,
+): Promise<void> {
+  const answer = await request<{ csrf: string }>("POST", "auth/login", {
+    body: { username, password, ...(totp ? { totp } : {}) },
+  });
+  setCsrf(answer.csrf);
+  await loadStatus();
+}
+
+export async function changePassword(
+  current: string,
+  next: string,
+): Promise<void> {
+  const answer = await request<{ csrf: string }>("POST", "auth/password", {
+    body: { current, new: next },
+  });
+  setCsrf(answer.csrf);
+  await loadStatus();
+}
+
+export async function logout(): Promise<void> {
+  try {
+    await request("POST", "auth/logout");
+  } finally {
+    setCsrf(undefined);
+    await loadStatus();
+  }
+}
+
+/** Whether the caller may use `verb` on `resource` at cluster scope. */
+export function can(resource: string, verb: string): boolean {
+  return session.value?.permissions?.[resource]?.includes(verb) ?? false;
+}

@@ -1,0 +1,69 @@
+/**
+ * How the UI groups the answer statuses of the query log (the server's
+ * list: src/pipeline/status.ts) for charts and colours.
+ */
+
+export const STATUS_GROUPS = [
+  "blocked",
+  "cached",
+  "forwarded",
+  "local",
+  "failed",
+] as const;
+export type StatusGroup = (typeof STATUS_GROUPS)[number];
+
+export const STATUS_GROUP_LABELS: Record<StatusGroup, string> = {
+  blocked: "Blocked",
+  cached: "Cached",
+  forwarded: "Forwarded",
+  local: "Authoritative and local",
+  failed: "Failed or refused",
+};
+
+/** The group of one status. */
+export function statusGroup(status: string): StatusGroup {
+  if (status.startsWith("blocked")) return "blocked";
+  if (status.startsWith("cached")) return "cached";
+  if (status === "forwarded") return "forwarded";
+  if (
+    status === "authoritative" || status === "local_record" ||
+    status === "rewritten" || status === "chaos" || status === "health"
+  ) {
+    return "local";
+  }
+  return "failed";
+}
+
+/** The CSS class of a status in tables. */
+export function statusClass(status: string): string {
+  const group = statusGroup(status);
+  return group === "blocked"
+    ? "status-blocked"
+    : group === "cached"
+    ? "status-cached"
+    : group === "failed"
+    ? ""
+    : "status-ok";
+}
+
+/**
+ * Bucket counts per group, stacked: series[g][i] is the count of groups
+ * 0..g in bucket i, so each series drawn over the next fills its own band.
+ */
+export function stackedByGroup(
+  buckets: readonly { byStatus: Record<string, number> }[],
+): number[][] {
+  const series = STATUS_GROUPS.map(() => buckets.map(() => 0));
+  buckets.forEach((bucket, i) => {
+    for (const [status, n] of Object.entries(bucket.byStatus)) {
+      const g = STATUS_GROUPS.indexOf(statusGroup(status));
+      series[g]![i]! += n;
+    }
+  });
+  for (let g = 1; g < series.length; g++) {
+    for (let i = 0; i < buckets.length; i++) {
+      series[g]![i]! += series[g - 1]![i]!;
+    }
+  }
+  return series;
+}
