@@ -137,6 +137,45 @@ Deno.test("api object owned by a file is 409 managed_by naming the file", async 
   assert.equal(res.body.error.owner, "file:objects.d/zones.yaml");
 });
 
+Deno.test("api writes take over the defaults of the first boot, audited, and then own them", async () => {
+  await using f = await apiFixture();
+  const policy = {
+    apiVersion: "kudurru.io/v1alpha1",
+    kind: "Policy",
+    metadata: { name: "default", namespace: "default" },
+    spec: { clientGroupRefs: ["default"] },
+  };
+  await f.store.apply(policy, { manager: "bootstrap" });
+  const client = f.client();
+  await client.login("admin", ADMIN_PASSWORD);
+  const path = "/api/v1/namespaces/default/policies/default";
+  const patched = await client.request(
+    "PATCH",
+    path,
+    { spec: { blockListRefs: ["mine"] } },
+    { "content-type": "application/merge-patch+json" },
+  );
+  assert.equal(patched.status, 200, JSON.stringify(patched.body));
+  assert.equal(patched.body.data.metadata.managedBy, "api");
+  assert.deepEqual(patched.body.data.spec.blockListRefs, ["mine"]);
+  const [row] = (await f.store.readAudit({ limit: 1 })).items;
+  assert.equal(row?.kind, "Policy");
+  assert.equal(row?.manager, "api");
+  assert.equal(row?.action, "update");
+  // A seeded object may be deleted too; one a file owns may not.
+  await f.store.apply({
+    ...policy,
+    metadata: { ...policy.metadata, name: "seeded" },
+  }, {
+    manager: "bootstrap",
+  });
+  const deleted = await client.request(
+    "DELETE",
+    "/api/v1/namespaces/default/policies/seeded",
+  );
+  assert.equal(deleted.status, 204);
+});
+
 Deno.test("api read-only token reads and cannot write: 403 with what is missing", async () => {
   await using f = await apiFixture();
   const admin = f.client();

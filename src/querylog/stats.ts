@@ -189,6 +189,82 @@ export function queriesOverTime(
   db: DatabaseSync,
   opts: StatsWindow & { bucketMs: number; zone?: BucketZone },
 ): TimeBucket[] {
+  const plan = bucketPlan(db, opts);
+  const buckets: TimeBucket[] = plan.starts.map((time) => ({
+    time,
+    total: 0,
+    blocked: 0,
+    byStatus: {},
+  }));
+  // node:sqlite binds numbers as REAL: CAST keeps the division integral.
+  const rows = db.prepare(
+    `SELECT minute / CAST(? AS INTEGER) AS u, st.text AS status,
+       sum(queries) AS q
+     FROM status_minutes s JOIN labels st ON st.id = s.status
+     WHERE minute >= ? AND minute < ? GROUP BY u, s.status`,
+  ).all(plan.unit, plan.from, plan.to);
+  for (const r of rows) {
+    const target = buckets[plan.index(Number(r.u))];
+    if (target === undefined) continue;
+    const status = String(r.status);
+    const q = Number(r.q);
+    target.byStatus[status] = (target.byStatus[status] ?? 0) + q;
+    target.total += q;
+    if (BLOCKED_STATUSES.has(status)) target.blocked += q;
+  }
+  return buckets;
+}
+
+/** One bucket of a client's queries over time. */
+export interface ClientBucket {
+  /** Start of the bucket (ms). */
+  time: number;
+  queries: number;
+  blocked: number;
+}
+
+/**
+ * One client's queries and blocked queries over time (its page on the
+ * dashboard), from the per-minute client rollup: `spellings` are the
+ * texts the log may hold for the address (clientSpellings).
+ */
+export function clientOverTime(
+  db: DatabaseSync,
+  spellings: readonly string[],
+  opts: StatsWindow & { bucketMs: number; zone?: BucketZone },
+): ClientBucket[] {
+  const plan = bucketPlan(db, opts);
+  const buckets: ClientBucket[] = plan.starts.map((time) => ({
+    time,
+    queries: 0,
+    blocked: 0,
+  }));
+  const rows = db.prepare(
+    `SELECT minute / CAST(? AS INTEGER) AS u, sum(queries) AS q,
+       sum(blocked) AS b
+     FROM client_minutes WHERE client IN (SELECT id FROM clients
+       WHERE text IN (SELECT value FROM json_each(?)))
+       AND minute >= ? AND minute < ? GROUP BY u`,
+  ).all(plan.unit, JSON.stringify(spellings), plan.from, plan.to);
+  for (const r of rows) {
+    const target = buckets[plan.index(Number(r.u))];
+    if (target === undefined) continue;
+    target.queries += Number(r.q);
+    target.blocked += Number(r.b);
+  }
+  return buckets;
+}
+
+/**
+ * The buckets of a window: their starts, and the unit minutes are summed
+ * in (a unit every bucket start is a multiple of: the bucket itself in
+ * UTC, 30 min in +05:30), each unit inside one bucket.
+ * @throws {RangeError} past MAX_BUCKETS
+ */
+function bucketPlan(
+  db: DatabaseSync,
+  opts: StatsWindow & { bucketMs: number; zone?: BucketZone },
+) {
   const bucket = Math.max(1, Math.ceil(opts.bucketMs / MINUTE_MS)) * MINUTE_MS;
   const [from, to] = windowMinutes(db, opts);
   const starts = bucketStarts(
@@ -203,35 +279,18 @@ export function queriesOverTime(
       `Too many buckets (over ${MAX_BUCKETS}); use a wider bucket or a shorter window`,
     );
   }
-  const buckets: TimeBucket[] = starts.map((time) => ({
-    time,
-    total: 0,
-    blocked: 0,
-    byStatus: {},
-  }));
-  // Minutes are summed in units every bucket start is a multiple of (the
-  // bucket itself in UTC; 30 min in +05:30), each unit inside one bucket.
   const unit = starts.reduce(
     (g, t) => gcd(g, t / MINUTE_MS),
     bucket / MINUTE_MS,
   );
-  // node:sqlite binds numbers as REAL: CAST keeps the division integral.
-  const rows = db.prepare(
-    `SELECT minute / CAST(? AS INTEGER) AS u, st.text AS status,
-       sum(queries) AS q
-     FROM status_minutes s JOIN labels st ON st.id = s.status
-     WHERE minute >= ? AND minute < ? GROUP BY u, s.status`,
-  ).all(unit, from, to);
-  for (const r of rows) {
-    const target = buckets[bucketIndex(starts, Number(r.u) * unit * MINUTE_MS)];
-    if (target === undefined) continue;
-    const status = String(r.status);
-    const q = Number(r.q);
-    target.byStatus[status] = (target.byStatus[status] ?? 0) + q;
-    target.total += q;
-    if (BLOCKED_STATUSES.has(status)) target.blocked += q;
-  }
-  return buckets;
+  return {
+    starts,
+    unit,
+    from,
+    to,
+    /** The bucket of summed unit `u`. */
+    index: (u: number) => bucketIndex(starts, u * unit * MINUTE_MS),
+  };
 }
 
 /** The index of the last start at or before `ms` (-1 before the first). */

@@ -80,6 +80,8 @@ export interface ClientSummary {
     events: number;
     byStatus: Record<string, number>;
     topDomains: { domain: string; queries: number }[];
+    /** The names most often blocked among them. */
+    topBlocked: { domain: string; queries: number }[];
   };
 }
 
@@ -101,6 +103,7 @@ export function clientSummary(
     v === null || v === undefined ? null : Number(v) * MINUTE_MS;
   const byStatus: Record<string, number> = {};
   const domains = new Map<string, number>();
+  const blocked = new Map<string, number>();
   let events = 0;
   let cursor: string | null | undefined;
   let wanted = Math.max(0, Math.trunc(opts.recent ?? 1000));
@@ -115,23 +118,30 @@ export function clientSummary(
     for (const e of page.events) {
       byStatus[e.status] = (byStatus[e.status] ?? 0) + 1;
       domains.set(e.qname, (domains.get(e.qname) ?? 0) + 1);
+      if (BLOCKED_STATUSES.has(e.status)) {
+        blocked.set(e.qname, (blocked.get(e.qname) ?? 0) + 1);
+      }
     }
     events += page.events.length;
     wanted -= page.events.length;
     cursor = page.events.length === 0 ? null : page.nextCursor;
   }
-  const topDomains = [...domains].map(([domain, queries]) => ({
-    domain,
-    queries,
-  })).sort((a, b) => b.queries - a.queries || a.domain.localeCompare(b.domain))
-    .slice(0, 10);
+  const top = (counts: Map<string, number>) =>
+    [...counts].map(([domain, queries]) => ({ domain, queries }))
+      .sort((a, b) => b.queries - a.queries || a.domain.localeCompare(b.domain))
+      .slice(0, 10);
   return {
     client,
     queries: Number(row?.q ?? 0),
     blocked: Number(row?.b ?? 0),
     firstSeen: minuteMs(row?.first),
     lastSeen: minuteMs(row?.last),
-    recent: { events, byStatus, topDomains },
+    recent: {
+      events,
+      byStatus,
+      topDomains: top(domains),
+      topBlocked: top(blocked),
+    },
   };
 }
 

@@ -6,6 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { Buffer } from "node:buffer";
+import dnsPacket from "dns-packet";
 import { API_VERSION, type KObject } from "../../src/api/v1alpha1/meta.ts";
 
 /** The admin's password in tests that set KUDURRU_ADMIN_PASSWORD. */
@@ -61,6 +63,19 @@ export async function scenario(
   return text;
 }
 
+/** Runs scenario `name` against `server`, logging in with `password`. */
+export function scenarioOn(
+  name: string,
+  server: { apiUrl: string; port: number },
+  password: string,
+): Promise<string> {
+  return scenario(name, {
+    KUDURRU_URL: server.apiUrl,
+    KUDURRU_DNS_PORT: String(server.port),
+    KUDURRU_PASSWORD: password,
+  });
+}
+
 /**
  * Waits until the API answers (it starts after the DNS listeners, whose
  * readiness startKudurru waited for), then returns the first-start
@@ -83,4 +98,52 @@ export async function apiUp(
   if (!match) return undefined;
   const value = match[1]!;
   return value.startsWith('"') ? JSON.parse(value) as string : value;
+}
+
+/** The address every name has at answeringUpstream(). */
+export const UPSTREAM_ADDRESS = "203.0.113.7";
+
+/**
+ * A stand-in for kudurru's upstreams on a loopback UDP port: every A
+ * question gets UPSTREAM_ADDRESS (TTL 60), every other an empty answer.
+ */
+export function answeringUpstream(): AsyncDisposable & { port: number } {
+  const socket = Deno.listenDatagram({
+    transport: "udp",
+    hostname: "127.0.0.1",
+    port: 0,
+  });
+  const serving = (async () => {
+    for await (const [bytes, from] of socket) {
+      try {
+        const query = dnsPacket.decode(Buffer.from(bytes));
+        const question = query.questions?.[0];
+        if (question === undefined) continue;
+        const answer = dnsPacket.encode({
+          type: "response",
+          id: query.id,
+          flags: dnsPacket.RECURSION_DESIRED | dnsPacket.RECURSION_AVAILABLE,
+          questions: [question],
+          answers: question.type === "A"
+            ? [{
+              type: "A",
+              name: question.name,
+              ttl: 60,
+              data: UPSTREAM_ADDRESS,
+            }]
+            : [],
+        });
+        await socket.send(answer, from);
+      } catch {
+        // Not a question: a real upstream would drop it too.
+      }
+    }
+  })().catch(() => {});
+  return {
+    port: (socket.addr as Deno.NetAddr).port,
+    async [Symbol.asyncDispose]() {
+      socket.close();
+      await serving;
+    },
+  };
 }

@@ -6,7 +6,13 @@
 import assert from "node:assert/strict";
 import { freePort } from "../../src/testing/free_port.ts";
 import { startKudurru } from "../../src/testing/kudurru_server.ts";
-import { apiUp, HOME_ZONE, PASSWORD, scenario } from "./harness.ts";
+import {
+  answeringUpstream,
+  apiUp,
+  HOME_ZONE,
+  PASSWORD,
+  scenarioOn,
+} from "./harness.ts";
 
 Deno.test({
   name:
@@ -19,11 +25,7 @@ Deno.test({
     });
     const password = await apiUp(server);
     assert.ok(password, `no printed password in:\n${server.output()}`);
-    await scenario("first_run", {
-      KUDURRU_URL: server.apiUrl,
-      KUDURRU_DNS_PORT: String(server.port),
-      KUDURRU_PASSWORD: password!,
-    });
+    await scenarioOn("first_run", server, password!);
   },
 });
 
@@ -38,10 +40,18 @@ Deno.test({
       env: { KUDURRU_ADMIN_PASSWORD: PASSWORD },
     });
     await apiUp(server);
-    await scenario("dashboard_and_log", {
-      KUDURRU_URL: server.apiUrl,
-      KUDURRU_DNS_PORT: String(server.port),
-      KUDURRU_PASSWORD: PASSWORD,
-    });
+    await scenarioOn("dashboard_and_log", server, PASSWORD);
   },
+});
+
+Deno.test("ui: blocking a name from its query-log row blocks it, undo resolves it again; the client's page", async () => {
+  await using upstream = answeringUpstream();
+  await using server = await startKudurru({
+    objects: HOME_ZONE,
+    readyZone: "home.test.",
+    upstreamPort: upstream.port,
+    env: { KUDURRU_ADMIN_PASSWORD: PASSWORD },
+  });
+  await apiUp(server);
+  await scenarioOn("quick_block", server, PASSWORD);
 });

@@ -74,7 +74,12 @@ export async function request<T>(
       : JSON.stringify(opts.body);
   }
   if (method !== "GET" && csrf !== undefined) headers["x-kudurru-csrf"] = csrf;
-  if (opts.ifMatch !== undefined) headers["if-match"] = opts.ifMatch;
+  if (opts.ifMatch !== undefined) {
+    // An ETag: a resourceVersion in quotes.
+    headers["if-match"] = opts.ifMatch.startsWith('"')
+      ? opts.ifMatch
+      : `"${opts.ifMatch}"`;
+  }
   let response: Response;
   try {
     response = await fetch(apiUrl(path, opts.query), {

@@ -9,6 +9,7 @@ import { DashboardPage } from "./pages/dashboard.tsx";
 import { LoginPage } from "./pages/login.tsx";
 import { PasswordPage } from "./pages/password.tsx";
 import { QueryLogPage } from "./pages/querylog.tsx";
+import { ClientPage } from "./pages/client.tsx";
 import { href, onLinkClick, route } from "./router.ts";
 import { loadStatus, logout, session } from "./session.ts";
 import { strings } from "./strings.ts";
@@ -106,14 +107,17 @@ function Shell() {
         <div class="banner" role="status">{strings.app.defaultCredentials}</div>
       )}
       <main id="content" tabIndex={-1}>
-        <Page section={section} />
+        <Page section={section} path={path} />
       </main>
     </div>
   );
 }
 
-function Page({ section }: { section: string }) {
+function Page({ section, path }: { section: string; path: string }) {
+  const rest = decodeURIComponent(path.slice(section.length + 1));
   switch (section) {
+    case "clients":
+      return rest ? <ClientPage address={rest} /> : <QueryLogPage />;
     case "":
       return <DashboardPage />;
     case "querylog":

@@ -46,24 +46,16 @@ export function statusClass(status: string): string {
     : "status-ok";
 }
 
-/**
- * Bucket counts per group, stacked: series[g][i] is the count of groups
- * 0..g in bucket i, so each series drawn over the next fills its own band.
- */
-export function stackedByGroup(
+/** Bucket counts per group: counts[g][i] is group g's count in bucket i. */
+export function totalsByGroup(
   buckets: readonly { byStatus: Record<string, number> }[],
 ): number[][] {
-  const series = STATUS_GROUPS.map(() => buckets.map(() => 0));
+  const counts = STATUS_GROUPS.map(() => buckets.map(() => 0));
   buckets.forEach((bucket, i) => {
     for (const [status, n] of Object.entries(bucket.byStatus)) {
       const g = STATUS_GROUPS.indexOf(statusGroup(status));
-      series[g]![i]! += n;
+      counts[g]![i]! += n;
     }
   });
-  for (let g = 1; g < series.length; g++) {
-    for (let i = 0; i < buckets.length; i++) {
-      series[g]![i]! += series[g - 1]![i]!;
-    }
-  }
-  return series;
+  return counts;
 }

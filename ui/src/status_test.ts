@@ -1,5 +1,5 @@
 import { deepEqual as assertEquals } from "node:assert/strict";
-import { stackedByGroup, statusGroup } from "./status.ts";
+import { statusGroup, totalsByGroup } from "./status.ts";
 
 Deno.test("statusGroup puts every kind of block, cache and failure in its group", () => {
   assertEquals(statusGroup("blocked_list"), "blocked");
@@ -11,17 +11,17 @@ Deno.test("statusGroup puts every kind of block, cache and failure in its group"
   assertEquals(statusGroup("a status from a newer server"), "failed");
 });
 
-Deno.test("stackedByGroup stacks each group on the ones before it", () => {
-  const stacked = stackedByGroup([
+Deno.test("totalsByGroup counts each bucket's statuses by group", () => {
+  const counts = totalsByGroup([
     { byStatus: { blocked_list: 2, cached: 3, forwarded: 5 } },
     { byStatus: {} },
     { byStatus: { authoritative: 1, servfail: 4, blocked_service: 1 } },
   ]);
-  assertEquals(stacked, [
+  assertEquals(counts, [
     [2, 0, 1], // blocked
-    [5, 0, 1], // + cached
-    [10, 0, 1], // + forwarded
-    [10, 0, 2], // + local
-    [10, 0, 6], // + failed: the bucket's total
+    [3, 0, 0], // cached
+    [5, 0, 0], // forwarded
+    [0, 0, 1], // local
+    [0, 0, 4], // failed
   ]);
 });

@@ -4,13 +4,16 @@
  * (PUT), patch (JSON merge patch, RFC 7396), delete (204) and
  * `:batchDelete`. Writes go through the Store as manager "api", so an
  * object a file owns answers 409 `managed_by`, a stale `If-Match` 409
- * `conflict`, and validation 422 naming the field.
+ * `conflict`, and validation 422 naming the field. The defaults of the
+ * first boot (manager "bootstrap") are there to be changed: an API write
+ * takes them over, as a file that declares them does.
  *
  * Zones and record sets are zone-scoped (a zone-admin may touch only its
  * zones); everything else is cluster-scoped. Lists keep what the caller may
  * see.
  */
 import { z } from "@hono/zod-openapi";
+import { BOOTSTRAP_MANAGER } from "../../objects/bootstrap.ts";
 import type { Context } from "hono";
 import { type KindInfo, KINDS } from "../../api/v1alpha1/kinds.ts";
 import { API_VERSION, type KObject } from "../../api/v1alpha1/meta.ts";
@@ -252,7 +255,7 @@ function kindRoutes(
     requireSameZone(await deps.permits(c), info, input);
     const expected = ifMatch(c) ?? input.metadata.resourceVersion;
     const saved = await deps.store.apply(input, {
-      ...writeOptions(c),
+      ...writeOptions(c, stored),
       expectedResourceVersion: expected ?? stored.metadata.resourceVersion!,
     });
     c.header("ETag", etag(saved));
@@ -299,7 +302,7 @@ function kindRoutes(
     sameName(key, keyOf(info, merged));
     requireSameZone(await deps.permits(c), info, merged);
     const saved = await deps.store.apply(merged, {
-      ...writeOptions(c),
+      ...writeOptions(c, stored),
       expectedResourceVersion: ifMatch(c) ?? stored.metadata.resourceVersion!,
     });
     c.header("ETag", etag(saved));
@@ -319,10 +322,10 @@ function kindRoutes(
   }, async (c) => {
     refuseIfReadOnly(deps);
     const expected = ifMatch(c);
-    await deps.store.delete(keyFromPath(info, c), {
-      manager: API_MANAGER,
+    const key = keyFromPath(info, c);
+    await deps.store.delete(key, {
+      ...writeOptions(c, await deps.store.get(key)),
       ...(expected !== undefined && { expectedResourceVersion: expected }),
-      ...requestOrigin(c),
     });
     return c.body(null, 204);
   });
@@ -380,10 +383,10 @@ function kindRoutes(
         name,
       };
       try {
-        await deps.store.delete(key, {
-          manager: API_MANAGER,
-          ...requestOrigin(c),
-        });
+        await deps.store.delete(
+          key,
+          writeOptions(c, await deps.store.get(key)),
+        );
         results.push({ name, deleted: true });
       } catch (error) {
         const mapped = fromStoreError(error);
@@ -584,9 +587,17 @@ async function exists(store: Store, key: ObjectKey): Promise<boolean> {
   }
 }
 
-/** Store options of an API write: the manager, and who asked, how and from where. */
-function writeOptions(c: Context) {
-  return { manager: API_MANAGER, ...requestOrigin(c) };
+/**
+ * Store options of an API write: the manager, and who asked, how and from
+ * where; a default of the first boot (`stored` managed by "bootstrap") is
+ * taken over.
+ */
+function writeOptions(c: Context, stored?: KObject) {
+  return {
+    manager: API_MANAGER,
+    ...(stored?.metadata.managedBy === BOOTSTRAP_MANAGER && { force: true }),
+    ...requestOrigin(c),
+  };
 }
 
 /** Who the audit row names. */

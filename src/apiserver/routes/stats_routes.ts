@@ -27,7 +27,12 @@ import {
   upstreamStats,
 } from "../../querylog/queries.ts";
 import { MINUTE_MS } from "../../querylog/settings.ts";
-import { MAX_TOP_LIMIT, overTimeBucketMs } from "../../querylog/stats.ts";
+import {
+  clientOverTime,
+  MAX_TOP_LIMIT,
+  overTimeBucketMs,
+} from "../../querylog/stats.ts";
+import { clientSpellings } from "../../querylog/search_filters.ts";
 import { ok } from "../envelope.ts";
 import { ApiError } from "../errors.ts";
 import type { RoutesTable } from "../routes_table.ts";
@@ -113,6 +118,40 @@ function booleanParam(params: QueryParams, name: string): boolean {
 
 /** Queries over time: `bucket` (default as the CLI picks it) and `zone`. */
 function overTime(db: DatabaseSync, params: QueryParams, span: Span) {
+  return inBuckets(
+    params,
+    span,
+    (bucket) =>
+      queriesOverTime(db, { ...span, ...bucket }).map((b) => ({
+        ...b,
+        time: isoTime(b.time),
+      })),
+  );
+}
+
+/** One client's queries over time, with the buckets `bucket` and `zone` ask for. */
+function clientOverTimeOf(
+  db: DatabaseSync,
+  client: string,
+  params: QueryParams,
+  span: Span,
+) {
+  return inBuckets(
+    params,
+    span,
+    (bucket) =>
+      clientOverTime(db, clientSpellings(client), { ...span, ...bucket }).map(
+        (b) => ({ ...b, time: isoTime(b.time) }),
+      ),
+  );
+}
+
+/** The `bucket` and `zone` parameters, and `count` of the buckets they make. */
+function inBuckets<T>(
+  params: QueryParams,
+  span: Span,
+  count: (bucket: { bucketMs: number; zone: "local" | "utc" }) => T[],
+) {
   const text = params.get("bucket");
   let bucketMs = overTimeBucketMs((span.until - span.since) / MINUTE_MS);
   if (text !== undefined) {
@@ -130,14 +169,7 @@ function overTime(db: DatabaseSync, params: QueryParams, span: Span) {
     throw badParameter("zone", `must be local or utc, not "${zone}"`);
   }
   try {
-    return {
-      bucketMs,
-      zone,
-      buckets: queriesOverTime(db, { ...span, bucketMs, zone }).map((b) => ({
-        ...b,
-        time: isoTime(b.time),
-      })),
-    };
+    return { bucketMs, zone, buckets: count({ bucketMs, zone }) };
   } catch (err) {
     if (err instanceof RangeError) {
       throw badParameter(
@@ -468,6 +500,7 @@ export function statsRoutes(deps: StatsRoutesDeps) {
           }),
           query: z.object({
             ...windowQuery,
+            ...overTimeQuery,
             recent: z.string().optional().openapi({
               description:
                 "How many of its newest queries `recent` sums up, 1 to 10000; default 1000",
@@ -493,6 +526,18 @@ export function statsRoutes(deps: StatsRoutesDeps) {
               topDomains: z.array(
                 z.object({ domain: z.string(), queries: z.number().int() }),
               ),
+              topBlocked: z.array(
+                z.object({ domain: z.string(), queries: z.number().int() }),
+              ),
+            }),
+            overTime: z.object({
+              bucketMs: z.number().int(),
+              zone: z.enum(["local", "utc"]),
+              buckets: z.array(z.object({
+                time: z.string(),
+                queries: z.number().int(),
+                blocked: z.number().int(),
+              })),
             }),
           }),
         ),
@@ -501,7 +546,7 @@ export function statsRoutes(deps: StatsRoutesDeps) {
       const client = addressParam(c.req.param("address") ?? "");
       return ok(
         c,
-        read(c, ["recent"], (db, params, span) => {
+        read(c, ["recent", "bucket", "zone"], (db, params, span) => {
           const recent = countParam(params, "recent", 10_000, 1000);
           const summary = clientSummary(db, client, { ...span, recent });
           const seen = (ms: number | null) => ms === null ? null : isoTime(ms);
@@ -510,6 +555,7 @@ export function statsRoutes(deps: StatsRoutesDeps) {
             ...summary,
             firstSeen: seen(summary.firstSeen),
             lastSeen: seen(summary.lastSeen),
+            overTime: clientOverTimeOf(db, client, params, span),
           };
         }),
       );

@@ -188,7 +188,35 @@ Deno.test("stats: top clients and one client's summary (get on querylog)", async
     assert.equal(Date.parse(api.lastSeen), cli.lastSeen);
     assert.deepEqual(api.recent, cli.recent);
     assert.equal(api.recent.events, 50);
+    // Over time, from the per-minute rollup: the buckets add up to the
+    // client's totals, each from the events of its own window.
+    const buckets = api.overTime.buckets as {
+      time: string;
+      queries: number;
+      blocked: number;
+    }[];
+    assert.equal(api.overTime.zone, "local");
+    assert.equal(buckets.reduce((n, b) => n + b.queries, 0), api.queries);
+    assert.equal(buckets.reduce((n, b) => n + b.blocked, 0), api.blocked);
+    const mine = traffic().filter((e) => e.clientAddress === client);
+    for (const b of buckets) {
+      const start = Date.parse(b.time);
+      const inside = mine.filter((e) =>
+        e.time >= start && e.time < start + api.overTime.bucketMs
+      );
+      assert.equal(b.queries, inside.length, b.time);
+      assert.equal(
+        b.blocked,
+        inside.filter((e) => e.status.startsWith("blocked")).length,
+        b.time,
+      );
+    }
   }
+  const hourly = await t.get(
+    "/api/v1/stats/clients/192.0.2.1?bucket=1h&zone=utc",
+  );
+  assert.equal(hourly.overTime.bucketMs, HOUR);
+  assert.equal(hourly.overTime.buckets.length, 24);
   const never = await t.get("/api/v1/stats/clients/203.0.113.1");
   assert.equal(never.queries, 0);
   assert.equal(never.firstSeen, null);

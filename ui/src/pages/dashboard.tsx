@@ -182,7 +182,9 @@ export function DashboardPage() {
                 rows={clients.data?.items.map((c) => ({
                   key: c.client,
                   label: c.client,
-                  link: logLink({ client: c.client }),
+                  link: href(`clients/${encodeURIComponent(c.client)}`, {
+                    range: custom ? undefined : range,
+                  }),
                   queries: c.queries,
                   blocked: c.blocked,
                 }))}

@@ -7,6 +7,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { apiUrl, get } from "../api.ts";
 import { ErrorBox } from "../components/error_box.tsx";
+import { QuickActions } from "./querylog_actions.tsx";
 import { NodeSelect } from "../components/node_select.tsx";
 import { duration, time } from "../format.ts";
 import {
@@ -186,7 +187,7 @@ function Row(
         </td>
         <td data-label={t.client}>
           <a
-            href={href("querylog", { client: entry.client })}
+            href={href(`clients/${encodeURIComponent(entry.client)}`)}
             onClick={(e) => e.stopPropagation()}
           >
             {entry.client}
@@ -239,6 +240,7 @@ function Detail({ entry }: { entry: Entry }) {
   return (
     <div class="detail panel" role="region" aria-label={t.detail}>
       <h2>{t.detail}</h2>
+      <QuickActions entry={entry} />
       <dl>
         {rows.filter(([, v]) => v !== undefined && v !== "").map(([k, v]) => (
           <>
