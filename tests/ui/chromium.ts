@@ -4,6 +4,7 @@
  * folder, OS facts and /proc, which the test run's permissions do not grant.
  */
 import { type BrowserContext, chromium, type Page } from "playwright-core";
+import axe from "axe-core";
 import { CHROMIUM, CHROMIUM_ARGS } from "../../src/testing/chromium.ts";
 
 export interface Browser extends AsyncDisposable {
@@ -92,4 +93,35 @@ export async function horizontalOverflow(page: Page): Promise<number> {
 /** Prints a line for ui_test.ts ("ok" at the end of a scenario). */
 export async function say(line: string): Promise<void> {
   await Deno.stdout.write(new TextEncoder().encode(`${line}\n`));
+}
+
+/**
+ * The serious and critical accessibility violations axe-core finds on the
+ * page as it is now, one line each ("rule: help (target, …)").
+ */
+export async function accessibilityProblems(page: Page): Promise<string[]> {
+  await page.evaluate(axe.source);
+  // Runs in the page, where axe is loaded; typed loosely on this side.
+  const violations = await page.evaluate(async () => {
+    const inPage = (globalThis as unknown as {
+      axe: {
+        run: () => Promise<{
+          violations: {
+            id: string;
+            impact: string | null;
+            help: string;
+            nodes: { target: unknown[] }[];
+          }[];
+        }>;
+      };
+    }).axe;
+    return (await inPage.run()).violations;
+  });
+  return violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) =>
+      `${v.id}: ${v.help} (${
+        v.nodes.map((n) => n.target.join(" ")).join(", ")
+      })`
+    );
 }

@@ -4,6 +4,7 @@
  */
 import assert from "node:assert/strict";
 import {
+  accessibilityProblems,
   dig,
   horizontalOverflow,
   logIn,
@@ -48,6 +49,7 @@ assert.equal(
   digits(await page.getByTestId("tile-forwarded").textContent()),
   totals.forwarded,
 );
+assert.deepEqual(await accessibilityProblems(page), [], "the dashboard");
 if (env.screenshots) {
   await page.screenshot({
     path: `${env.screenshots}/dashboard.png`,
@@ -76,6 +78,7 @@ await say(`live row after ${seenAfter} ms`);
 // A row opens its detail.
 await page.getByRole("button", { name: /\d\d:\d\d/ }).first().click();
 await page.getByRole("region", { name: "Why this answer" }).waitFor();
+assert.deepEqual(await accessibilityProblems(page), [], "the query log");
 if (env.screenshots) {
   await page.screenshot({
     path: `${env.screenshots}/querylog.png`,
@@ -104,6 +107,7 @@ for (const path of ["", "querylog"]) {
   await page.locator("main h1").waitFor();
   await page.waitForTimeout(300);
   assert.equal(await horizontalOverflow(page), 0, `/${path} fits 375 px`);
+  assert.deepEqual(await accessibilityProblems(page), [], `/${path} at 375 px`);
 }
 if (env.screenshots) {
   await page.screenshot({

@@ -5,7 +5,14 @@
  * page shows its queries.
  */
 import assert from "node:assert/strict";
-import { dig, logIn, openBrowser, say, scenarioEnv } from "../chromium.ts";
+import {
+  accessibilityProblems,
+  dig,
+  logIn,
+  openBrowser,
+  say,
+  scenarioEnv,
+} from "../chromium.ts";
 
 const env = scenarioEnv();
 const NAME = "www.example.test";
@@ -65,5 +72,6 @@ for (let attempt = 0; attempt < 20 && shown !== api; attempt++) {
 }
 assert.ok(api >= 3, `the client's digs are counted: ${api}`);
 assert.equal(shown, api, "the client page says what the API says");
+assert.deepEqual(await accessibilityProblems(page), [], "the client's page");
 assert.deepEqual(browser.problems, []);
 await say("ok");
