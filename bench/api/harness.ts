@@ -142,12 +142,13 @@ export async function getData(
   url: string,
   token: string,
   // deno-lint-ignore no-explicit-any
-): Promise<{ ms: number; bytes: number; data: any }> {
+): Promise<{ ms: number; serverMs: number; bytes: number; data: any }> {
   const { ms, status, text } = await timedGet(url, token);
   if (status !== 200) {
     throw new Error(`GET ${url}: ${status} ${text.slice(0, 500)}`);
   }
-  return { ms, bytes: text.length, data: JSON.parse(text).data };
+  const body = JSON.parse(text);
+  return { ms, serverMs: body.took_ms, bytes: text.length, data: body.data };
 }
 
 /** The nearest-rank percentile `p` (0-100) of `samples`. */

@@ -2,7 +2,9 @@
  * One page of the query log over the HTTP API (GET /api/v1/querylog,
  * limit=100, newest first) over a log of 30 M events, with and without
  * filters: p50 / p99 / max over N repetitions, wall clock until the whole
- * body is read, the API in-process on 127.0.0.1 (Deno.serve) with a token.
+ * body is read, the API in-process on 127.0.0.1 (Deno.serve) with a token;
+ * then the next 10 pages of each (following `continue`, as the web UI's
+ * "older queries" does), by the server's own time (`took_ms`).
  *
  * The log is bench/querylog's 30-day database (generate.ts: synthetic
  * traffic packed as a worker packs it and written by the writer's own
@@ -60,6 +62,8 @@ if (values.help) {
 const ROWS = intOption("rows", values.rows, 1000, 200_000_000);
 const REPS = intOption("reps", values.reps, 1, 10_000);
 const WARMUP = intOption("warmup", values.warmup, 0, 100);
+/** Pages followed after the first. */
+const NEXT_PAGES = 10;
 const label = ROWS % 1_000_000 === 0 ? `${ROWS / 1_000_000}m` : String(ROWS);
 const DB = values.db ??
   join(Deno.env.get("TMPDIR") ?? "/tmp", `kudurru-querylog-bench-${label}.db`);
@@ -144,7 +148,18 @@ async function main(): Promise<void> {
         more = got.data.continue !== undefined;
         kb = got.bytes / 1000;
       }
-      results.push({ ...r, samples, items, more, kb });
+      // The pages after it, as a reader scrolls back.
+      const next: number[] = [];
+      let cursor = more ? (await getData(url, token)).data.continue : undefined;
+      for (let page = 0; page < NEXT_PAGES && cursor !== undefined; page++) {
+        const got = await getData(
+          `${url}&continue=${encodeURIComponent(cursor)}`,
+          token,
+        );
+        next.push(got.serverMs);
+        cursor = got.data.continue;
+      }
+      results.push({ ...r, samples, items, more, kb, next });
     }
 
     print(
@@ -171,6 +186,7 @@ async function main(): Promise<void> {
         "items",
         "continue",
         "KB",
+        "next pages ms (p50 / max)",
         "share",
       ],
       ...results.map((r) => [
@@ -181,6 +197,9 @@ async function main(): Promise<void> {
         String(r.items),
         r.more ? "yes" : "no",
         r.kb.toFixed(0),
+        r.next.length === 0
+          ? "-"
+          : `${ms(percentile(r.next, 50))} / ${ms(Math.max(...r.next))}`,
         r.note,
       ]),
     ]);

@@ -43,9 +43,18 @@ Deno.test("ui routes: the app's page at / and at its own paths, files with cache
       name,
     );
   }
-  const script = await get(`/${names.find((n) => n.endsWith(".js"))}`, "*/*");
+  // Scripts and styles gzipped for a browser that takes it.
+  const js = names.find((n) => n.endsWith(".js"))!;
+  const script = await f.api.app.request(`/${js}`, {
+    headers: { "accept-encoding": "gzip, deflate, br" },
+  });
   assert.match(script.headers.get("content-type")!, /^text\/javascript/);
-  await script.body?.cancel();
+  assert.equal(script.headers.get("content-encoding"), "gzip");
+  assert.equal(script.headers.get("vary"), "Accept-Encoding");
+  const unpacked = await new Response(
+    script.body!.pipeThrough(new DecompressionStream("gzip")),
+  ).bytes();
+  assert.deepEqual(unpacked, FILES.get(js));
 
   // Not the app: an unknown file, the API, a client that is not a browser.
   const missing = await get("/assets/app-NOTTHERE.js", "*/*");
