@@ -45,6 +45,7 @@ const FLAGS = {
   status: { type: "string" },
   type: { type: "string" },
   rcode: { type: "string" },
+  upstream: { type: "string" },
   since: { type: "string" },
   until: { type: "string" },
   limit: { type: "string" },
@@ -63,7 +64,7 @@ export function makeQuerylogCommand(
     summary: "Show answered queries from the query log",
     usage:
       "  kudurru querylog [--client ADDR|CIDR] [--domain TEXT|*.SUFFIX] [--status S[,S]] [--type T[,T]] [--rcode R[,R]]\n" +
-      "                   [--since 1h|ISO] [--until 1h|ISO] [--limit N] [--before CURSOR] [-f|--follow] [-o table|json]\n" +
+      "                   [--upstream U[,U]] [--since 1h|ISO] [--until 1h|ISO] [--limit N] [--before CURSOR] [-f|--follow] [-o table|json]\n" +
       "                   [--data-dir DIR] [--config FILE]\n" +
       "  Newest first. --status takes any status or 'blocked'; --type a type name or number (AAAA, 65); --rcode a\n" +
       "  response code name or number (NXDOMAIN, 3); -f prints new queries until Ctrl-C (-o json: one per line).\n" +
@@ -99,6 +100,7 @@ export function makeQuerylogCommand(
         ...filterFlag("status", values.status),
         ...codesFlag("type", values.type, qtypeFromText),
         ...codesFlag("rcode", values.rcode, rcodeFromName),
+        ...filterFlag("upstream", values.upstream),
       };
       const window = timeWindow(
         "querylog",
@@ -270,7 +272,7 @@ function codesFlag(
 }
 
 /** A filter flag's value, when given; given empty, a usage error. */
-function filterFlag<F extends "client" | "domain" | "status">(
+function filterFlag<F extends "client" | "domain" | "status" | "upstream">(
   flag: F,
   text: string | undefined,
 ): { [K in F]?: string } {

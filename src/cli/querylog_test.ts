@@ -105,6 +105,18 @@ Deno.test("kudurru querylog filters, pages and prints JSON", async () => {
   assert.deepEqual(page.events.map((e) => e.qname), ["ads.tracker.example."]);
   assert.equal(page.nextCursor, null);
 
+  const upstream = await run([
+    "--data-dir",
+    data.dir,
+    "--upstream",
+    "default/1.1.1.1",
+    "-o",
+    "json",
+  ]);
+  const viaUpstream = JSON.parse(upstream.stdout).events as LoggedEvent[];
+  assert.ok(viaUpstream.length > 0);
+  assert.ok(viaUpstream.every((e) => e.upstream === "default/1.1.1.1"));
+
   const first = await run(["--data-dir", data.dir, "--limit", "2"]);
   const more = /More: add --before (\S+)/.exec(first.stderr);
   assert.ok(more, first.stderr);

@@ -461,6 +461,12 @@ export function liveFilter(filters: LiveFilters): LiveFilter | undefined {
     const node = filters.node;
     tests.push((e) => e.node === node);
   }
+  if (filters.upstream !== undefined && filters.upstream.trim() !== "") {
+    const wanted = new Set(
+      filters.upstream.split(",").map((s) => s.trim()).filter(Boolean),
+    );
+    tests.push((e) => e.upstream !== undefined && wanted.has(e.upstream));
+  }
   if (tests.length === 0) return undefined;
   return (e) => tests.every((test) => test(e));
 }

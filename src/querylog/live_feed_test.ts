@@ -229,6 +229,7 @@ function mixed(): QueryEvent[] {
       qtype: [1, 28, 65][i % 3]!,
       rcode: blocked ? 3 : i % 11 === 0 ? 2 : 0,
       status: blocked ? "blocked_list" : i % 4 === 0 ? "cached" : "forwarded",
+      upstream: i % 3 === 0 ? "default/9.9.9.9" : "default/1.1.1.1",
     });
     if (blocked) delete e.upstream;
     return e;
@@ -255,6 +256,8 @@ Deno.test("live feed: liveFilter matches what a search with the same filters fin
     { status: "cached,forwarded" },
     { qtypes: [28, 65] },
     { rcodes: [3] },
+    { upstream: "default/9.9.9.9" },
+    { upstream: "default/1.1.1.1, default/9.9.9.9", status: "cached" },
     { client: "192.0.2.0/24", domain: "*.example.com", status: "forwarded" },
   ];
   const key = (e: QueryEvent) => `${e.time} ${e.qname} ${e.clientAddress}`;

@@ -27,6 +27,8 @@ export interface EventFilters {
   qtypes?: readonly number[];
   /** Response codes, any of them. */
   rcodes?: readonly number[];
+  /** Upstreams as the log names them ("default/9.9.9.9"), comma-separated. */
+  upstream?: string;
 }
 
 /** Filters as ids; undefined = no filter, [] = nothing can match. */
@@ -36,6 +38,7 @@ export interface ResolvedFilters {
   statuses?: number[];
   qtypes?: number[];
   rcodes?: number[];
+  upstreams?: number[];
 }
 
 /** Thrown for a filter that cannot mean anything (an unknown status). */
@@ -63,6 +66,9 @@ export function resolveFilters(
   // Types and codes are stored as numbers: no dictionary, no rollup.
   if (filters.qtypes !== undefined) resolved.qtypes = [...filters.qtypes];
   if (filters.rcodes !== undefined) resolved.rcodes = [...filters.rcodes];
+  if (filters.upstream !== undefined && filters.upstream !== "") {
+    resolved.upstreams = upstreamIds(db, filters.upstream);
+  }
   return resolved;
 }
 
@@ -70,7 +76,7 @@ export function resolveFilters(
 export function matchesNothing(f: ResolvedFilters): boolean {
   return f.clients?.length === 0 || f.names?.length === 0 ||
     f.statuses?.length === 0 || f.qtypes?.length === 0 ||
-    f.rcodes?.length === 0;
+    f.rcodes?.length === 0 || f.upstreams?.length === 0;
 }
 
 /**
@@ -86,13 +92,17 @@ export function rowTest(f: ResolvedFilters): RowTest | undefined {
   const statuses = f.statuses && new Set(f.statuses);
   const qtypes = f.qtypes && new Set(f.qtypes);
   const rcodes = f.rcodes && new Set(f.rcodes);
-  if (!clients && !names && !statuses && !qtypes && !rcodes) return undefined;
+  const upstreams = f.upstreams && new Set(f.upstreams);
+  if (!clients && !names && !statuses && !qtypes && !rcodes && !upstreams) {
+    return undefined;
+  }
   return (rows, at) =>
     (clients === undefined || clients.has(rows[at + C.client]!)) &&
     (names === undefined || names.has(rows[at + C.qname]!)) &&
     (statuses === undefined || statuses.has(rows[at + C.status]!)) &&
     (qtypes === undefined || qtypes.has(rows[at + C.qtype]!)) &&
-    (rcodes === undefined || rcodes.has(rows[at + C.rcode]!));
+    (rcodes === undefined || rcodes.has(rows[at + C.rcode]!)) &&
+    (upstreams === undefined || upstreams.has(rows[at + C.upstream]!));
 }
 
 /**
@@ -125,6 +135,13 @@ export function candidateMinutes(
       `SELECT DISTINCT minute AS m FROM status_minutes WHERE status IN
          (SELECT value FROM json_each(?)) AND minute >= ? AND minute < ?`,
       f.statuses,
+    ));
+  }
+  if (f.upstreams) {
+    sets.push(minutes(
+      `SELECT DISTINCT minute AS m FROM upstream_minutes WHERE upstream IN
+         (SELECT value FROM json_each(?)) AND minute >= ? AND minute < ?`,
+      f.upstreams,
     ));
   }
   if (sets.length === 0) return undefined;
@@ -271,6 +288,18 @@ function isLabelBoundary(name: string, at: number): boolean {
   let backslashes = 0;
   for (let i = at - 1; i >= 0 && name[i] === "\\"; i--) backslashes++;
   return backslashes % 2 === 0;
+}
+
+/**
+ * The ids of these upstreams (comma-separated); an upstream the log never
+ * named has none, so the filter matches nothing rather than failing.
+ */
+function upstreamIds(db: DatabaseSync, text: string): number[] {
+  const wanted = text.split(",").map((s) => s.trim()).filter(Boolean);
+  return db.prepare(
+    `SELECT id FROM labels WHERE kind = 'upstream'
+       AND text IN (SELECT value FROM json_each(?))`,
+  ).all(JSON.stringify(wanted)).map((r) => Number(r.id));
 }
 
 function statusIds(db: DatabaseSync, text: string): number[] {

@@ -36,6 +36,7 @@ export const FILTER_KEYS = [
   "type",
   "status",
   "rcode",
+  "upstream",
   "since",
   "until",
   "node",

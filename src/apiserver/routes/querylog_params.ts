@@ -154,8 +154,9 @@ export const FILTER_PARAMS = [
   "type",
   "rcode",
   "node",
+  "upstream",
 ] as const;
-export const LIST_PARAMS = ["status", "type", "rcode"];
+export const LIST_PARAMS = ["status", "type", "rcode", "upstream"];
 
 /** The filters of `params`, each checked (a 400 names a bad one). */
 export function filterParams(params: QueryParams): Filters {
@@ -205,6 +206,11 @@ export function filterParams(params: QueryParams): Filters {
   if (rcodes !== undefined) filters.rcodes = rcodes;
   const node = params.get("node");
   if (node !== undefined) filters.node = node;
+  const upstream = params.get("upstream");
+  if (upstream !== undefined) {
+    if (upstream.length > 1024) throw badParameter("upstream", "is too long");
+    filters.upstream = words(upstream).join(",");
+  }
   return filters;
 }
 
@@ -256,5 +262,9 @@ export const filterQuery = {
   }),
   node: z.string().optional().openapi({
     description: "The node that answered, exactly",
+  }),
+  upstream: z.string().optional().openapi({
+    description:
+      'Upstreams as the log names them ("default/9.9.9.9", as the statistics list them), comma-separated (or repeated)',
   }),
 };

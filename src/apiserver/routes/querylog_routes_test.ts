@@ -40,6 +40,7 @@ function traffic(): QueryEvent[] {
       rcode: i % 8 === 0 ? 3 : i % 13 === 0 ? -1 : 0,
       status: blocked ? "blocked_list" : i % 5 === 0 ? "cached" : "forwarded",
       stage: blocked ? "blocking" : "upstream",
+      upstream: i % 4 === 0 ? "default/9.9.9.9" : "default/1.1.1.1",
       ...(i === 5 && {
         qname: 'odd,"quoted"\nname.example.com.',
         answer: 'TXT "a, b"',
@@ -198,6 +199,12 @@ Deno.test("querylog search: filters mean what the CLI's mean", async () => {
     ["rcode=NXDOMAIN", (e) => e.rcode === 3],
     ["rcode=3,servfail", (e) => e.rcode === 3],
     ["node=node-b", (e) => e.node === "node-b"],
+    ["upstream=default/9.9.9.9", (e) => e.upstream === "default/9.9.9.9"],
+    [
+      "upstream=default/9.9.9.9&upstream=default/1.1.1.1",
+      (e) => e.upstream !== undefined,
+    ],
+    ["upstream=default/8.8.8.8", () => false],
     ["status=refused", () => false],
     [
       "client=2001:db8::5&type=AAAA&domain=www",
@@ -647,6 +654,7 @@ Deno.test("querylog routes are in the OpenAPI document, which stays valid", asyn
     "status",
     "type",
     "until",
+    "upstream",
   ]);
   const result = await new Validator().validate(doc.body);
   assert.equal(result.valid, true, JSON.stringify(result).slice(0, 2000));

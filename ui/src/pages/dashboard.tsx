@@ -204,7 +204,9 @@ export function DashboardPage() {
             <tbody>
               {stats.data?.upstreams.map((u) => (
                 <tr key={u.upstream}>
-                  <td>{u.upstream}</td>
+                  <td>
+                    <a href={logLink({ upstream: u.upstream })}>{u.upstream}</a>
+                  </td>
                   <td class="num">{count(u.queries)}</td>
                   <td class="num">{duration(u.avgDurationUs)}</td>
                 </tr>

@@ -317,6 +317,7 @@ function Filters() {
         </select>
       </label>
       {field("rcode", t.rcode, "NXDOMAIN")}
+      {field("upstream", t.upstream)}
       {field("since", t.since, "1h")}
       {field("until", t.until)}
       <NodeSelect
