@@ -9,6 +9,7 @@ import { DashboardPage } from "./pages/dashboard.tsx";
 import { LoginPage } from "./pages/login.tsx";
 import { PasswordPage } from "./pages/password.tsx";
 import { QueryLogPage } from "./pages/querylog.tsx";
+import { ZonesSection } from "./pages/zones.tsx";
 import { href, onLinkClick, route } from "./router.ts";
 import { loadStatus, logout, session } from "./session.ts";
 import { strings } from "./strings.ts";
@@ -18,6 +19,7 @@ import { applyTheme, type Theme, theme, THEMES } from "./theme.ts";
 const SECTIONS: { path: string; label: string }[] = [
   { path: "", label: strings.app.dashboard },
   { path: "querylog", label: strings.app.querylog },
+  { path: "zones", label: strings.app.zones },
 ];
 
 export function App() {
@@ -118,6 +120,8 @@ function Page({ section }: { section: string }) {
       return <DashboardPage />;
     case "querylog":
       return <QueryLogPage />;
+    case "zones":
+      return <ZonesSection />;
     default:
       return <p>{strings.app.notFound}</p>;
   }
