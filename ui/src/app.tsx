@@ -10,6 +10,7 @@ import { LoginPage } from "./pages/login.tsx";
 import { PasswordPage } from "./pages/password.tsx";
 import { QueryLogPage } from "./pages/querylog.tsx";
 import { ClientPage } from "./pages/client.tsx";
+import { ZonesSection } from "./pages/zones.tsx";
 import { href, onLinkClick, route } from "./router.ts";
 import { loadStatus, logout, session } from "./session.ts";
 import { strings } from "./strings.ts";
@@ -19,6 +20,7 @@ import { applyTheme, type Theme, theme, THEMES } from "./theme.ts";
 const SECTIONS: { path: string; label: string }[] = [
   { path: "", label: strings.app.dashboard },
   { path: "querylog", label: strings.app.querylog },
+  { path: "zones", label: strings.app.zones },
 ];
 
 export function App() {
@@ -122,6 +124,8 @@ function Page({ section, path }: { section: string; path: string }) {
       return <DashboardPage />;
     case "querylog":
       return <QueryLogPage />;
+    case "zones":
+      return <ZonesSection />;
     default:
       return <p>{strings.app.notFound}</p>;
   }
