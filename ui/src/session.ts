@@ -17,6 +17,8 @@ export interface AuthStatus {
   localLogin: string;
   /** What the caller may do at cluster scope: resource → verbs. */
   permissions?: Record<string, string[]>;
+  /** What it may do besides in the zones its bindings name: zone → resource → verbs. */
+  zonePermissions?: Record<string, Record<string, string[]>>;
 }
 
 /** undefined until the first status arrives. */
@@ -70,7 +72,13 @@ export async function logout(): Promise<void> {
   }
 }
 
-/** Whether the caller may use `verb` on `resource` at cluster scope. */
-export function can(resource: string, verb: string): boolean {
-  return session.value?.permissions?.[resource]?.includes(verb) ?? false;
+/**
+ * Whether the caller may use `verb` on `resource` across the cluster, or
+ * in `zone` (a DNSZone's object name) when one is given.
+ */
+export function can(resource: string, verb: string, zone?: string): boolean {
+  const status = session.value;
+  if (status?.permissions?.[resource]?.includes(verb)) return true;
+  return zone !== undefined &&
+    (status?.zonePermissions?.[zone]?.[resource]?.includes(verb) ?? false);
 }

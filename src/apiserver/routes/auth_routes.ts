@@ -27,7 +27,8 @@ import type { SealingKeys } from "../../auth/sealed.ts";
 import { newSession, type SessionTimes } from "../../auth/sessions.ts";
 import type { Binding } from "../../rbac/binding.ts";
 import { authorize } from "../../rbac/authorize.ts";
-import { PERMISSIONS } from "../../rbac/permissions.ts";
+import { isZoneScoped, PERMISSIONS } from "../../rbac/permissions.ts";
+import type { ScopeRequest } from "../../rbac/scope.ts";
 import type { Principal } from "../../rbac/principal.ts";
 import type { Store } from "../../store/store.ts";
 import { authenticatedOf } from "../authenticated.ts";
@@ -139,8 +140,15 @@ export function authRoutes(deps: AuthRoutesDeps) {
                     permissions: z.record(z.string(), z.array(z.string()))
                       .optional().openapi({
                         description:
-                          "What the caller may do across the cluster: resource → verbs (the web UI hides what is not there); zone-scoped rights come on top",
+                          "What the caller may do across the cluster: resource → verbs (the web UI hides what is not there)",
                       }),
+                    zonePermissions: z.record(
+                      z.string(),
+                      z.record(z.string(), z.array(z.string())),
+                    ).optional().openapi({
+                      description:
+                        "What the caller may do in the zones its bindings name, on top of `permissions`: zone object name → resource → verbs",
+                    }),
                   }),
                   took_ms: z.number(),
                 }),
@@ -164,9 +172,7 @@ export function authRoutes(deps: AuthRoutesDeps) {
         }),
         hasDefaultCredentials: await hasDefaultCredentials(deps.store),
         localLogin: deps.localLogin,
-        ...(who !== undefined && {
-          permissions: clusterPermissions(who.principal, await deps.bindings()),
-        }),
+        ...(who !== undefined && await permissionsOf(who.principal, deps)),
       });
     });
 
@@ -465,19 +471,34 @@ function passwordError(error: unknown): unknown {
   return error;
 }
 
-/** What `principal` may do at cluster scope, as resource → verbs. */
-function clusterPermissions(
-  principal: Principal,
-  bindings: readonly Binding[],
-): Record<string, string[]> {
-  const allowed: Record<string, string[]> = {};
-  for (const { resource, verb } of PERMISSIONS) {
-    const decision = authorize(principal, bindings, {
-      resource,
-      verb,
-      scope: { kind: "cluster" },
-    });
-    if (decision.allowed) (allowed[resource] ??= []).push(verb);
+/**
+ * What `principal` may do, as resource → verbs: at cluster scope, and in
+ * each zone a binding names (what it adds there), for the web UI to show
+ * only the controls that will work.
+ */
+async function permissionsOf(principal: Principal, deps: AuthRoutesDeps) {
+  const bindings = await deps.bindings();
+  const at = (scope: ScopeRequest, except?: Record<string, string[]>) => {
+    const allowed: Record<string, string[]> = {};
+    for (const { resource, verb } of PERMISSIONS) {
+      if (scope.kind === "zone" && !isZoneScoped(resource)) continue;
+      if (except?.[resource]?.includes(verb)) continue;
+      if (authorize(principal, bindings, { resource, verb, scope }).allowed) {
+        (allowed[resource] ??= []).push(verb);
+      }
+    }
+    return allowed;
+  };
+  const permissions = at({ kind: "cluster" });
+  const zonePermissions: Record<string, Record<string, string[]>> = {};
+  const zones = new Set(
+    bindings.flatMap((b) =>
+      b.scope.kind === "zone" && b.scope.name ? [b.scope.name] : []
+    ),
+  );
+  for (const zone of [...zones].sort()) {
+    const extra = at({ kind: "zone", name: zone }, permissions);
+    if (Object.keys(extra).length > 0) zonePermissions[zone] = extra;
   }
-  return allowed;
+  return { permissions, zonePermissions };
 }

@@ -102,4 +102,40 @@ Deno.test("auth status tells the UI what the caller may do across the cluster", 
   assert.ok(read.dnszones.includes("list"));
   assert.equal(read.dnszones.includes("create"), false);
   assert.equal(read.settings, undefined);
+  assert.deepEqual(
+    (await widget.request("GET", "/api/v1/auth/status")).body.data
+      .zonePermissions,
+    {},
+  );
+
+  // A zone-admin of one zone: nothing across the cluster but reading its
+  // own, and the zone's rights under its name.
+  assert.equal(
+    (await admin.request("POST", "/api/v1/users", {
+      name: "zed",
+      password: "first password for zed",
+    })).status,
+    201,
+  );
+  assert.equal(
+    (await admin.request("POST", "/api/v1/rolebindings", {
+      name: "zed-home",
+      role: "zone-admin",
+      scope: { kind: "zone", name: "home" },
+      subjects: [{ kind: "User", name: "zed" }],
+    })).status,
+    201,
+  );
+  const zed = f.client();
+  assert.equal((await zed.login("zed", "first password for zed")).status, 200);
+  const changed = await zed.request("POST", "/api/v1/auth/password", {
+    current: "first password for zed",
+    new: "a second, better password",
+  });
+  zed.csrf = changed.body.data.csrf;
+  const status = (await zed.request("GET", "/api/v1/auth/status")).body.data;
+  assert.equal(status.permissions.dnsrecordsets?.includes("create"), undefined);
+  assert.ok(status.zonePermissions.home.dnsrecordsets.includes("create"));
+  assert.ok(status.zonePermissions.home.dnszones.includes("update"));
+  assert.equal(status.zonePermissions.home.settings, undefined);
 });

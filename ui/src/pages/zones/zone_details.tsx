@@ -73,7 +73,8 @@ export function ZoneDetails(
       </dl>
       {!mine && <p class="muted">{managedNote(zone.metadata.managedBy)}</p>}
       {saved && !editing && <p role="status">{t.saved}</p>}
-      {mine && can("dnszones", "update") && zone.spec.type === "primary" &&
+      {mine && can("dnszones", "update", zone.metadata.name) &&
+        zone.spec.type === "primary" &&
         (editing
           ? (
             <EditZone
@@ -99,7 +100,7 @@ export function ZoneDetails(
               </button>
             </div>
           ))}
-      {mine && can("dnszones", "delete") && !editing && (
+      {mine && can("dnszones", "delete", zone.metadata.name) && !editing && (
         <DeleteZone zone={zone} />
       )}
     </section>

@@ -23,7 +23,7 @@ export function ZoneFilePanel(
       <div class="toolbar">
         <a class="button" href={apiUrl(path)} download={file}>{t.export}</a>
       </div>
-      {can("dnsrecordsets", "create") && (
+      {can("dnsrecordsets", "create", zone.metadata.name) && (
         <ZoneImport path={path} changed={changed} />
       )}
     </section>

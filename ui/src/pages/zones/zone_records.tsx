@@ -95,14 +95,14 @@ export function RecordsPanel({ zone, version, changed }: RecordsPanelProps) {
     }
   };
 
-  const mayRemove = can("dnsrecordsets", "delete");
+  const mayRemove = can("dnsrecordsets", "delete", zone.metadata.name);
   return (
     <section class="panel zone-records" aria-labelledby="zone-records">
       <h2 id="zone-records">{t.recordsTitle}</h2>
       <datalist id="zone-record-types">
         {RECORD_TYPES.map((type) => <option key={type} value={type} />)}
       </datalist>
-      {can("dnsrecordsets", "create") && (
+      {can("dnsrecordsets", "create", zone.metadata.name) && (
         <AddRecord
           zone={zone}
           path={path}
