@@ -137,6 +137,34 @@ Deno.test("api object owned by a file is 409 managed_by naming the file", async 
   assert.equal(res.body.error.owner, "file:objects.d/zones.yaml");
 });
 
+Deno.test("api writes take over the first start's bootstrap objects", async () => {
+  await using f = await apiFixture();
+  const policy = (name: string) => ({
+    apiVersion: "kudurru.io/v1alpha1",
+    kind: "Policy",
+    metadata: { name, namespace: "default" },
+    spec: { clientGroupRefs: ["default"] },
+  });
+  await f.store.apply(policy("default"), { manager: "bootstrap" });
+  await f.store.apply(policy("other"), { manager: "bootstrap" });
+  const client = f.client();
+  await client.login("admin", ADMIN_PASSWORD);
+  const patched = await client.request(
+    "PATCH",
+    "/api/v1/namespaces/default/policies/default",
+    { spec: { priority: 5 } },
+    { "content-type": "application/merge-patch+json" },
+  );
+  assert.equal(patched.status, 200, JSON.stringify(patched.body));
+  assert.equal(patched.body.data.spec.priority, 5);
+  assert.equal(patched.body.data.metadata.managedBy, "api");
+  const gone = await client.request(
+    "DELETE",
+    "/api/v1/namespaces/default/policies/other",
+  );
+  assert.equal(gone.status, 204);
+});
+
 Deno.test("api read-only token reads and cannot write: 403 with what is missing", async () => {
   await using f = await apiFixture();
   const admin = f.client();

@@ -6,6 +6,8 @@
 import { useEffect, useState } from "preact/hooks";
 import { ErrorBox } from "./components/error_box.tsx";
 import { DashboardPage } from "./pages/dashboard.tsx";
+import { GroupsPage } from "./pages/groups.tsx";
+import { ListsPage } from "./pages/lists.tsx";
 import { LoginPage } from "./pages/login.tsx";
 import { PasswordPage } from "./pages/password.tsx";
 import { QueryLogPage } from "./pages/querylog.tsx";
@@ -18,6 +20,8 @@ import { applyTheme, type Theme, theme, THEMES } from "./theme.ts";
 const SECTIONS: { path: string; label: string }[] = [
   { path: "", label: strings.app.dashboard },
   { path: "querylog", label: strings.app.querylog },
+  { path: "lists", label: strings.app.lists },
+  { path: "groups", label: strings.app.groups },
 ];
 
 export function App() {
@@ -118,6 +122,10 @@ function Page({ section }: { section: string }) {
       return <DashboardPage />;
     case "querylog":
       return <QueryLogPage />;
+    case "lists":
+      return <ListsPage />;
+    case "groups":
+      return <GroupsPage />;
     default:
       return <p>{strings.app.notFound}</p>;
   }

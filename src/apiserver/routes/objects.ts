@@ -3,8 +3,9 @@
  * selector), create (201 + Location), get (resourceVersion as ETag), replace
  * (PUT), patch (JSON merge patch, RFC 7396), delete (204) and
  * `:batchDelete`. Writes go through the Store as manager "api", so an
- * object a file owns answers 409 `managed_by`, a stale `If-Match` 409
- * `conflict`, and validation 422 naming the field.
+ * object a file owns answers 409 `managed_by` (the first start's `bootstrap`
+ * objects are taken over), a stale `If-Match` 409 `conflict`, and
+ * validation 422 naming the field.
  *
  * Zones and record sets are zone-scoped (a zone-admin may touch only its
  * zones); everything else is cluster-scoped. Lists keep what the caller may
@@ -28,6 +29,7 @@ import type { ApiRoute, RoutesTable } from "../routes_table.ts";
 import type { Resource, Verb } from "../../rbac/permissions.ts";
 import type { ScopeRequest } from "../../rbac/scope.ts";
 import { errorResponses, listQuery, objectEnvelope } from "./openapi_parts.ts";
+import { BOOTSTRAP_MANAGER } from "../../objects/bootstrap.ts";
 
 /** Whether a caller may do `verb` on `resource` at `scope`. */
 export type Permits = (
@@ -253,6 +255,7 @@ function kindRoutes(
     const expected = ifMatch(c) ?? input.metadata.resourceVersion;
     const saved = await deps.store.apply(input, {
       ...writeOptions(c),
+      ...takeover(stored),
       expectedResourceVersion: expected ?? stored.metadata.resourceVersion!,
     });
     c.header("ETag", etag(saved));
@@ -300,6 +303,7 @@ function kindRoutes(
     requireSameZone(await deps.permits(c), info, merged);
     const saved = await deps.store.apply(merged, {
       ...writeOptions(c),
+      ...takeover(stored),
       expectedResourceVersion: ifMatch(c) ?? stored.metadata.resourceVersion!,
     });
     c.header("ETag", etag(saved));
@@ -319,8 +323,10 @@ function kindRoutes(
   }, async (c) => {
     refuseIfReadOnly(deps);
     const expected = ifMatch(c);
-    await deps.store.delete(keyFromPath(info, c), {
+    const key = keyFromPath(info, c);
+    await deps.store.delete(key, {
       manager: API_MANAGER,
+      ...takeover(await deps.store.get(key)),
       ...(expected !== undefined && { expectedResourceVersion: expected }),
       ...requestOrigin(c),
     });
@@ -382,6 +388,7 @@ function kindRoutes(
       try {
         await deps.store.delete(key, {
           manager: API_MANAGER,
+          ...takeover(await deps.store.get(key)),
           ...requestOrigin(c),
         });
         results.push({ name, deleted: true });
@@ -582,6 +589,14 @@ async function exists(store: Store, key: ObjectKey): Promise<boolean> {
     if (error instanceof NotFoundError) return false;
     throw error;
   }
+}
+
+/**
+ * The defaults of the first start are the operator's to change: an API write
+ * takes a `bootstrap` object over, as a file that declares it does.
+ */
+function takeover(stored: KObject): { force?: true } {
+  return stored.metadata.managedBy === BOOTSTRAP_MANAGER ? { force: true } : {};
 }
 
 /** Store options of an API write: the manager, and who asked, how and from where. */
