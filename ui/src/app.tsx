@@ -6,6 +6,8 @@
 import { useEffect, useState } from "preact/hooks";
 import { ErrorBox } from "./components/error_box.tsx";
 import { DashboardPage } from "./pages/dashboard.tsx";
+import { GroupsPage } from "./pages/groups.tsx";
+import { ListsPage } from "./pages/lists.tsx";
 import { LoginPage } from "./pages/login.tsx";
 import { PasswordPage } from "./pages/password.tsx";
 import { QueryLogPage } from "./pages/querylog.tsx";
@@ -21,6 +23,8 @@ const SECTIONS: { path: string; label: string }[] = [
   { path: "", label: strings.app.dashboard },
   { path: "querylog", label: strings.app.querylog },
   { path: "zones", label: strings.app.zones },
+  { path: "lists", label: strings.app.lists },
+  { path: "groups", label: strings.app.groups },
 ];
 
 export function App() {
@@ -126,6 +130,10 @@ function Page({ section, path }: { section: string; path: string }) {
       return <QueryLogPage />;
     case "zones":
       return <ZonesSection />;
+    case "lists":
+      return <ListsPage />;
+    case "groups":
+      return <GroupsPage />;
     default:
       return <p>{strings.app.notFound}</p>;
   }
