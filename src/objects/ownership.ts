@@ -35,7 +35,10 @@ export function decideOwnership(input: OwnershipInput): OwnershipDecision {
   if (!exists) return { action: "create" };
   if (owner === manager) return { action: "write", force: false };
   if (!owner) return { action: "write", force: false, note: "Adopted" };
-  if (takeover && owner === "bootstrap") {
+  // The first boot's defaults are there to be changed: a file that
+  // declares them takes them over, and so does a write through the API
+  // (`kudurru apply -f`, as the HTTP API does).
+  if (owner === "bootstrap" && (takeover || manager === "api")) {
     return { action: "write", force: true, note: "TakenOver" };
   }
   if (takeover && owner.startsWith("file:")) {

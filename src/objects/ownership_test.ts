@@ -34,7 +34,7 @@ Deno.test("decideOwnership follows the loader's takeover rules", async (t) => {
       action: "refuse",
       reason: "ManagedByOther",
     }],
-    ["apply -f never takes over bootstrap", true, "bootstrap", false, {
+    ["without takeover, bootstrap stays", true, "bootstrap", false, {
       action: "refuse",
       reason: "ManagedByOther",
     }],
@@ -51,6 +51,24 @@ Deno.test("decideOwnership follows the loader's takeover rules", async (t) => {
       );
     });
   }
+});
+
+Deno.test("decideOwnership: a write through the API (apply -f) takes over the first boot's defaults, not files", () => {
+  const api = (owner: string) =>
+    decideOwnership({ exists: true, owner, manager: "api", takeover: false });
+  assert.deepEqual(api("bootstrap"), {
+    action: "write",
+    force: true,
+    note: "TakenOver",
+  });
+  assert.deepEqual(api("file:objects.d/a.yaml"), {
+    action: "refuse",
+    reason: "ManagedByOther",
+  });
+  assert.deepEqual(api("system"), {
+    action: "refuse",
+    reason: "ManagedByOther",
+  });
 });
 
 Deno.test("decideOwnership leaves objects of a protected file alone", () => {
