@@ -5,10 +5,12 @@
  */
 import { useEffect, useState } from "preact/hooks";
 import { ErrorBox } from "./components/error_box.tsx";
+import { AccessPage } from "./pages/access.tsx";
 import { DashboardPage } from "./pages/dashboard.tsx";
 import { LoginPage } from "./pages/login.tsx";
 import { PasswordPage } from "./pages/password.tsx";
 import { QueryLogPage } from "./pages/querylog.tsx";
+import { SettingsPage } from "./pages/settings.tsx";
 import { href, onLinkClick, route } from "./router.ts";
 import { loadStatus, logout, session } from "./session.ts";
 import { strings } from "./strings.ts";
@@ -18,6 +20,8 @@ import { applyTheme, type Theme, theme, THEMES } from "./theme.ts";
 const SECTIONS: { path: string; label: string }[] = [
   { path: "", label: strings.app.dashboard },
   { path: "querylog", label: strings.app.querylog },
+  { path: "settings", label: strings.app.settings },
+  { path: "access", label: strings.app.access },
 ];
 
 export function App() {
@@ -118,6 +122,10 @@ function Page({ section }: { section: string }) {
       return <DashboardPage />;
     case "querylog":
       return <QueryLogPage />;
+    case "settings":
+      return <SettingsPage />;
+    case "access":
+      return <AccessPage />;
     default:
       return <p>{strings.app.notFound}</p>;
   }
