@@ -18,7 +18,11 @@ import {
   type SettingsPatchIssue,
   settingsPatchIssues,
 } from "../config/settings_patch.ts";
-import { type Setting, settingsTable } from "../config/settings_table.ts";
+import {
+  sectionHelp,
+  type Setting,
+  settingsTable,
+} from "../config/settings_table.ts";
 import type { Logger } from "../log/logger.ts";
 import {
   NotFoundError,
@@ -42,8 +46,20 @@ export interface SettingView {
   /** Where it comes from: the environment, the API, or the file (or its default). */
   source: "env" | "api" | "file";
   help: string;
+  /** The key's type as the docs name it ("boolean", "enum", "duration", "integer", "list of strings", …). */
+  type: string;
+  /** The schema's default, as kudurru.yaml spells it (absent for secrets). */
+  default?: unknown;
+  /** How the default is described when it depends on the machine. */
+  defaultText?: string;
+  /** The values an enum allows. */
+  allowed?: string[];
+  /** The environment variable that sets it. */
+  env: string;
   hostOnly: boolean;
   envLocked: boolean;
+  /** Changed through the API, it applies at the next start only. */
+  restartRequired: boolean;
   /** Changed through the API, it applies at once. */
   live: boolean;
   /** Changed through the API since the server started; applies at the next start. */
@@ -155,6 +171,8 @@ export class ClusterSettings {
   /** Every setting with its value and where it comes from. */
   view(): {
     settings: SettingView[];
+    /** Each top-level section's help. */
+    sections: Record<string, string>;
     overrides: Raw;
     resourceVersion?: string;
   } {
@@ -173,8 +191,15 @@ export class ClusterSettings {
           ? "api"
           : "file",
         help: s.help,
+        type: s.type,
+        ...(!s.writeOnly && s.default !== undefined &&
+          { default: s.default }),
+        ...(s.defaultText !== undefined && { defaultText: s.defaultText }),
+        ...(s.allowed !== undefined && { allowed: s.allowed }),
+        env: s.env,
         hostOnly: s.hostOnly,
         envLocked: s.envLocked,
+        restartRequired: s.restartRequired,
         live: !s.hostOnly && !s.restartRequired,
         pendingRestart: s.restartRequired &&
           JSON.stringify(value) !== JSON.stringify(valueAt(started, s.key)),
@@ -182,6 +207,7 @@ export class ClusterSettings {
     });
     return {
       settings,
+      sections: sectionHelp(),
       overrides: structuredClone(this.#overrides),
       ...(this.#resourceVersion !== undefined &&
         { resourceVersion: this.#resourceVersion }),

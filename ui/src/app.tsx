@@ -5,6 +5,7 @@
  */
 import { useEffect, useState } from "preact/hooks";
 import { ErrorBox } from "./components/error_box.tsx";
+import { AccessPage } from "./pages/access.tsx";
 import { DashboardPage } from "./pages/dashboard.tsx";
 import { GroupsPage } from "./pages/groups.tsx";
 import { ListsPage } from "./pages/lists.tsx";
@@ -13,6 +14,7 @@ import { PasswordPage } from "./pages/password.tsx";
 import { QueryLogPage } from "./pages/querylog.tsx";
 import { ClientPage } from "./pages/client.tsx";
 import { ZonesSection } from "./pages/zones.tsx";
+import { SettingsPage } from "./pages/settings.tsx";
 import { href, onLinkClick, route } from "./router.ts";
 import { loadStatus, logout, session } from "./session.ts";
 import { strings } from "./strings.ts";
@@ -25,6 +27,8 @@ const SECTIONS: { path: string; label: string }[] = [
   { path: "zones", label: strings.app.zones },
   { path: "lists", label: strings.app.lists },
   { path: "groups", label: strings.app.groups },
+  { path: "settings", label: strings.app.settings },
+  { path: "access", label: strings.app.access },
 ];
 
 export function App() {
@@ -134,6 +138,10 @@ function Page({ section, path }: { section: string; path: string }) {
       return <ListsPage />;
     case "groups":
       return <GroupsPage />;
+    case "settings":
+      return <SettingsPage />;
+    case "access":
+      return <AccessPage />;
     default:
       return <p>{strings.app.notFound}</p>;
   }

@@ -23,8 +23,27 @@ const settingSchema = z.object({
   value: z.unknown(),
   source: z.enum(["env", "api", "file"]),
   help: z.string(),
+  type: z.string().openapi({
+    description:
+      "boolean, enum, integer, number, string, duration, size, address, list of …, map of …",
+  }),
+  default: z.unknown().optional().openapi({
+    description: "The default as kudurru.yaml spells it; absent for secrets",
+  }),
+  defaultText: z.string().optional().openapi({
+    description: "The default in words, when it depends on the machine",
+  }),
+  allowed: z.array(z.string()).optional().openapi({
+    description: "The values an enum allows",
+  }),
+  env: z.string().openapi({
+    description: "The environment variable that sets the key",
+  }),
   hostOnly: z.boolean(),
   envLocked: z.boolean(),
+  restartRequired: z.boolean().openapi({
+    description: "A change applies at the next start",
+  }),
   live: z.boolean(),
   pendingRestart: z.boolean(),
 }).openapi("Setting");
@@ -41,11 +60,17 @@ export function settingsRoutes(settings: ClusterSettings) {
         summary: "List the settings",
         description:
           "Every key of kudurru.yaml with its effective value (secrets " +
-          "masked), where it comes from, and whether the API may change it.",
+          "masked), where it comes from, whether the API may change it, " +
+          "and what the UI needs to offer it: help, type, default, " +
+          "allowed values, environment variable, and whether a change " +
+          "applies at once or at the next start.",
         responses: answers(
           "OK",
           z.object({
             settings: z.array(settingSchema),
+            sections: z.record(z.string(), z.string()).openapi({
+              description: "Each top-level section's help",
+            }),
             overrides: z.record(z.string(), z.unknown()),
             resourceVersion: z.string().optional(),
           }),

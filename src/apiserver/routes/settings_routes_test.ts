@@ -181,3 +181,27 @@ Deno.test("api settings: reading is for viewers, changing for admins", async () 
   assert.equal(refused.status, 403);
   assert.equal(refused.body.error.missing.resource, "settings");
 });
+
+Deno.test("api settings: each key carries what a form needs: type, default, allowed values, its variable and when it applies", async () => {
+  const { f, client, row } = await settingsFixture();
+  await using _ = f;
+  const maxTTL = await row("cache.maxTTL");
+  assert.equal(maxTTL.type, "duration");
+  assert.equal(maxTTL.default, "24h", "as kudurru.yaml spells it");
+  assert.equal(maxTTL.env, "KUDURRU_CACHE__MAXTTL");
+  assert.equal(maxTTL.restartRequired, false);
+  assert.equal(maxTTL.live, true);
+  const response = await row("blocking.defaultResponse");
+  assert.equal(response.type, "enum");
+  assert.ok(response.allowed.includes("nxdomain"), response.allowed);
+  assert.equal(response.restartRequired, true);
+  assert.equal((await row("cache.serveStale.enabled")).type, "boolean");
+  assert.equal((await row("cache.maxEntries")).type, "integer");
+  const minTTL = await row("cache.minTTL");
+  assert.equal(minTTL.envLocked, true);
+  assert.equal(minTTL.source, "env");
+  const secret = await row("auth.bootstrap.adminPassword");
+  assert.equal("default" in secret, false, "no default shown for a secret");
+  const answer = await client.request("GET", "/api/v1/settings");
+  assert.match(answer.body.data.sections.cache, /\w/, "section help");
+});
