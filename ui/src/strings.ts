@@ -480,7 +480,6 @@ export const strings = {
     none: "none",
     summary: "{name} {type} for {client}",
   },
-  },
   settings: {
     title: "Settings",
     find: "Find a setting",
