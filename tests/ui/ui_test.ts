@@ -31,7 +31,7 @@ Deno.test({
 
 Deno.test({
   name:
-    "ui: the dashboard says what the API says, a dig shows live in the query log, a phone scrolls no sideways",
+    "ui: the dashboard says what the API says, a dig shows live in the query log, a phone scrolls no sideways; every page passes axe-core",
   async fn() {
     await using server = await startKudurru({
       objects: HOME_ZONE,
@@ -41,6 +41,7 @@ Deno.test({
     });
     await apiUp(server);
     await scenarioOn("dashboard_and_log", server, PASSWORD);
+    await scenarioOn("every_page", server, PASSWORD);
   },
 });
 

@@ -61,7 +61,7 @@ export const strings = {
     forwarded: "Forwarded",
     clients: "Clients",
     rules: "Block rules",
-    lists: "{count} lists",
+    lists: "Lists: {count}",
     overTime: "Queries over time",
     topDomains: "Top domains",
     topBlocked: "Top blocked domains",

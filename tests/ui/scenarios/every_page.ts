@@ -1,0 +1,52 @@
+/**
+ * Every page of the app, as an admin, wide and on a 375 px phone: it
+ * renders its heading, axe-core finds no serious or critical accessibility
+ * violation, and on the phone nothing scrolls sideways.
+ */
+import assert from "node:assert/strict";
+import {
+  accessibilityProblems,
+  horizontalOverflow,
+  logIn,
+  openBrowser,
+  say,
+  scenarioEnv,
+} from "../chromium.ts";
+
+const PAGES: [path: string, heading: string | RegExp][] = [
+  ["", "Dashboard"],
+  ["querylog", "Query log"],
+  ["clients/127.0.0.1", "127.0.0.1"],
+  ["zones", "Zones"],
+  ["zones/home", /home/],
+  ["lists", "Block lists"],
+  ["groups", "Groups and policies"],
+  ["settings", "Settings"],
+  ["access", "Access"],
+];
+
+const env = scenarioEnv();
+await using browser = await openBrowser();
+const { page } = browser;
+await logIn(page, env.url, env.password);
+await page.getByRole("heading", { name: "Dashboard" }).waitFor();
+for (const width of [1280, 375]) {
+  await page.setViewportSize({ width, height: 900 });
+  for (const [path, heading] of PAGES) {
+    await page.goto(`${env.url}/${path}`);
+    await page.getByRole("heading", { level: 1, name: heading }).first()
+      .waitFor();
+    // What loads after the heading (lists, charts) is part of the page.
+    await page.waitForLoadState("networkidle");
+    assert.deepEqual(
+      await accessibilityProblems(page),
+      [],
+      `/${path} at ${width} px`,
+    );
+    if (width === 375) {
+      assert.equal(await horizontalOverflow(page), 0, `/${path} fits 375 px`);
+    }
+  }
+}
+assert.deepEqual(browser.problems, []);
+await say("ok");
