@@ -27,7 +27,7 @@ await page.getByRole("heading", { name: "Dashboard" }).waitFor();
 const digits = (text: string | null) => Number((text ?? "").replace(/\D/g, ""));
 let api = 0;
 let shown = -1;
-for (let attempt = 0; attempt < 20 && api !== shown; attempt++) {
+for (let attempt = 0; attempt < 20 && (api < 3 || api !== shown); attempt++) {
   if (attempt > 0) {
     await page.waitForTimeout(500);
     await page.reload();

@@ -57,7 +57,7 @@ await page.getByTestId("client-policies").filter({ hasText: "default/default" })
 // The log is written every second: compare once both have caught up.
 let shown = -1;
 let api = 0;
-for (let attempt = 0; attempt < 20 && shown !== api; attempt++) {
+for (let attempt = 0; attempt < 20 && (api < 3 || shown !== api); attempt++) {
   if (attempt > 0) {
     await page.waitForTimeout(500);
     await page.reload();
