@@ -79,6 +79,14 @@ export function mergeLive(
   return [...fresh, ...rows].slice(0, MAX_LIVE_ROWS);
 }
 
+/**
+ * The names an answer went through before its data, from the answer text
+ * the log keeps ("CNAME a.example., CNAME b.example., A 192.0.2.1").
+ */
+export function cnameChain(answer: string): string[] {
+  return [...answer.matchAll(/(?:^|, )CNAME ([^\s,]+)/g)].map((m) => m[1]!);
+}
+
 /** What tells two events apart before they have ids. */
 export function liveKey(e: Entry): string {
   return `${e.time}|${e.node}|${e.client}|${e.clientPort}|${e.qname}|${e.qtype}`;

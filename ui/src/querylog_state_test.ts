@@ -1,5 +1,6 @@
 import { deepEqual } from "node:assert/strict";
 import {
+  cnameChain,
   type Entry,
   filtersOf,
   MAX_LIVE_ROWS,
@@ -48,4 +49,13 @@ Deno.test("mergeLive puts new events on top, newest first, once each, up to the 
   rows = mergeLive(rows, many, seen);
   deepEqual(rows.length, MAX_LIVE_ROWS);
   deepEqual(rows[0]!.clientPort, MAX_LIVE_ROWS + 9);
+});
+
+Deno.test("cnameChain reads the names an answer went through", () => {
+  deepEqual(
+    cnameChain("CNAME a.example., CNAME b.example., A 192.0.2.1"),
+    ["a.example.", "b.example."],
+  );
+  deepEqual(cnameChain("A 192.0.2.1"), []);
+  deepEqual(cnameChain(""), []);
 });

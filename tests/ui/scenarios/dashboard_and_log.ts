@@ -78,6 +78,14 @@ await say(`live row after ${seenAfter} ms`);
 // A row opens its detail.
 await page.getByRole("button", { name: /\d\d:\d\d/ }).first().click();
 await page.getByRole("region", { name: "Why this answer" }).waitFor();
+// What decides it now, from GET /api/v1/why: the policy and the zone.
+await page.getByRole("button", { name: "How kudurru would answer it now" })
+  .click();
+const now = page.getByRole("region", {
+  name: "How kudurru would answer it now",
+});
+await now.getByText("default/default").first().waitFor();
+await now.getByText("home.test.").first().waitFor();
 assert.deepEqual(await accessibilityProblems(page), [], "the query log");
 if (env.screenshots) {
   await page.screenshot({

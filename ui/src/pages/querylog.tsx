@@ -6,11 +6,14 @@
  */
 import { useEffect, useRef, useState } from "preact/hooks";
 import { apiUrl, get } from "../api.ts";
+import { can } from "../session.ts";
+import { type Explanation, WhyResult } from "./why.tsx";
 import { ErrorBox } from "../components/error_box.tsx";
 import { QuickActions } from "./querylog_actions.tsx";
 import { NodeSelect } from "../components/node_select.tsx";
 import { duration, time } from "../format.ts";
 import {
+  cnameChain,
   type Entry,
   FILTER_KEYS,
   filtersOf,
@@ -215,28 +218,55 @@ function Row(
 
 function Detail({ entry }: { entry: Entry }) {
   const t = strings.querylog;
+  const d = t.detailRows;
+  const [now, setNow] = useState<Explanation>();
+  const [error, setError] = useState<unknown>();
+  const cnames = cnameChain(entry.answer);
   const rows: [string, string | undefined][] = [
     [
-      "Client",
-      `${entry.client} port ${entry.clientPort} over ${entry.transport}`,
+      d.client,
+      fill(d.clientValue, {
+        client: entry.client,
+        port: entry.clientPort,
+        transport: entry.transport,
+      }),
     ],
-    ["Client groups", entry.groups.join(", ") || "—"],
-    ["Status", `${entry.status} (stage ${entry.stage})`],
-    ["Response code", entry.rcode],
-    ["Block list", entry.list],
-    ["Rule", entry.rule],
-    ["Upstream", entry.upstream],
-    ["Answer", entry.answer || "—"],
-    ["Duration", duration(entry.durationUs)],
-    ["Response size", `${entry.responseSize} bytes`],
+    [d.groups, entry.groups.join(", ") || "—"],
     [
-      "DNSSEC",
-      `DO ${entry.dnssecOk ? "set" : "not set"}, AD ${
-        entry.authenticData ? "set" : "not set"
-      }`,
+      d.status,
+      fill(d.statusValue, { status: entry.status, stage: entry.stage }),
     ],
-    ["Node", entry.node],
+    [d.rcode, entry.rcode],
+    [d.list, entry.list],
+    [d.rule, entry.rule],
+    [d.upstream, entry.upstream],
+    [d.cnames, cnames.length > 0 ? cnames.join(" → ") : undefined],
+    [d.answer, entry.answer || "—"],
+    [d.duration, duration(entry.durationUs)],
+    [d.size, fill(d.sizeValue, { bytes: entry.responseSize })],
+    [
+      d.dnssec,
+      fill(d.dnssecValue, {
+        do: entry.dnssecOk ? d.set : d.notSet,
+        ad: entry.authenticData ? d.set : d.notSet,
+      }),
+    ],
+    [d.node, entry.node],
   ];
+  const explain = async () => {
+    setError(undefined);
+    try {
+      setNow(
+        await get<Explanation>("why", {
+          name: entry.qname,
+          type: entry.qtype,
+          client: entry.client,
+        }),
+      );
+    } catch (err) {
+      setError(err);
+    }
+  };
   return (
     <div class="detail panel" role="region" aria-label={t.detail}>
       <h2>{t.detail}</h2>
@@ -249,6 +279,21 @@ function Detail({ entry }: { entry: Entry }) {
           </>
         ))}
       </dl>
+      {can("why", "get") && !now && (
+        <button
+          type="button"
+          onClick={() => void explain()}
+        >
+          {t.explainNow}
+        </button>
+      )}
+      <ErrorBox error={error} />
+      {now && (
+        <section aria-label={t.explainNow}>
+          <h3>{t.explainNow}</h3>
+          <WhyResult e={now} />
+        </section>
+      )}
     </div>
   );
 }
