@@ -5,6 +5,7 @@
  * errors as `{error: {key, message, hint}}`, which become ApiError. Writes
  * carry the session's CSRF value (from the login answer or auth/status).
  */
+import { strings } from "./strings.ts";
 
 /** An error answer of the API, or a network failure (status 0). */
 export class ApiError extends Error {
@@ -96,8 +97,8 @@ export async function request<T>(
     throw new ApiError(
       0,
       "network",
-      "The server did not answer",
-      "check that kudurru is running and reachable",
+      strings.errors.network,
+      strings.errors.networkHint,
     );
   }
   if (response.status === 204) return undefined as T;

@@ -2,6 +2,7 @@
  * How the UI groups the answer statuses of the query log (the server's
  * list: src/pipeline/status.ts) for charts and colours.
  */
+import { strings } from "./strings.ts";
 
 export const STATUS_GROUPS = [
   "blocked",
@@ -12,13 +13,9 @@ export const STATUS_GROUPS = [
 ] as const;
 export type StatusGroup = (typeof STATUS_GROUPS)[number];
 
-export const STATUS_GROUP_LABELS: Record<StatusGroup, string> = {
-  blocked: "Blocked",
-  cached: "Cached",
-  forwarded: "Forwarded",
-  local: "Authoritative and local",
-  failed: "Failed or refused",
-};
+/** How each group is named, from the string catalogue. */
+export const STATUS_GROUP_LABELS: Record<StatusGroup, string> =
+  strings.statusGroups;
 
 /** The group of one status. */
 export function statusGroup(status: string): StatusGroup {

@@ -166,6 +166,15 @@ export const strings = {
   },
   errors: {
     hint: "Hint: {hint}",
+    network: "The server did not answer",
+    networkHint: "check that kudurru is running and reachable",
+  },
+  statusGroups: {
+    blocked: "Blocked",
+    cached: "Cached",
+    forwarded: "Forwarded",
+    local: "Authoritative and local",
+    failed: "Failed or refused",
   },
   zones: {
     title: "Zones",
