@@ -58,7 +58,18 @@ function Shell() {
   const status = session.value!;
   return (
     <div onClick={onLinkClick}>
-      <a class="skip" href="#content">{strings.app.skip}</a>
+      <a
+        class="skip"
+        href="#content"
+        onClick={(e) => {
+          // "#content" would resolve against <base>, the app's root: focus
+          // this page's content instead.
+          e.preventDefault();
+          document.getElementById("content")?.focus();
+        }}
+      >
+        {strings.app.skip}
+      </a>
       <header class="top">
         <a class="brand" href={href("")}>{strings.app.name}</a>
         <button
