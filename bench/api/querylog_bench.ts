@@ -17,6 +17,7 @@
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { queryLogRoutes } from "../../src/apiserver/routes/querylog_routes.ts";
+import { API_SCAN_BUDGET } from "../../src/apiserver/routes/querylog_search.ts";
 import { createMemoryStore } from "../../src/store/memory/memory_store.ts";
 import { generateBigDb } from "../querylog/generate.ts";
 import { syntheticTraffic } from "../querylog/synthetic_traffic.ts";
@@ -206,7 +207,9 @@ async function main(): Promise<void> {
     for (const line of lines) print(line);
     print();
     print(
-      "  A page may hold fewer than 100 events with `continue` set: a search reads at most 1,000,000 event ids per request (querylog_search.ts API_SCAN_BUDGET).",
+      `  A page may hold fewer than 100 events with \`continue\` set: a search reads at most ${
+        API_SCAN_BUDGET.toLocaleString("en")
+      } event ids per request (querylog_search.ts API_SCAN_BUDGET).`,
     );
   } finally {
     await store.close();

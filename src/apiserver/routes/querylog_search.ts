@@ -29,9 +29,12 @@ const MAX_NODE_ROUNDS = 5;
  * Event ids one search call may read before it returns a short page with
  * `continue` (search.ts `scanBudget`, 5,000,000 in the CLI): node:sqlite
  * is synchronous and the API shares the main thread with the query-log
- * writer, so a search for something rare must not hold it for long.
+ * writer, so a search for something rare must not hold it for long. At
+ * 1,000,000 the pages of the rarest name in a 30 M-event log took 191 ms
+ * (282 ms at worst; bench/api/querylog_bench.ts); a page should stay
+ * under 200 ms.
  */
-export const API_SCAN_BUDGET = 1_000_000;
+export const API_SCAN_BUDGET = 500_000;
 
 interface Page {
   events: LoggedEvent[];
