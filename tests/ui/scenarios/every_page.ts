@@ -63,6 +63,12 @@ for (const width of [1280, 375]) {
     );
     if (width === 375) {
       assert.equal(await horizontalOverflow(page), 0, `/${path} fits 375 px`);
+    } else if (env.screenshots) {
+      const name = path === "" ? "dashboard" : path.replaceAll("/", "-");
+      await page.screenshot({
+        path: `${env.screenshots}/page-${name}.png`,
+        fullPage: true,
+      });
     }
   }
 }
