@@ -4,6 +4,7 @@
  * paused or bounded by `until`. Older pages load with `continue`. A row
  * opens its detail: why the answer was what it was.
  */
+import { useUrlFilters } from "../components/url_filters.tsx";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { apiUrl, get } from "../api.ts";
 import { can } from "../session.ts";
@@ -300,29 +301,7 @@ function Detail({ entry }: { entry: Entry }) {
 
 function Filters() {
   const t = strings.querylog;
-  const params = route.value.params;
-  const [values, setValues] = useState<Record<string, string>>(
-    Object.fromEntries(FILTER_KEYS.map((k) => [k, params.get(k) ?? ""])),
-  );
-  const field = (
-    name: (typeof FILTER_KEYS)[number],
-    label: string,
-    placeholder?: string,
-  ) => (
-    <label>
-      {label}
-      <input
-        name={name}
-        value={values[name]}
-        placeholder={placeholder}
-        onInput={(e) =>
-          setValues({
-            ...values,
-            [name]: (e.target as HTMLInputElement).value,
-          })}
-      />
-    </label>
-  );
+  const { values, set, field } = useUrlFilters(FILTER_KEYS);
   const apply = (next: Record<string, string>) =>
     navigate(href("querylog", next));
   return (
@@ -342,11 +321,7 @@ function Filters() {
         <select
           name="status"
           value={values.status}
-          onChange={(e) =>
-            setValues({
-              ...values,
-              status: (e.target as HTMLSelectElement).value,
-            })}
+          onChange={(e) => set("status", (e.target as HTMLSelectElement).value)}
         >
           <option value="">{t.any}</option>
           {[
@@ -367,7 +342,7 @@ function Filters() {
       {field("until", t.until)}
       <NodeSelect
         value={values.node ?? ""}
-        onChange={(node) => setValues({ ...values, node })}
+        onChange={(node) => set("node", node)}
       />
       <button type="submit" class="primary">{t.apply}</button>
       <button type="button" onClick={() => apply({})}>{t.clear}</button>

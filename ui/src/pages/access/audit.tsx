@@ -3,6 +3,7 @@
  * the filters in the page's address and older pages by `continue`. A row
  * opens the object before and after the change, compared field by field.
  */
+import { useUrlFilters } from "../../components/url_filters.tsx";
 import { Fragment } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { get } from "../../api.ts";
@@ -224,29 +225,7 @@ function Detail({ id, onClose }: { id: number; onClose: () => void }) {
 
 function Filters() {
   const t = strings.access.auditLog;
-  const params = route.value.params;
-  const [values, setValues] = useState<Record<string, string>>(
-    Object.fromEntries(FILTERS.map((k) => [k, params.get(k) ?? ""])),
-  );
-  const field = (
-    name: (typeof FILTERS)[number],
-    label: string,
-    placeholder?: string,
-  ) => (
-    <label>
-      {label}
-      <input
-        name={name}
-        value={values[name]}
-        placeholder={placeholder}
-        onInput={(e) =>
-          setValues({
-            ...values,
-            [name]: (e.target as HTMLInputElement).value,
-          })}
-      />
-    </label>
-  );
+  const { values, field } = useUrlFilters(FILTERS);
   return (
     <form
       class="toolbar"
