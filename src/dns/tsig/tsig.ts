@@ -1,0 +1,382 @@
+/**
+ * TSIG (RFC 8945): signing a message and checking a signed one with a
+ * shared key, HMAC-SHA-256 by default (SHA-384, SHA-512, and SHA-1 for old
+ * peers). One message at a time: a request, or a response to a request
+ * whose MAC the response covers (§4.3.1). The MAC is computed and compared
+ * by WebCrypto (`crypto.subtle.verify` compares in constant time).
+ *
+ * What is signed (§4.3.3): the request's MAC (for a response), the message
+ * as it was before its TSIG record was added (its original ID, ARCOUNT
+ * without the TSIG), then the TSIG variables: the key name and algorithm
+ * name in canonical form (lowercase, uncompressed), class ANY, TTL 0, Time
+ * Signed, Fudge, Error and Other Data.
+ */
+import { labelOctets } from "../name.ts";
+import { CLASS, TYPE } from "../wire/constants.ts";
+import { HEADER_OCTETS } from "../wire/query.ts";
+import { TSIG_ERROR } from "../wire/tsig_error.ts";
+import { skipName } from "../wire/read_name.ts";
+import { WireFormatError } from "../wire/wire_format_error.ts";
+
+/** TSIG errors (RFC 8945 §4.3, in the record's Error field). */
+export { TSIG_ERROR } from "../wire/tsig_error.ts";
+
+/** The algorithms, by their name in TSIG (RFC 8945 §6), with their hash. */
+export const TSIG_ALGORITHMS = {
+  "hmac-sha256": { hash: "SHA-256", octets: 32 },
+  "hmac-sha384": { hash: "SHA-384", octets: 48 },
+  "hmac-sha512": { hash: "SHA-512", octets: 64 },
+  "hmac-sha1": { hash: "SHA-1", octets: 20 },
+} as const;
+export type TsigAlgorithm = keyof typeof TSIG_ALGORITHMS;
+
+/** A shared key: its name (as peers configure it), algorithm and secret. */
+export interface TsigKey {
+  /** A domain name, such as "transfer.example." (compared case-insensitively). */
+  name: string;
+  algorithm: TsigAlgorithm;
+  secret: Uint8Array;
+}
+
+/** How far Time Signed may be from now, in seconds, by default (§10). */
+export const DEFAULT_FUDGE = 300;
+
+const RR_FIXED_OCTETS = 10;
+
+/** The message signed: the TSIG record appended, ARCOUNT one more. */
+export async function signMessage(
+  message: Uint8Array,
+  key: TsigKey,
+  opts: {
+    /** Seconds since the epoch. */
+    now: number;
+    fudge?: number;
+    /** The request's MAC, when `message` answers a signed request. */
+    requestMac?: Uint8Array;
+    error?: number;
+    otherData?: Uint8Array;
+  },
+): Promise<{ message: Uint8Array; mac: Uint8Array }> {
+  if (message.length < HEADER_OCTETS) {
+    throw new WireFormatError("message shorter than its header");
+  }
+  const keyName = canonicalWire(key.name);
+  const algorithm = canonicalWire(key.algorithm);
+  const timers = timersOf(opts.now, opts.fudge ?? DEFAULT_FUDGE);
+  const error = opts.error ?? 0;
+  const other = opts.otherData ?? new Uint8Array();
+  const mac = await hmac(
+    key,
+    digestInput(
+      opts.requestMac,
+      message,
+      keyName,
+      algorithm,
+      timers,
+      error,
+      other,
+    ),
+  );
+  const rdata = concat(
+    algorithm,
+    timers,
+    u16(mac.length),
+    mac,
+    message.subarray(0, 2), // Original ID
+    u16(error),
+    u16(other.length),
+    other,
+  );
+  const record = concat(
+    keyName,
+    u16(TYPE.TSIG),
+    u16(CLASS.ANY),
+    new Uint8Array(4), // TTL 0
+    u16(rdata.length),
+    rdata,
+  );
+  const signed = concat(message, record);
+  new DataView(signed.buffer).setUint16(10, arcount(message) + 1);
+  return { message: signed, mac };
+}
+
+/** What checking a message's TSIG found. */
+export type TsigCheck =
+  /** The message has no TSIG record. */
+  | { status: "unsigned" }
+  /** Signed with `key`, the MAC and the time right. */
+  | { status: "ok"; key: TsigKey; mac: Uint8Array; timeSigned: number }
+  /**
+   * Signed but refused: BADKEY (no such key, or not with that algorithm),
+   * BADSIG (the MAC does not match), BADTIME (outside the fudge). `mac` is
+   * the one sent (for the answer's TSIG, §5.3.2), `key` when it was known.
+   */
+  | {
+    status: "error";
+    error: number;
+    keyName: string;
+    mac: Uint8Array;
+    key?: TsigKey;
+    timeSigned: number;
+  };
+
+/**
+ * Checks the TSIG of `message`: the last record of the additional section
+ * (§5.1; a TSIG anywhere else is a format error).
+ *
+ * @throws {WireFormatError} on a malformed message or TSIG record
+ */
+export async function checkMessage(
+  message: Uint8Array,
+  keys: (name: string) => TsigKey | undefined,
+  opts: { now: number; requestMac?: Uint8Array },
+): Promise<TsigCheck> {
+  const found = findTsig(message);
+  if (found === undefined) return { status: "unsigned" };
+  const { start, rdata, end } = found;
+  const keyName = uncompressed(message, start);
+  const algorithm = uncompressed(message, rdata);
+  const algorithmEnd = rdata + algorithm.length;
+  let at = algorithmEnd;
+  need(message, at + 10);
+  const timers = message.subarray(at, at + 8);
+  const timeSigned = readTime(timers);
+  const fudge = (timers[6]! << 8) | timers[7]!;
+  const macSize = u16at(message, at + 8);
+  at += 10;
+  need(message, at + macSize + 6);
+  const mac = message.slice(at, at + macSize);
+  at += macSize;
+  const originalId = message.subarray(at, at + 2);
+  const error = u16at(message, at + 2);
+  const otherLen = u16at(message, at + 4);
+  at += 6;
+  if (at + otherLen !== end) {
+    throw new WireFormatError("TSIG RDATA does not add up");
+  }
+  const other = message.subarray(at, end);
+  const name = nameText(keyName);
+  const key = keys(name);
+  const refused = (code: number, known?: TsigKey): TsigCheck => ({
+    status: "error",
+    error: code,
+    keyName: name,
+    mac,
+    ...(known && { key: known }),
+    timeSigned,
+  });
+  if (
+    key === undefined ||
+    !sameOctets(lower(algorithm), canonicalWire(key.algorithm))
+  ) {
+    return refused(TSIG_ERROR.BADKEY);
+  }
+  // §5.2.2.1: a MAC may be cut short, down to half its length and 10 octets.
+  const full = TSIG_ALGORITHMS[key.algorithm].octets;
+  if (macSize > full || macSize < Math.max(10, Math.ceil(full / 2))) {
+    return refused(TSIG_ERROR.BADSIG, key);
+  }
+  // The message as it was signed: without its TSIG, with its original ID.
+  const unsigned = message.slice(0, start);
+  unsigned.set(originalId, 0);
+  new DataView(unsigned.buffer).setUint16(10, arcount(message) - 1);
+  const input = digestInput(
+    opts.requestMac,
+    unsigned,
+    lower(keyName),
+    lower(algorithm),
+    timers,
+    error,
+    other,
+  );
+  const verified = macSize === full
+    ? await crypto.subtle.verify(
+      "HMAC",
+      await hmacKey(key),
+      mac,
+      input as Uint8Array<ArrayBuffer>,
+    )
+    : sameOctets((await hmac(key, input)).subarray(0, macSize), mac);
+  if (!verified) return refused(TSIG_ERROR.BADSIG, key);
+  if (Math.abs(opts.now - timeSigned) > fudge) {
+    return refused(TSIG_ERROR.BADTIME, key);
+  }
+  return { status: "ok", key, mac, timeSigned };
+}
+
+/** Where the TSIG record is, if the last additional record is one. */
+function findTsig(
+  message: Uint8Array,
+): { start: number; rdata: number; end: number } | undefined {
+  need(message, HEADER_OCTETS);
+  const counts = [4, 6, 8, 10].map((at) => u16at(message, at));
+  let at = HEADER_OCTETS;
+  for (let q = 0; q < counts[0]!; q++) {
+    at = skipName(message, at) + 4;
+  }
+  const records = counts[1]! + counts[2]! + counts[3]!;
+  let last:
+    | { start: number; rdata: number; end: number; type: number }
+    | undefined;
+  for (let r = 0; r < records; r++) {
+    const start = at;
+    const owner = skipName(message, at);
+    need(message, owner + RR_FIXED_OCTETS);
+    const type = u16at(message, owner);
+    const rdata = owner + RR_FIXED_OCTETS;
+    const end = rdata + u16at(message, owner + 8);
+    need(message, end);
+    if (type === TYPE.TSIG && r !== records - 1) {
+      throw new WireFormatError("TSIG is not the last record");
+    }
+    last = { start, rdata, end, type };
+    at = end;
+  }
+  if (last === undefined || last.type !== TYPE.TSIG) return undefined;
+  if (counts[3] === 0) throw new WireFormatError("TSIG outside additional");
+  return last;
+}
+
+function digestInput(
+  requestMac: Uint8Array | undefined,
+  message: Uint8Array,
+  keyName: Uint8Array,
+  algorithm: Uint8Array,
+  timers: Uint8Array,
+  error: number,
+  other: Uint8Array,
+): Uint8Array {
+  return concat(
+    ...(requestMac ? [u16(requestMac.length), requestMac] : []),
+    message,
+    keyName,
+    u16(CLASS.ANY),
+    new Uint8Array(4), // TTL 0
+    algorithm,
+    timers,
+    u16(error),
+    u16(other.length),
+    other,
+  );
+}
+
+const importedKeys = new WeakMap<TsigKey, Promise<CryptoKey>>();
+
+function hmacKey(key: TsigKey): Promise<CryptoKey> {
+  let imported = importedKeys.get(key);
+  if (imported === undefined) {
+    imported = crypto.subtle.importKey(
+      "raw",
+      key.secret as Uint8Array<ArrayBuffer>,
+      { name: "HMAC", hash: TSIG_ALGORITHMS[key.algorithm].hash },
+      false,
+      ["sign", "verify"],
+    );
+    importedKeys.set(key, imported);
+  }
+  return imported;
+}
+
+async function hmac(key: TsigKey, input: Uint8Array): Promise<Uint8Array> {
+  return new Uint8Array(
+    await crypto.subtle.sign(
+      "HMAC",
+      await hmacKey(key),
+      input as Uint8Array<ArrayBuffer>,
+    ),
+  );
+}
+
+/** A name's canonical wire form: labels lowercased, uncompressed. */
+function canonicalWire(name: string): Uint8Array {
+  const labels = labelOctets(name.endsWith(".") ? name : `${name}.`);
+  return lower(
+    concat(
+      ...labels.flatMap((l) => [Uint8Array.of(l.length), l]),
+      Uint8Array.of(0),
+    ),
+  );
+}
+
+/**
+ * The name at `at`, which must not be compressed: TSIG's key and algorithm
+ * names are signed as they stand (RFC 8945 §4.2).
+ */
+function uncompressed(message: Uint8Array, at: number): Uint8Array {
+  const end = skipName(message, at);
+  for (let i = at; i < end - 1; i += message[i]! + 1) {
+    if (message[i]! >= 0xc0) {
+      throw new WireFormatError("a TSIG name is compressed");
+    }
+  }
+  return message.subarray(at, end);
+}
+
+/** ASCII letters lowercased, in a copy. */
+function lower(octets: Uint8Array): Uint8Array {
+  return octets.map((o) => (o >= 0x41 && o <= 0x5a ? o + 0x20 : o));
+}
+
+/** The presentation text of an uncompressed wire name, lowercased. */
+function nameText(wire: Uint8Array): string {
+  const labels: string[] = [];
+  let at = 0;
+  while (at < wire.length && wire[at] !== 0) {
+    const length = wire[at]!;
+    labels.push(
+      String.fromCharCode(...lower(wire.subarray(at + 1, at + 1 + length))),
+    );
+    at += 1 + length;
+  }
+  return labels.length === 0 ? "." : `${labels.join(".")}.`;
+}
+
+/** Time Signed (48 bits) and Fudge. */
+function timersOf(now: number, fudge: number): Uint8Array {
+  const out = new Uint8Array(8);
+  const seconds = Math.floor(now);
+  const view = new DataView(out.buffer);
+  view.setUint16(0, Math.floor(seconds / 2 ** 32));
+  view.setUint32(2, seconds % 2 ** 32);
+  view.setUint16(6, fudge);
+  return out;
+}
+
+function readTime(timers: Uint8Array): number {
+  const view = new DataView(timers.buffer, timers.byteOffset, 6);
+  return view.getUint16(0) * 2 ** 32 + view.getUint32(2);
+}
+
+function arcount(message: Uint8Array): number {
+  return u16at(message, 10);
+}
+
+function u16(value: number): Uint8Array {
+  return Uint8Array.of(value >> 8, value & 0xff);
+}
+
+function u16at(bytes: Uint8Array, at: number): number {
+  need(bytes, at + 2);
+  return (bytes[at]! << 8) | bytes[at + 1]!;
+}
+
+function need(bytes: Uint8Array, end: number): void {
+  if (end > bytes.length) throw new WireFormatError("TSIG message truncated");
+}
+
+function sameOctets(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a[i]! ^ b[i]!;
+  return diff === 0;
+}
+
+function concat(...parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}
