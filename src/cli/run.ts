@@ -20,6 +20,7 @@ import { healthCommand } from "./health.ts";
 import { querylogCommand } from "./querylog.ts";
 import { statsCommand } from "./stats.ts";
 import { adminCommand } from "./admin.ts";
+import { tsigCommand } from "./tsig.ts";
 
 export const COMMANDS: Command[] = [
   serveCommand,
@@ -37,6 +38,7 @@ export const COMMANDS: Command[] = [
   querylogCommand,
   statsCommand,
   adminCommand,
+  tsigCommand,
 ];
 
 export async function runCli(args: string[], io: CommandIO): Promise<number> {
