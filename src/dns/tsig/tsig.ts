@@ -1,9 +1,10 @@
 /**
  * TSIG (RFC 8945): signing a message and checking a signed one with a
  * shared key, HMAC-SHA-256 by default (SHA-384, SHA-512, and SHA-1 for old
- * peers). One message at a time: a request, or a response to a request
- * whose MAC the response covers (§4.3.1). The MAC is computed and compared
- * by WebCrypto (`crypto.subtle.verify` compares in constant time).
+ * peers): one message (a request, or a response to a request whose MAC
+ * the response covers, §4.3.1), or the messages of a transfer, each
+ * covering the MAC before it (§5.3.1; signStream, TsigStreamCheck). MACs
+ * are computed by WebCrypto and compared in constant time.
  *
  * What is signed (§4.3.3): the request's MAC (for a response), the message
  * as it was before its TSIG record was added (its original ID, ARCOUNT
@@ -77,8 +78,21 @@ export async function signMessage(
       other,
     ),
   );
+  const signed = appendTsig(message, key, timers, mac, error, other);
+  return { message: signed, mac };
+}
+
+/** `message` with a TSIG record of `mac` appended, ARCOUNT one more. */
+function appendTsig(
+  message: Uint8Array,
+  key: TsigKey,
+  timers: Uint8Array,
+  mac: Uint8Array,
+  error: number,
+  other: Uint8Array,
+): Uint8Array {
   const rdata = concat(
-    algorithm,
+    canonicalWire(key.algorithm),
     timers,
     u16(mac.length),
     mac,
@@ -88,7 +102,7 @@ export async function signMessage(
     other,
   );
   const record = concat(
-    keyName,
+    canonicalWire(key.name),
     u16(TYPE.TSIG),
     u16(CLASS.ANY),
     new Uint8Array(4), // TTL 0
@@ -97,7 +111,7 @@ export async function signMessage(
   );
   const signed = concat(message, record);
   new DataView(signed.buffer).setUint16(10, arcount(message) + 1);
-  return { message: signed, mac };
+  return signed;
 }
 
 /** What checking a message's TSIG found. */
@@ -202,6 +216,171 @@ export async function checkMessage(
     return refused(TSIG_ERROR.BADTIME, key);
   }
   return { status: "ok", key, mac, timeSigned };
+}
+
+/**
+ * Signs the messages of a multi-message answer (AXFR, IXFR over TCP),
+ * every one of them (RFC 8945 §5.3.1): the first covers the request's MAC
+ * as any response does; each later one covers the MAC before it, its own
+ * bytes and only Time Signed and Fudge.
+ */
+export async function signStream(
+  messages: readonly Uint8Array[],
+  key: TsigKey,
+  opts: {
+    now: number;
+    fudge?: number;
+    requestMac: Uint8Array;
+    /** Sign every n-th message (and the first and last); at most 100. @default 1 */
+    every?: number;
+  },
+): Promise<Uint8Array[]> {
+  const every = Math.min(100, Math.max(1, opts.every ?? 1));
+  const timers = timersOf(opts.now, opts.fudge ?? DEFAULT_FUDGE);
+  const out: Uint8Array[] = [];
+  let prior = opts.requestMac;
+  let between: Uint8Array[] = [];
+  for (const [i, message] of messages.entries()) {
+    if (i === 0) {
+      const first = await signMessage(message, key, {
+        now: opts.now,
+        ...(opts.fudge !== undefined && { fudge: opts.fudge }),
+        requestMac: prior,
+      });
+      out.push(first.message);
+      prior = first.mac;
+      continue;
+    }
+    if (i % every !== 0 && i !== messages.length - 1) {
+      out.push(message);
+      between.push(message);
+      continue;
+    }
+    const mac = await hmac(
+      key,
+      concat(u16(prior.length), prior, ...between, message, timers),
+    );
+    out.push(appendTsig(message, key, timers, mac, 0, new Uint8Array()));
+    prior = mac;
+    between = [];
+  }
+  return out;
+}
+
+/**
+ * Checks the messages of a multi-message answer one by one as they come
+ * (RFC 8945 §5.3.1): the first must be signed, covering the request's MAC;
+ * later ones may go unsigned, up to 99 in a row, and the next signed one
+ * covers them too. `end()` says whether the last message was signed, as
+ * the answer's last must be.
+ */
+export class TsigStreamCheck {
+  readonly #key: TsigKey;
+  readonly #now: () => number;
+  #prior: Uint8Array;
+  #first = true;
+  #unsigned: Uint8Array[] = [];
+
+  constructor(key: TsigKey, requestMac: Uint8Array, now: () => number) {
+    this.#key = key;
+    this.#prior = requestMac;
+    this.#now = now;
+  }
+
+  /**
+   * The check of the next message: "ok" (signed and right), "unsigned"
+   * (allowed between signed ones), or "error" with the TSIG error.
+   * @throws {WireFormatError} on a malformed message or TSIG record
+   */
+  async next(message: Uint8Array): Promise<TsigCheck> {
+    if (this.#first) {
+      this.#first = false;
+      const check = await checkMessage(
+        message,
+        (name) =>
+          name === nameText(canonicalWire(this.#key.name))
+            ? this.#key
+            : undefined,
+        { now: this.#now(), requestMac: this.#prior },
+      );
+      if (check.status === "ok") this.#prior = check.mac;
+      return check.status === "unsigned"
+        ? {
+          status: "error",
+          error: TSIG_ERROR.BADSIG,
+          keyName: this.#key.name,
+          mac: new Uint8Array(),
+          timeSigned: 0,
+        }
+        : check;
+    }
+    const found = findTsig(message);
+    if (found === undefined) {
+      if (this.#unsigned.length >= 99) {
+        return {
+          status: "error",
+          error: TSIG_ERROR.BADSIG,
+          keyName: this.#key.name,
+          mac: new Uint8Array(),
+          timeSigned: 0,
+        };
+      }
+      this.#unsigned.push(message);
+      return { status: "unsigned" };
+    }
+    const { start, rdata, end } = found;
+    const algorithm = uncompressed(message, rdata);
+    let at = rdata + algorithm.length;
+    need(message, at + 10);
+    const timers = message.subarray(at, at + 8);
+    const timeSigned = readTime(timers);
+    const fudge = (timers[6]! << 8) | timers[7]!;
+    const macSize = u16at(message, at + 8);
+    at += 10;
+    need(message, at + macSize + 6);
+    const mac = message.slice(at, at + macSize);
+    if (at + macSize + 6 + u16at(message, at + macSize + 4) !== end) {
+      throw new WireFormatError("TSIG RDATA does not add up");
+    }
+    const unsigned = message.slice(0, start);
+    unsigned.set(message.subarray(at + macSize, at + macSize + 2), 0);
+    new DataView(unsigned.buffer).setUint16(10, arcount(message) - 1);
+    const expected = await hmac(
+      this.#key,
+      concat(
+        u16(this.#prior.length),
+        this.#prior,
+        ...this.#unsigned,
+        unsigned,
+        timers,
+      ),
+    );
+    this.#unsigned = [];
+    if (macSize !== expected.length || !sameOctets(expected, mac)) {
+      return this.#refused(TSIG_ERROR.BADSIG, mac, timeSigned);
+    }
+    if (Math.abs(this.#now() - timeSigned) > fudge) {
+      return this.#refused(TSIG_ERROR.BADTIME, mac, timeSigned);
+    }
+    this.#prior = mac;
+    return { status: "ok", key: this.#key, mac, timeSigned };
+  }
+
+  #refused(error: number, mac = new Uint8Array(), timeSigned = 0): TsigCheck {
+    return {
+      status: "error",
+      error,
+      keyName: this.#key.name,
+      mac,
+      key: this.#key,
+      timeSigned,
+    };
+  }
+
+  /** Whether the stream may end here: its last message was signed. */
+  end(): boolean {
+    return !this.#first && this.#unsigned.length === 0;
+  }
 }
 
 /** Where the TSIG record is, if the last additional record is one. */
