@@ -145,30 +145,11 @@ export async function checkMessage(
   keys: (name: string) => TsigKey | undefined,
   opts: { now: number; requestMac?: Uint8Array },
 ): Promise<TsigCheck> {
-  const found = findTsig(message);
-  if (found === undefined) return { status: "unsigned" };
-  const { start, rdata, end } = found;
-  const keyName = uncompressed(message, start);
-  const algorithm = uncompressed(message, rdata);
-  const algorithmEnd = rdata + algorithm.length;
-  let at = algorithmEnd;
-  need(message, at + 10);
-  const timers = message.subarray(at, at + 8);
-  const timeSigned = readTime(timers);
-  const fudge = (timers[6]! << 8) | timers[7]!;
-  const macSize = u16at(message, at + 8);
-  at += 10;
-  need(message, at + macSize + 6);
-  const mac = message.slice(at, at + macSize);
-  at += macSize;
-  const originalId = message.subarray(at, at + 2);
-  const error = u16at(message, at + 2);
-  const otherLen = u16at(message, at + 4);
-  at += 6;
-  if (at + otherLen !== end) {
-    throw new WireFormatError("TSIG RDATA does not add up");
-  }
-  const other = message.subarray(at, end);
+  const tsig = readTsig(message);
+  if (tsig === undefined) return { status: "unsigned" };
+  const { keyName, algorithm, timers, timeSigned, fudge, mac, error, other } =
+    tsig;
+  const macSize = mac.length;
   const name = nameText(keyName);
   const key = keys(name);
   const refused = (code: number, known?: TsigKey): TsigCheck => ({
@@ -191,12 +172,9 @@ export async function checkMessage(
     return refused(TSIG_ERROR.BADSIG, key);
   }
   // The message as it was signed: without its TSIG, with its original ID.
-  const unsigned = message.slice(0, start);
-  unsigned.set(originalId, 0);
-  new DataView(unsigned.buffer).setUint16(10, arcount(message) - 1);
   const input = digestInput(
     opts.requestMac,
-    unsigned,
+    tsig.unsigned,
     lower(keyName),
     lower(algorithm),
     timers,
@@ -314,37 +292,14 @@ export class TsigStreamCheck {
         }
         : check;
     }
-    const found = findTsig(message);
-    if (found === undefined) {
-      if (this.#unsigned.length >= 99) {
-        return {
-          status: "error",
-          error: TSIG_ERROR.BADSIG,
-          keyName: this.#key.name,
-          mac: new Uint8Array(),
-          timeSigned: 0,
-        };
-      }
+    const tsig = readTsig(message);
+    if (tsig === undefined) {
+      if (this.#unsigned.length >= 99) return this.#refused(TSIG_ERROR.BADSIG);
       this.#unsigned.push(message);
       return { status: "unsigned" };
     }
-    const { start, rdata, end } = found;
-    const algorithm = uncompressed(message, rdata);
-    let at = rdata + algorithm.length;
-    need(message, at + 10);
-    const timers = message.subarray(at, at + 8);
-    const timeSigned = readTime(timers);
-    const fudge = (timers[6]! << 8) | timers[7]!;
-    const macSize = u16at(message, at + 8);
-    at += 10;
-    need(message, at + macSize + 6);
-    const mac = message.slice(at, at + macSize);
-    if (at + macSize + 6 + u16at(message, at + macSize + 4) !== end) {
-      throw new WireFormatError("TSIG RDATA does not add up");
-    }
-    const unsigned = message.slice(0, start);
-    unsigned.set(message.subarray(at + macSize, at + macSize + 2), 0);
-    new DataView(unsigned.buffer).setUint16(10, arcount(message) - 1);
+    const { timers, timeSigned, fudge, mac, unsigned } = tsig;
+    const macSize = mac.length;
     const expected = await hmac(
       this.#key,
       concat(
@@ -381,6 +336,59 @@ export class TsigStreamCheck {
   end(): boolean {
     return !this.#first && this.#unsigned.length === 0;
   }
+}
+
+/** A message's TSIG record, read, and the message as it was signed. */
+interface ReadTsig {
+  keyName: Uint8Array;
+  algorithm: Uint8Array;
+  /** Time Signed and Fudge, as sent. */
+  timers: Uint8Array;
+  timeSigned: number;
+  fudge: number;
+  mac: Uint8Array<ArrayBuffer>;
+  error: number;
+  other: Uint8Array;
+  /** Without its TSIG record, with its original ID and ARCOUNT. */
+  unsigned: Uint8Array<ArrayBuffer>;
+}
+
+/** The TSIG of `message`, if it has one. @throws {WireFormatError} */
+function readTsig(message: Uint8Array): ReadTsig | undefined {
+  const found = findTsig(message);
+  if (found === undefined) return undefined;
+  const { start, rdata, end } = found;
+  const keyName = uncompressed(message, start);
+  const algorithm = uncompressed(message, rdata);
+  let at = rdata + algorithm.length;
+  need(message, at + 10);
+  const timers = message.subarray(at, at + 8);
+  const macSize = u16at(message, at + 8);
+  at += 10;
+  need(message, at + macSize + 6);
+  const mac = message.slice(at, at + macSize);
+  at += macSize;
+  const originalId = message.subarray(at, at + 2);
+  const error = u16at(message, at + 2);
+  const otherLen = u16at(message, at + 4);
+  at += 6;
+  if (at + otherLen !== end) {
+    throw new WireFormatError("TSIG RDATA does not add up");
+  }
+  const unsigned = message.slice(0, start);
+  unsigned.set(originalId, 0);
+  new DataView(unsigned.buffer).setUint16(10, arcount(message) - 1);
+  return {
+    keyName,
+    algorithm,
+    timers,
+    timeSigned: readTime(timers),
+    fudge: (timers[6]! << 8) | timers[7]!,
+    mac,
+    error,
+    other: message.subarray(at, end),
+    unsigned,
+  };
 }
 
 /** Where the TSIG record is, if the last additional record is one. */
