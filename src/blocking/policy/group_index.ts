@@ -26,7 +26,7 @@ import {
   type NumericPrefix,
   parseNumericAddress,
   parseNumericPrefix,
-} from "./client_address.ts";
+} from "../../dns/numeric_address.ts";
 import { compileHostnameGlob } from "./hostname_glob.ts";
 
 export interface GroupIndex {

@@ -4,7 +4,7 @@
  * 192.0.2.7, the nibble form under "ip6.arpa." for IPv6. An IPv4-mapped
  * IPv6 address gets the IPv4 name, as it is matched as IPv4.
  */
-import { parseNumericAddress } from "./client_address.ts";
+import { parseNumericAddress } from "../../dns/numeric_address.ts";
 
 /**
  * The PTR query name (fully qualified, with the trailing dot).

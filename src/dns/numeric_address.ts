@@ -1,7 +1,7 @@
 /**
- * Client addresses as numbers, so the group index can mask them to any
- * prefix length and look the result up in a Map: IPv4 as an unsigned 32-bit
- * number, IPv6 as a 128-bit bigint (Map compares bigints by value).
+ * Addresses as numbers, so a client group index or an access list can mask
+ * them to any prefix length and look the result up in a Map: IPv4 as an
+ * unsigned 32-bit number, IPv6 as a 128-bit bigint (Map compares bigints by value).
  * IPv4-mapped IPv6 addresses (::ffff:a.b.c.d) become IPv4, because that is
  * the client a dual-stack socket reports that way.
  */
