@@ -150,6 +150,21 @@ function indexHtml(script: string, style: string): string {
 `;
 }
 
+/**
+ * `path` with a hash of `bytes` before its extension, so that a browser
+ * may cache it for ever: `assets/app.js` becomes `assets/app-1A2B3C4D.js`.
+ */
+async function contentNamed(path: string, bytes: Uint8Array): Promise<string> {
+  const digest = new Uint8Array(
+    await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>),
+  );
+  const hash = [...digest.slice(0, 4)].map((b) =>
+    b.toString(16).padStart(2, "0")
+  ).join("").toUpperCase();
+  const dot = path.lastIndexOf(".");
+  return `${path.slice(0, dot)}-${hash}${path.slice(dot)}`;
+}
+
 /** The module that embeds every file of the build. */
 function assetsModule(files: string[]): string {
   const lines = [
@@ -189,8 +204,9 @@ export async function buildUi(): Promise<Map<string, Uint8Array>> {
       target: "es2022",
       jsx: "automatic",
       jsxImportSource: "preact",
-      entryNames: `${ASSETS}/[name]-[hash]`,
-      assetNames: `${ASSETS}/[name]-[hash]`,
+      // esbuild's [hash] also covers the inputs' paths, which hold the
+      // npm cache's directory: the name is hashed from the content below.
+      entryNames: `${ASSETS}/[name]`,
       outdir: DIST_DIR,
       nodePaths: [join(linked, "node_modules")],
       legalComments: "none",
@@ -200,7 +216,10 @@ export async function buildUi(): Promise<Map<string, Uint8Array>> {
     });
     const out = new Map<string, Uint8Array>();
     for (const file of result.outputFiles) {
-      out.set(relative(DIST_DIR, file.path), file.contents);
+      out.set(
+        await contentNamed(relative(DIST_DIR, file.path), file.contents),
+        file.contents,
+      );
     }
     const built = [...out.keys()];
     const script = built.find((f) => f.endsWith(".js"));
