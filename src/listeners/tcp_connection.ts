@@ -11,7 +11,11 @@
  * into chunks that are written whole (several small answers a write); the
  * handler's own array is not kept.
  */
-import type { ClientInfo, QueryHandler } from "../pipeline/handler.ts";
+import type {
+  AnswerStream,
+  ClientInfo,
+  QueryHandler,
+} from "../pipeline/handler.ts";
 import type { Logger } from "../log/logger.ts";
 import type { SocketCounters } from "./worker_messages.ts";
 import {
@@ -96,6 +100,12 @@ export interface TcpSession {
   unsentBytes(): number;
 }
 
+/** What waits for the socket: framed answers, or an answer of many messages. */
+type Queued =
+  /** `cost`: what the bytes add to `heldBytes` (counted when queued). */
+  | { bytes: Uint8Array; answers: number; cost: number; stream?: undefined }
+  | { stream: AnswerStream; answers: number; bytes?: undefined };
+
 /** A query whose answer the handler has not given yet. */
 interface Waiting {
   query: Uint8Array;
@@ -117,8 +127,8 @@ export function serveTcpConnection(
   let unsent = 0;
   /** Bytes those take (chunk capacity, the buffer being written). */
   let heldBytes = 0;
-  /** Filled chunks waiting for the socket, in order. */
-  const chunks: { bytes: Uint8Array; answers: number }[] = [];
+  /** Filled chunks, and answers of many messages, waiting for the socket, in order. */
+  const chunks: Queued[] = [];
   /** The chunk being filled. */
   let tail: Uint8Array | null = null;
   let tailUsed = 0;
@@ -238,7 +248,7 @@ export function serveTcpConnection(
     for (const chunk of chunks) {
       counters.sendErrors += chunk.answers;
       unsent -= chunk.answers;
-      heldBytes -= chunk.bytes.buffer.byteLength;
+      if (chunk.bytes !== undefined) heldBytes -= chunk.cost;
     }
     chunks.length = 0;
     if (tail !== null) {
@@ -262,7 +272,9 @@ export function serveTcpConnection(
     }
     unsent++;
     if (!writing) {
-      writeLoop(frameMessage(reply)!, 1);
+      const bytes = frameMessage(reply)!;
+      heldBytes += bytes.length;
+      writeLoop({ bytes, answers: 1, cost: bytes.length });
       return;
     }
     const framed = reply.length + 2;
@@ -281,41 +293,95 @@ export function serveTcpConnection(
   function sealTail() {
     if (tail === null) return;
     if (tailAnswers > 0) {
-      chunks.push({ bytes: tail.subarray(0, tailUsed), answers: tailAnswers });
+      chunks.push({
+        bytes: tail.subarray(0, tailUsed),
+        answers: tailAnswers,
+        cost: tail.length,
+      });
     } else heldBytes -= tail.length;
     tail = null;
     tailUsed = 0;
     tailAnswers = 0;
   }
 
-  /** Writes `first`, then every chunk queued meanwhile, in order. */
-  async function writeLoop(first: Uint8Array, answers: number) {
-    writing = true;
-    let bytes: Uint8Array | undefined = first;
-    let cost = first.length;
-    heldBytes += cost;
-    while (bytes !== undefined) {
-      let failed = closed;
-      try {
-        for (let off = 0; !failed && off < bytes.length;) {
-          off += await conn.write(bytes.subarray(off));
-        }
-      } catch {
-        failed = true;
+  /**
+   * Sends an answer of many messages (a zone transfer) after the answers
+   * queued before it; answers that come meanwhile wait behind it.
+   */
+  function enqueueStream(stream: AnswerStream) {
+    if (closed) return;
+    unsent++;
+    if (!writing) {
+      writeLoop({ stream, answers: 1 });
+      return;
+    }
+    sealTail();
+    chunks.push({ stream, answers: 1 });
+  }
+
+  /** Writes `bytes` whole; false when the socket failed. */
+  async function writeAll(bytes: Uint8Array): Promise<boolean> {
+    try {
+      for (let off = 0; !closed && off < bytes.length;) {
+        off += await conn.write(bytes.subarray(off));
       }
-      heldBytes -= cost;
-      unsent -= answers;
-      if (failed) {
-        counters.sendErrors += answers;
+      return !closed;
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * Writes a stream's messages as it makes them; false when the socket
+   * failed or the stream did (a transfer cut short must not look whole:
+   * the connection is closed).
+   */
+  async function writeStream(stream: AnswerStream): Promise<boolean> {
+    for (;;) {
+      let message: Uint8Array | undefined;
+      try {
+        message = await stream.next();
+      } catch (error) {
+        logger.error(
+          "An answer of many messages failed; closing the connection",
+          {
+            client: remote.hostname,
+            error,
+          },
+        );
+        return false;
+      }
+      if (message === undefined) return true;
+      const framed = frameMessage(message);
+      if (framed === null) return false;
+      heldBytes += framed.length;
+      const ok = await writeAll(framed);
+      heldBytes -= framed.length;
+      if (!ok) return false;
+      // Sending is activity: a long transfer is not an idle connection.
+      lastQueryAt = Date.now();
+    }
+  }
+
+  /** Writes `first`, then everything queued meanwhile, in order. */
+  async function writeLoop(first: Queued) {
+    writing = true;
+    let item: Queued | undefined = first;
+    while (item !== undefined) {
+      let ok: boolean;
+      if (item.bytes !== undefined) {
+        ok = await writeAll(item.bytes);
+        heldBytes -= item.cost;
+      } else ok = await writeStream(item.stream);
+      unsent -= item.answers;
+      if (!ok) {
+        counters.sendErrors += item.answers;
         abort();
         break;
       }
       wakeReader?.();
       sealTail();
-      const next = chunks.shift();
-      bytes = next?.bytes;
-      answers = next?.answers ?? 0;
-      cost = next?.bytes.buffer.byteLength ?? 0;
+      item = chunks.shift();
     }
     writing = false;
     wakeReader?.();
@@ -338,12 +404,18 @@ export function serveTcpConnection(
     // (a cache hit, a zone's answer) is answered, the rest dropped by the
     // pipeline (as UDP does).
     const client: ClientInfo = budget.waiting < budget.max
-      ? { address: remote.hostname, port: remote.port, transport: "tcp" }
+      ? {
+        address: remote.hostname,
+        port: remote.port,
+        transport: "tcp",
+        streams: enqueueStream,
+      }
       : {
         address: remote.hostname,
         port: remote.port,
         transport: "tcp",
         overloaded: true,
+        streams: enqueueStream,
       };
     let reply: Promise<Uint8Array | null> | Uint8Array | null;
     try {

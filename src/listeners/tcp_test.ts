@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { memoryLogger } from "../log/logger.ts";
+import type { QueryHandler } from "../pipeline/handler.ts";
 import { peerLeft, serveTcp, type TcpServerOptions } from "./tcp.ts";
 import { TCP_MAX_PIPELINE, TCP_MAX_UNSENT_BYTES } from "./tcp_connection.ts";
 import { emptySocketCounters } from "./worker_messages.ts";
@@ -402,4 +403,64 @@ Deno.test({
     assert.ok(waited < 1000, `answered after ${waited.toFixed(0)} ms`);
     assert.ok(s.counters.tcpResetBeforeAccept > 0);
   },
+});
+
+/** A handler whose query of ID 9 is answered with `messages` messages of 8 KiB. */
+function streamingHandler(messages: number, failAt?: number): QueryHandler {
+  const reply = (query: Uint8Array, size: number) => {
+    const bytes = new Uint8Array(size);
+    bytes.set(query.subarray(0, 12));
+    bytes[2] = 0x84; // QR, AA
+    return bytes;
+  };
+  return {
+    handle(query, client) {
+      if (query[1] !== 9) return reply(query, 12);
+      let sent = 0;
+      client.streams!({
+        next() {
+          if (sent === failAt) {
+            return Promise.reject(new Error("lost the zone"));
+          }
+          return Promise.resolve(
+            sent++ < messages ? reply(query, 8192) : undefined,
+          );
+        },
+      });
+      return null;
+    },
+    setSnapshot() {},
+  };
+}
+
+Deno.test("serveTcp sends an answer of many messages in order, and the answers queued behind it after", async () => {
+  await using s = start("127.0.0.1", { handler: streamingHandler(40) });
+  using conn = await s.connect();
+  await writeAll(
+    conn,
+    frames(buildQuery(9, "zone.test"), buildQuery(10, "a.test")),
+  );
+  const ids: number[] = [];
+  const sizes = new Set<number>();
+  for (let i = 0; i < 41; i++) {
+    const frame = await within(readFrame(conn), 2000);
+    assert.ok(frame, `frame ${i}`);
+    ids.push(frame[0]! << 8 | frame[1]!);
+    sizes.add(frame.length);
+  }
+  // The plain answer may go before the stream (out of order is allowed,
+  // RFC 7766 §6.2.1.1) or after it, never inside it.
+  const plain = ids.indexOf(10);
+  assert.ok(plain === 0 || plain === 40, `the plain answer at ${plain}`);
+  assert.equal(ids.filter((id) => id === 9).length, 40);
+  assert.deepEqual([...sizes].sort(), [12, 8192]);
+  assert.equal(s.server.unsentBytes(), 0);
+});
+
+Deno.test("serveTcp closes the connection when an answer of many messages fails part way", async () => {
+  await using s = start("127.0.0.1", { handler: streamingHandler(40, 3) });
+  using conn = await s.connect();
+  await writeAll(conn, frames(buildQuery(9, "zone.test")));
+  for (let i = 0; i < 3; i++) assert.ok(await within(readFrame(conn), 2000));
+  assert.equal(await within(readFrame(conn), 2000), null, "closed");
 });

@@ -33,13 +33,20 @@ const TCP_LIMIT = 65535;
  * 6891 §6.2.5), and see MAX_UDP_LIMIT for the upper bound.
  */
 export function answerSizeLimit(
-  query: Pick<QueryInfo, "edns"> | undefined,
+  query: Pick<QueryInfo, "edns"> & Partial<Pick<QueryInfo, "tsig">> | undefined,
   transport: Transport,
 ): number {
-  if (transport === "tcp") return TCP_LIMIT;
+  // The answer to a signed query leaves room for its own TSIG record: the
+  // query's has the same key and algorithm names and a MAC of the same
+  // length (RFC 8945 §5.3).
+  const tsig = query?.tsig === undefined
+    ? 0
+    : query.tsig.end - query.tsig.start;
+  if (transport === "tcp") return TCP_LIMIT - tsig;
   const edns = query?.edns;
-  if (edns === undefined) return CLASSIC_UDP_LIMIT;
-  return Math.min(Math.max(edns.udpSize, CLASSIC_UDP_LIMIT), MAX_UDP_LIMIT);
+  if (edns === undefined) return CLASSIC_UDP_LIMIT - tsig;
+  return Math.min(Math.max(edns.udpSize, CLASSIC_UDP_LIMIT), MAX_UDP_LIMIT) -
+    tsig;
 }
 
 /**

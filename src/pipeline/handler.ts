@@ -20,6 +20,21 @@ export interface ClientInfo {
    * rest rather than wait (status `overloaded`).
    */
   overloaded?: true;
+  /**
+   * Where a connection that can carry an answer of many messages (a zone
+   * transfer over TCP, RFC 5936 §2.2) takes one; absent (UDP), such an
+   * answer cannot be given.
+   */
+  streams?: (stream: AnswerStream) => void;
+}
+
+/**
+ * An answer of many messages, made one at a time as the connection can
+ * send them, so that a large zone is never held encoded in memory whole.
+ */
+export interface AnswerStream {
+  /** The next message, ID set; undefined after the last. */
+  next(): Promise<Uint8Array | undefined>;
 }
 
 export interface QueryHandler {

@@ -3,6 +3,7 @@
  * encode within the transport's size limit. Never throws: anything that
  * escapes is logged once and the query is answered SERVFAIL or dropped.
  */
+import { signMessage } from "../dns/tsig/tsig.ts";
 import { RCODE } from "../dns/wire/constants.ts";
 import type { Logger } from "../log/logger.ts";
 import { VERSION } from "../version.ts";
@@ -129,7 +130,7 @@ export function createQueryHandler(
     req: Request,
     res: Response,
     started: number,
-  ): Uint8Array | null {
+  ): Promise<Uint8Array | null> | Uint8Array | null {
     const bytes = toBytes(req, res);
     if (onAnswered !== undefined) {
       try {
@@ -141,7 +142,30 @@ export function createQueryHandler(
         opts.logger.error("Recording an answer failed", { error });
       }
     }
-    return bytes;
+    if (res.stream !== undefined) {
+      // A transfer's messages go to the connection as it can take them.
+      req.client.streams?.(res.stream);
+      return null;
+    }
+    return req.tsig === undefined || bytes === null
+      ? bytes
+      : signed(req.tsig, bytes);
+  }
+
+  /**
+   * The answer to a signed query, signed with the query's key and covering
+   * its MAC (RFC 8945 §5.3); it was sized to leave room for the record
+   * (answerSizeLimit).
+   */
+  async function signed(
+    tsig: NonNullable<Request["tsig"]>,
+    bytes: Uint8Array,
+  ): Promise<Uint8Array> {
+    const { message } = await signMessage(bytes, tsig.key, {
+      now: Math.floor(now() / 1000),
+      requestMac: tsig.mac,
+    });
+    return message;
   }
 
   function toBytes(req: Request, res: Response): Uint8Array | null {

@@ -5,6 +5,7 @@
 import type { EdnsOption, QueryInfo } from "../dns/wire/query.ts";
 import type { ClientInfo } from "./handler.ts";
 import type { Snapshot } from "./snapshot.ts";
+import type { TsigKey } from "../dns/tsig/tsig.ts";
 import type { PolicyDecision } from "../blocking/blocking_snapshot.ts";
 
 /** Why a query could not be parsed; the ingress stage decides what to do. */
@@ -63,6 +64,11 @@ export interface Request {
   policy?: PolicyDecision;
   /** Filled by authoritative: the zone that covers the name. */
   zone?: string;
+  /**
+   * Set by ingress when the query's TSIG checked out (RFC 8945 §5.2): the
+   * key, and the query's MAC, which the answer's TSIG covers.
+   */
+  tsig?: { key: TsigKey & { ref: string }; mac: Uint8Array };
   /** Filled by authoritative (forward zones) or a Policy: who to ask. */
   upstreamGroup?: string;
   /**

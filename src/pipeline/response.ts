@@ -6,6 +6,7 @@
 import { RCODE } from "../dns/wire/constants.ts";
 import type { ResponseSpec } from "../dns/wire/response.ts";
 import type { RRSet } from "../dns/rrset.ts";
+import type { AnswerStream } from "./handler.ts";
 import type { Request } from "./request.ts";
 import type { StageName } from "./stage.ts";
 import type { Status } from "./status.ts";
@@ -28,6 +29,11 @@ export interface Response {
   wireSource?: object;
   /** Send nothing (UDP) / close the exchange (TCP). */
   drop?: boolean;
+  /**
+   * An answer of many messages (a zone transfer), handed to the client's
+   * connection (`ClientInfo.streams`) instead of `message` or `wire`.
+   */
+  stream?: AnswerStream;
   status: Status;
   stage: AnswerSource;
   /** The upstream that answered (a configured name, never a raw address). */

@@ -6,6 +6,7 @@
 import type { ForwardZone, ZoneContent } from "../zone/types.ts";
 import type { DataPlaneSettings } from "./settings.ts";
 import type { BlockingSnapshot } from "../blocking/blocking_snapshot.ts";
+import type { TsigKey } from "../dns/tsig/tsig.ts";
 
 export interface Snapshot {
   /** Increases with every snapshot the main thread builds. */
@@ -30,4 +31,10 @@ export interface Snapshot {
    * "default" group and nothing is blocked.
    */
   blocking?: BlockingSnapshot;
+  /**
+   * The TSIG keys (RFC 8945) of `<dataDir>/keys/tsig`, each with the name
+   * zones refer to it by. Absent: no key, and every signed query is
+   * answered BADKEY.
+   */
+  tsigKeys?: (TsigKey & { ref: string })[];
 }

@@ -52,6 +52,11 @@ import { startApi } from "./api.ts";
 import { ClusterSettings } from "../apiserver/cluster_settings.ts";
 import { storeAdminActions } from "./admin_actions.ts";
 import { LiveFeed } from "../querylog/live_feed.ts";
+import {
+  type NamedTsigKey,
+  TSIG_KEY_DIR,
+  watchTsigKeys,
+} from "../transfer/tsig_key_files.ts";
 
 export interface ServerOptions {
   config: Config;
@@ -308,6 +313,18 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
           ? { ready: false, reason: "no snapshot posted to the listeners yet" }
           : { ready: true },
     );
+    // TSIG keys are files (src/transfer/tsig_key_files.ts), read again as
+    // they change and handed to the workers in the snapshot.
+    let tsigKeys: NamedTsigKey[] = [];
+    let onTsigKeys = (keys: NamedTsigKey[]): void => {
+      tsigKeys = keys;
+    };
+    const keyWatch = await watchTsigKeys(
+      join(config.node.dataDir, TSIG_KEY_DIR),
+      logger,
+      (keys) => onTsigKeys(keys),
+    );
+    stops.push(() => Promise.resolve(keyWatch[Symbol.dispose]()));
     const snapshots = startSnapshotBuilder({
       store,
       nodeName: config.node.name,
@@ -319,12 +336,14 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         ratelimit: config.ratelimit,
       },
       blocking: blocking.assembler,
+      tsigKeys,
       hold: rebuildHold,
       onSnapshot: (snapshot) => {
         listeners.setSnapshot(snapshot);
         posted = snapshot;
       },
     });
+    onTsigKeys = (keys) => snapshots.setTsigKeys(keys);
     refreshSnapshot = () => snapshots.refresh();
     stops.push(() => snapshots.stop());
     // Upstreams, cache and rate limits changed through the API: the next

@@ -35,6 +35,8 @@ export interface SnapshotBuilderOptions {
   backoff?: Backoff;
   /** Upstreams, cache and rate-limit settings, copied into every snapshot. */
   settings?: DataPlaneSettings;
+  /** TSIG keys, copied into every snapshot (src/transfer/tsig_key_files.ts). */
+  tsigKeys?: Snapshot["tsigKeys"];
   /**
    * The blocking part, read at every build (a BlockingAssembler); call
    * `refresh()` when it changes. Absent: snapshots carry no blocking data.
@@ -58,6 +60,8 @@ export interface SnapshotBuilder {
   refresh(): void;
   /** Replaces the settings copied into snapshots, and builds again. */
   setSettings(settings: DataPlaneSettings): void;
+  /** Replaces the TSIG keys copied into snapshots, and builds again. */
+  setTsigKeys(keys: NonNullable<Snapshot["tsigKeys"]>): void;
 }
 
 /** Longest delay setTimeout accepts. */
@@ -90,6 +94,8 @@ export function startSnapshotBuilder(
   const now = opts.now ?? (() => new Date());
   const debounceMs = opts.debounceMs ?? 100;
   let settings = opts.settings;
+  /** Undefined when there is none, as snapshots carry them. */
+  let tsigKeys = opts.tsigKeys?.length ? opts.tsigKeys : undefined;
   const cache = new ZoneBuildCache();
   /** Each zone's build with the serial it was last served with (same object while both stay). */
   const stamped = new Map<
@@ -236,6 +242,8 @@ export function startSnapshotBuilder(
     const blocking = opts.blocking?.current();
     if (
       current && current.blocking === blocking &&
+      current.settings === settings &&
+      current.tsigKeys === tsigKeys &&
       sameAs(current, zones, forwardZones)
     ) return;
     publish(zones, forwardZones, blocking);
@@ -267,6 +275,7 @@ export function startSnapshotBuilder(
       forwardZones,
       ...(settings ? { settings } : {}),
       ...(blocking ? { blocking } : {}),
+      ...(tsigKeys ? { tsigKeys } : {}),
     };
     current = snapshot;
     log.debug("Built a snapshot", {
@@ -301,6 +310,10 @@ export function startSnapshotBuilder(
     refresh: () => schedule(),
     setSettings(next) {
       settings = next;
+      schedule();
+    },
+    setTsigKeys(keys) {
+      tsigKeys = keys.length > 0 ? keys : undefined;
       schedule();
     },
   };

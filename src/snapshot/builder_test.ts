@@ -1,3 +1,4 @@
+import type { DataPlaneSettings } from "../pipeline/settings.ts";
 import { loadConfig } from "../config/load.ts";
 import assert from "node:assert/strict";
 import type { DNSZone } from "../api/v1alpha1/dnszone.ts";
@@ -176,9 +177,49 @@ Deno.test("startSnapshotBuilder lists forward zones", async () => {
     await using b = record(store);
     await b.synced();
     assert.deepEqual(b.last()?.forwardZones, [
-      { name: "corp.example.", objectName: "corp", upstreamGroup: "corp-dns" },
+      {
+        name: "corp.example.",
+        objectName: "corp",
+        upstreamGroup: "corp-dns",
+        access: { queryAccess: "allow", zoneTransfer: "deny" },
+      },
     ]);
     assert.deepEqual(b.last()?.zones, []);
+  }
+  await store.close();
+});
+
+Deno.test("startSnapshotBuilder publishes new settings and TSIG keys with unchanged zones", async () => {
+  const store = await storeWithZone();
+  {
+    await using b = record(store);
+    await b.synced();
+    const before = b.snapshots.length;
+    const settings = {} as DataPlaneSettings;
+    b.builder.setSettings(settings);
+    await waitFor(
+      "a snapshot with the settings",
+      () => b.last()?.settings === settings,
+    );
+    const keys = [{
+      ref: "xfr",
+      name: "xfr.example.",
+      algorithm: "hmac-sha256" as const,
+      secret: new Uint8Array(32),
+    }];
+    b.builder.setTsigKeys(keys);
+    await waitFor(
+      "a snapshot with the keys",
+      () => b.last()?.tsigKeys === keys,
+    );
+    assert.equal(b.snapshots.length, before + 2);
+    b.builder.setTsigKeys([]);
+    await waitFor(
+      "a snapshot without keys",
+      () => b.snapshots.length === before + 3,
+    );
+    assert.equal(b.last()?.tsigKeys, undefined);
+    assert.equal(b.last()?.zones[0], b.snapshots[before]!.zones[0]);
   }
   await store.close();
 });

@@ -29,6 +29,8 @@ export interface RequestOptions extends QueryOptions {
   /** @default "udp" */
   transport?: Transport;
   snapshot?: Snapshot;
+  /** The client's address. @default "192.0.2.7" */
+  client?: string;
 }
 
 /** A Request for `question` (`"www.example.org. A"`), as the handler builds it. */
@@ -37,7 +39,7 @@ export function requestFor(
   opts: RequestOptions = {},
 ): Request {
   const client: ClientInfo = {
-    address: "192.0.2.7",
+    address: opts.client ?? "192.0.2.7",
     port: 40000,
     transport: opts.transport ?? "udp",
   };

@@ -5,7 +5,7 @@
  * loopback: the HTTP listeners, and the upstreams behind the first-boot root
  * forward zone.
  */
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import YAML from "yaml";
 import { API_VERSION, type KObject } from "../api/v1alpha1/meta.ts";
 import { serveTaskFlags } from "./serve_process.ts";
@@ -51,6 +51,8 @@ export interface KudurruOptions {
    * this many per address (`listeners.sockets`; TCP gets as many).
    */
   ffiSockets?: number;
+  /** Files written into the data directory before start, by relative path. */
+  dataFiles?: Record<string, string>;
 }
 
 /** Starts `kudurru serve` on a free loopback port. */
@@ -62,6 +64,11 @@ export async function startKudurru(
     const port = freePort();
     const apiPort = freePort();
     await Deno.mkdir(join(dir, "objects.d"));
+    for (const [path, text] of Object.entries(opts.dataFiles ?? {})) {
+      const file = join(dir, "data", path);
+      await Deno.mkdir(dirname(file), { recursive: true });
+      await Deno.writeTextFile(file, text);
+    }
     await Deno.writeTextFile(
       join(dir, "objects.d", "corpus.yaml"),
       opts.objects.map((o) => YAML.stringify(withoutStatus(o))).join("---\n"),

@@ -31,7 +31,7 @@ import {
 } from "./content_checks.ts";
 import { formatRdata, typeName } from "./format.ts";
 import type { RecordData, RRSet } from "../dns/rrset.ts";
-import type { ForwardZone, ZoneContent } from "./types.ts";
+import type { ForwardZone, ZoneAccessPolicy, ZoneContent } from "./types.ts";
 
 export type {
   RecordSetProblem,
@@ -347,7 +347,13 @@ export function buildZoneContent(
     .filter((slot) => slot.source !== ZONE_SOURCE)
     .reduce((sum, slot) => sum + slot.rrset.rdata.length, 0);
   return {
-    content: { name: zoneName, objectName: zone.metadata.name, serial, rrsets },
+    content: {
+      name: zoneName,
+      objectName: zone.metadata.name,
+      serial,
+      rrsets,
+      access: accessPolicyOf(zone),
+    },
     contentHash: hashRRSets(rrsets),
     recordCount,
     problems: [
@@ -366,7 +372,23 @@ export function forwardZoneOf(zone: DNSZone): ForwardZone | undefined {
     name: zoneNameOf(zone),
     objectName: zone.metadata.name,
     upstreamGroup: forward.upstreamGroup,
+    access: accessPolicyOf(zone),
   };
+}
+
+/** The access fields of `zone.spec.policy` (schema defaults when absent). */
+function accessPolicyOf(zone: DNSZone): ZoneAccessPolicy {
+  const policy = zone.spec?.policy;
+  const access: ZoneAccessPolicy = {
+    queryAccess: policy?.queryAccess ?? "allow",
+    zoneTransfer: policy?.zoneTransfer ?? "deny",
+  };
+  if (policy?.queryACL) access.queryACL = [...policy.queryACL];
+  if (policy?.transferACL) access.transferACL = [...policy.transferACL];
+  if (policy?.transferTSIGKeyRefs) {
+    access.transferTSIGKeyRefs = [...policy.transferTSIGKeyRefs];
+  }
+  return access;
 }
 
 /**

@@ -258,9 +258,38 @@ Deno.test("forwardZoneOf describes forward zones only", () => {
       type: "forward",
       forward: { upstreamGroup: "corp", dnssecValidation: false },
     })),
-    { name: "corp.", objectName: "example-org", upstreamGroup: "corp" },
+    {
+      name: "corp.",
+      objectName: "example-org",
+      upstreamGroup: "corp",
+      access: { queryAccess: "allow", zoneTransfer: "deny" },
+    },
   );
   assert.equal(forwardZoneOf(zone()), undefined);
+});
+
+Deno.test("buildZoneContent carries the zone's access policy, with the schema's defaults", () => {
+  assert.deepEqual(buildZoneContent(zone(), [], NOW).content.access, {
+    queryAccess: "allow",
+    zoneTransfer: "deny",
+  });
+  const policy = {
+    queryAccess: "useNetworkACL" as const,
+    queryACL: ["10.0.0.0/8"],
+    zoneTransfer: "allowOnlyZoneNameServers" as const,
+    transferTSIGKeyRefs: ["xfr"],
+    notify: "none" as const,
+    update: "deny" as const,
+  };
+  assert.deepEqual(
+    buildZoneContent(zone({ policy }), [], NOW).content.access,
+    {
+      queryAccess: "useNetworkACL",
+      queryACL: ["10.0.0.0/8"],
+      zoneTransfer: "allowOnlyZoneNameServers",
+      transferTSIGKeyRefs: ["xfr"],
+    },
+  );
 });
 
 Deno.test("buildZoneContent writes owners as the wire reads them: one spelling per name", () => {

@@ -3,6 +3,7 @@
  * serves them (their RRsets: src/dns/rrset.ts). These are
  * plain data so a Snapshot can be posted to workers by structured clone.
  */
+import type { AccessMode } from "../api/v1alpha1/dnszone.ts";
 import type { RRSet } from "../dns/rrset.ts";
 
 /** A primary zone's complete content, ready to index. */
@@ -14,6 +15,21 @@ export interface ZoneContent {
   serial: number;
   /** Every RRset in the zone, the apex SOA and NS included, sorted by name then type. */
   rrsets: RRSet[];
+  /** Who may query and transfer it; absent: anyone may query, no one transfer. */
+  access?: ZoneAccessPolicy;
+}
+
+/**
+ * The access half of a DNSZone's `spec.policy`, as data (compiled into tests
+ * of a client address by zone_access.ts).
+ */
+export interface ZoneAccessPolicy {
+  queryAccess: AccessMode;
+  queryACL?: string[];
+  zoneTransfer: AccessMode;
+  transferACL?: string[];
+  /** Names of the TSIG keys a transfer must be signed with (any of them). */
+  transferTSIGKeyRefs?: string[];
 }
 
 /** A zone whose names are forwarded to an upstream group (DNSZone type forward). */
@@ -21,4 +37,6 @@ export interface ForwardZone {
   name: string;
   objectName: string;
   upstreamGroup: string;
+  /** Who may query it; absent: anyone. */
+  access?: ZoneAccessPolicy;
 }

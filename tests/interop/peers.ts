@@ -124,13 +124,16 @@ function nsdConfig(dir: string, port: number, zones: ZoneText[]): string {
 }
 
 /** Starts Knot (`knotd -c`) serving `zones`. */
-export async function startKnot(zones: ZoneText[]): Promise<RunningServer> {
+export async function startKnot(
+  zones: ZoneText[],
+  opts: { transferFromLoopback?: boolean } = {},
+): Promise<RunningServer> {
   const dir = await Deno.makeTempDir({ prefix: "kudurru-knot-" });
   try {
     await writeZones(dir, zones);
     const port = freePort();
     const conf = join(dir, "knot.conf");
-    await Deno.writeTextFile(conf, knotConfig(dir, port, zones));
+    await Deno.writeTextFile(conf, knotConfig(dir, port, zones, opts));
     // kzonecheck lives in knot-dnssecutils; knotc zone-check needs only knot.
     const problem = await run("knotc", ["-c", conf, "zone-check"]);
     if (problem !== null) {
@@ -150,7 +153,13 @@ export async function startKnot(zones: ZoneText[]): Promise<RunningServer> {
   }
 }
 
-function knotConfig(dir: string, port: number, zones: ZoneText[]): string {
+function knotConfig(
+  dir: string,
+  port: number,
+  zones: ZoneText[],
+  opts: { transferFromLoopback?: boolean },
+): string {
+  const acl = opts.transferFromLoopback === true;
   return [
     "server:",
     `  rundir: "${dir}"`,
@@ -168,9 +177,18 @@ function knotConfig(dir: string, port: number, zones: ZoneText[]): string {
     "    zonefile-sync: -1",
     "    zonefile-load: whole",
     "    journal-content: none",
+    ...(acl
+      ? [
+        "acl:",
+        "  - id: loopback-transfer",
+        "    address: [ 127.0.0.1, ::1 ]",
+        "    action: transfer",
+      ]
+      : []),
     "zone:",
     ...zones.map((z) =>
-      `  - domain: "${fqdn(z.name)}"\n    file: "${fileName(z.name)}"`
+      `  - domain: "${fqdn(z.name)}"\n    file: "${fileName(z.name)}"` +
+      (acl ? "\n    acl: loopback-transfer" : "")
     ),
   ].join("\n") + "\n";
 }

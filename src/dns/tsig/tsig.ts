@@ -213,36 +213,83 @@ export async function signStream(
     every?: number;
   },
 ): Promise<Uint8Array[]> {
-  const every = Math.min(100, Math.max(1, opts.every ?? 1));
-  const timers = timersOf(opts.now, opts.fudge ?? DEFAULT_FUDGE);
+  const signer = new TsigStreamSigner(key, opts);
   const out: Uint8Array[] = [];
-  let prior = opts.requestMac;
-  let between: Uint8Array[] = [];
   for (const [i, message] of messages.entries()) {
-    if (i === 0) {
-      const first = await signMessage(message, key, {
-        now: opts.now,
-        ...(opts.fudge !== undefined && { fudge: opts.fudge }),
-        requestMac: prior,
-      });
-      out.push(first.message);
-      prior = first.mac;
-      continue;
-    }
-    if (i % every !== 0 && i !== messages.length - 1) {
-      out.push(message);
-      between.push(message);
-      continue;
-    }
-    const mac = await hmac(
-      key,
-      concat(u16(prior.length), prior, ...between, message, timers),
-    );
-    out.push(appendTsig(message, key, timers, mac, 0, new Uint8Array()));
-    prior = mac;
-    between = [];
+    out.push(await signer.sign(message, i === messages.length - 1));
   }
   return out;
+}
+
+/**
+ * signStream one message at a time, for an answer made as it is sent: the
+ * first message, every n-th and the last are signed, the others pass
+ * unsigned and are covered by the next signed one.
+ */
+export class TsigStreamSigner {
+  readonly #key: TsigKey;
+  readonly #opts: { now: number; fudge?: number };
+  readonly #every: number;
+  readonly #timers: Uint8Array;
+  #prior: Uint8Array;
+  #between: Uint8Array[] = [];
+  #index = 0;
+
+  constructor(
+    key: TsigKey,
+    opts: {
+      now: number;
+      fudge?: number;
+      requestMac: Uint8Array;
+      every?: number;
+    },
+  ) {
+    this.#key = key;
+    this.#opts = {
+      now: opts.now,
+      ...(opts.fudge !== undefined && { fudge: opts.fudge }),
+    };
+    this.#every = Math.min(100, Math.max(1, opts.every ?? 1));
+    this.#timers = timersOf(opts.now, opts.fudge ?? DEFAULT_FUDGE);
+    this.#prior = opts.requestMac;
+  }
+
+  /** `message`, signed if its turn (or `last`) has come. */
+  async sign(message: Uint8Array, last: boolean): Promise<Uint8Array> {
+    const i = this.#index++;
+    if (i === 0) {
+      const first = await signMessage(message, this.#key, {
+        ...this.#opts,
+        requestMac: this.#prior,
+      });
+      this.#prior = first.mac;
+      return first.message;
+    }
+    if (i % this.#every !== 0 && !last) {
+      this.#between.push(message);
+      return message;
+    }
+    const mac = await hmac(
+      this.#key,
+      concat(
+        u16(this.#prior.length),
+        this.#prior,
+        ...this.#between,
+        message,
+        this.#timers,
+      ),
+    );
+    this.#prior = mac;
+    this.#between = [];
+    return appendTsig(
+      message,
+      this.#key,
+      this.#timers,
+      mac,
+      0,
+      new Uint8Array(),
+    );
+  }
 }
 
 /**

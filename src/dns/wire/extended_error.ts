@@ -14,6 +14,8 @@ export const EDE = {
   BLOCKED: 15,
   /** 17: filtered because the client's policy asked for it (allow-only). */
   FILTERED: 17,
+  /** 18: the server's policy does not let this client ask (query access). */
+  PROHIBITED: 18,
   /** 22: no upstream answered in time. */
   NO_REACHABLE_AUTHORITY: 22,
   /** 23: the upstreams failed. */

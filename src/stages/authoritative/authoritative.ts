@@ -22,6 +22,8 @@ import {
   NO_ZONE,
   type ZoneRoute,
 } from "./name_memo.ts";
+import { QueryAccess } from "./query_access.ts";
+import { zoneTransfer } from "./zone_transfer.ts";
 
 export interface AuthoritativeOptions {
   /** Routes and encoded answers kept per snapshot. @default 100000 */
@@ -40,6 +42,8 @@ interface SnapshotState {
   index: ZoneIndex;
   /** Encoded answers, and routes of names answered elsewhere. */
   memo: NameMemo;
+  /** Zones' query access; undefined when anyone may ask any zone. */
+  access: QueryAccess | undefined;
 }
 
 /** Creates the authoritative stage. */
@@ -57,10 +61,12 @@ export function createAuthoritativeStage(
    */
   function stateFor(snapshot: Snapshot): SnapshotState {
     if (current?.snapshot === snapshot) return current;
+    const index = zoneIndexOf(snapshot);
     const state: SnapshotState = {
       snapshot,
-      index: zoneIndexOf(snapshot),
+      index,
       memo: new NameMemo(memoEntries, memoBytes),
+      access: QueryAccess.of(index),
     };
     if (current === undefined || snapshot.version >= current.snapshot.version) {
       current = state;
@@ -97,9 +103,17 @@ function serveFrom(
   req: Request,
   next: Next,
 ): Promise<Response> | Response {
+  const qtype = req.query.question!.type;
+  if (qtype === TYPE.AXFR || qtype === TYPE.IXFR) {
+    return zoneTransfer(state.index, req);
+  }
+  // Before the memo: its answers do not depend on who asks.
+  if (state.access !== undefined) {
+    const refusal = state.access.refusal(req);
+    if (refusal !== undefined) return refusal;
+  }
   // Most queries of a resolver are for names no primary zone holds: their
   // route is known from an earlier query, found with the name's answers.
-  const qtype = req.query.question!.type;
   const facts = state.memo.lookup(req.qname);
   if (facts?.route !== undefined && qtype !== TYPE.DS) {
     return passOn(facts.route, req, next);

@@ -14,6 +14,7 @@ import {
 import { ednsOptionsProblem } from "../../dns/wire/edns_option_check.ts";
 import { TSIG_ERROR, unsignedTsigError } from "../../dns/wire/tsig_error.ts";
 import { WireFormatError } from "../../dns/wire/wire_format_error.ts";
+import { checkMessage, type TsigCheck } from "../../dns/tsig/tsig.ts";
 import type { Request } from "../../pipeline/request.ts";
 import { answer, drop, type Response } from "../../pipeline/response.ts";
 import type { Next, Stage } from "../../pipeline/stage.ts";
@@ -40,7 +41,10 @@ export function createIngressStage(
   return {
     name: "ingress",
     serve(req: Request, next: Next) {
-      return gate.limit(req) ?? rejection(req) ?? route(req, next);
+      return gate.limit(req) ?? rejection(req) ??
+        (req.query.tsig === undefined
+          ? afterTsig(req, next)
+          : checkTsig(req, req.query.tsig, next));
     },
     drainRateLimitCounters: () => gate.drain(),
   };
@@ -67,25 +71,67 @@ function rejection(req: Request): Response | undefined {
   ) {
     return answer(req, "ingress", "formerr", RCODE.FORMERR);
   }
-  if (query.tsig !== undefined) return tsigRejection(req, query.tsig);
+  return undefined;
+}
+
+/** What follows a query's TSIG check (or a query without one). */
+function afterTsig(req: Request, next: Next): Promise<Response> | Response {
   requestNsid(req); // from here on every answer, ours included, carries NSID
-  return opcodeRejection(req) ?? questionRejection(req);
+  return opcodeRejection(req) ?? questionRejection(req) ?? route(req, next);
 }
 
 /**
- * RFC 8945 §5.2.2: a signed query whose key the server does not know gets
- * NOTAUTH with an unsigned TSIG record saying BADKEY (§5.3.2). No key is
- * configured anywhere until TSIG is implemented, so that is every signed
- * query; answering it unsigned would leave the client unable to verify.
- * A TSIG record whose data is malformed: FORMERR.
+ * A signed query (RFC 8945 §5.2): checked against the snapshot's keys. A
+ * good signature marks the request (`req.tsig`: the answer is signed with
+ * the same key, src/pipeline/query_handler.ts) and the query goes on;
+ * otherwise NOTAUTH with the TSIG error.
+ */
+async function checkTsig(
+  req: Request,
+  tsig: { start: number; end: number },
+  next: Next,
+): Promise<Response> {
+  const keys = req.snapshot?.tsigKeys ?? [];
+  if (keys.length === 0) return tsigRejection(req, tsig, TSIG_ERROR.BADKEY);
+  let check: TsigCheck;
+  try {
+    check = await checkMessage(
+      req.bytes,
+      (name) => keys.find((key) => key.name === name),
+      { now: Math.floor(req.received / 1000) },
+    );
+  } catch (error) {
+    if (!(error instanceof WireFormatError)) throw error;
+    return answer(req, "ingress", "formerr", RCODE.FORMERR);
+  }
+  if (check.status !== "ok") {
+    return tsigRejection(
+      req,
+      tsig,
+      check.status === "error" ? check.error : TSIG_ERROR.BADKEY,
+    );
+  }
+  // The key is one of `keys`: the lookup above returned it.
+  req.tsig = { key: check.key as (typeof keys)[number], mac: check.mac };
+  return afterTsig(req, next);
+}
+
+/**
+ * RFC 8945 §5.2: a signed query whose key the server does not know
+ * (BADKEY), whose MAC is wrong (BADSIG) or whose time is outside the fudge
+ * (BADTIME) gets NOTAUTH with an unsigned TSIG record carrying the error
+ * (§5.3.2). (§5.2.3 would have a BADTIME answer signed; unsigned, the
+ * client still learns the error.) A TSIG record whose data is malformed:
+ * FORMERR.
  */
 function tsigRejection(
   req: Request,
   tsig: { start: number; end: number },
+  error: number,
 ): Response {
   let last: Uint8Array;
   try {
-    last = unsignedTsigError(req.bytes, tsig, TSIG_ERROR.BADKEY);
+    last = unsignedTsigError(req.bytes, tsig, error);
   } catch (error) {
     if (!(error instanceof WireFormatError)) throw error;
     return answer(req, "ingress", "formerr", RCODE.FORMERR);
@@ -123,8 +169,11 @@ function questionRejection(req: Request): Response | undefined {
   if (question === undefined || UNASKABLE_TYPES.has(question.type)) {
     return answer(req, "ingress", "formerr", RCODE.FORMERR);
   }
-  // Zone transfers come with their own issue; never over UDP in any case.
-  if (question.type === TYPE.AXFR || question.type === TYPE.IXFR) {
+  // Zone transfers go over TCP only (the authoritative stage answers them).
+  if (
+    (question.type === TYPE.AXFR || question.type === TYPE.IXFR) &&
+    req.client.transport !== "tcp"
+  ) {
     return answer(req, "ingress", "notimp", RCODE.NOTIMP);
   }
   return undefined;

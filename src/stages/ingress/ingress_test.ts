@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { signMessage } from "../../dns/tsig/tsig.ts";
 import { EDNS_OPTION } from "../../dns/wire/constants.ts";
 import { encodeAnswer } from "../../pipeline/answer_encoding.ts";
 import type { Request } from "../../pipeline/request.ts";
@@ -10,6 +11,7 @@ import {
   type RequestOptions,
   snapshotOf,
 } from "../../testing/fixtures.ts";
+import { encodeQuery } from "../../testing/query_bytes.ts";
 import { createIngressStage } from "./ingress.ts";
 
 const passed: Response = { drop: true, status: "forwarded", stage: "upstream" };
@@ -67,9 +69,9 @@ Deno.test("ingress answers errors for queries it will not process", async (t) =>
       status: "notimp",
     },
     {
-      name: "AXFR is not implemented",
+      name: "AXFR over UDP is not implemented (TCP goes on to authoritative)",
       q: "example.org. AXFR",
-      opts: { transport: "tcp" },
+      opts: {},
       rcode: "NOTIMP",
       status: "notimp",
     },
@@ -312,4 +314,49 @@ Deno.test("ingress answers a TSIG-signed query NOTAUTH with an unsigned BADKEY T
   assert.deepEqual([...wire.subarray(10, 12)], [0, 1], "ARCOUNT: the TSIG");
   // The last record: ... MAC Size 0, Original ID, Error 17 (BADKEY), no Other Data.
   assert.deepEqual([...wire.subarray(-8)], [0, 0, 0x12, 0x34, 0, 17, 0, 0]);
+});
+
+Deno.test("ingress checks a signed query against the snapshot's keys: the key marked on the request, or NOTAUTH with the error", async (t) => {
+  const key = {
+    ref: "xfr",
+    name: "xfr.example.",
+    algorithm: "hmac-sha256" as const,
+    secret: new Uint8Array(32).fill(1),
+  };
+  const keyed = { ...snapshotOf([]), tsigKeys: [key] };
+  const now = Math.floor(Date.now() / 1000);
+  const ask = async (secret: Uint8Array, signedAt: number) => {
+    const query = await signMessage(
+      encodeQuery("example.org. AXFR"),
+      { ...key, secret },
+      { now: signedAt },
+    );
+    const req = buildRequest(query.message, {
+      client: { address: "127.0.0.1", port: 1, transport: "tcp" },
+      snapshot: keyed,
+      node: keyed.node,
+      received: Date.now(),
+    });
+    const res = await serve(req);
+    const error = res === passed
+      ? undefined
+      : encodeAnswer(req, res.message!).subarray(-4, -2);
+    return { req, res, query, error };
+  };
+  await t.step("the right key: passed on, marked", async () => {
+    const { req, res, query } = await ask(key.secret, now);
+    assert.equal(res, passed);
+    assert.equal(req.tsig?.key, key);
+    assert.deepEqual(req.tsig?.mac, query.mac);
+  });
+  await t.step("a wrong secret: BADSIG", async () => {
+    const { res, error } = await ask(new Uint8Array(32).fill(2), now);
+    assert.equal(res.status, "notauth");
+    assert.deepEqual([...error!], [0, 16]);
+  });
+  await t.step("signed an hour ago: BADTIME", async () => {
+    const { res, error } = await ask(key.secret, now - 3600);
+    assert.equal(res.status, "notauth");
+    assert.deepEqual([...error!], [0, 18]);
+  });
 });
