@@ -21,7 +21,7 @@ function labelOctets(label: string): number[] {
         i += 1;
       }
     }
-    octets.push(code >= 0x41 && code <= 0x5a ? code + 0x20 : code);
+    octets.push(foldCase(code));
   }
   return octets;
 }
@@ -49,7 +49,40 @@ export function compareNameKeys(a: number[][], b: number[][]): number {
   return a.length - b.length;
 }
 
-/** Compares two names in canonical DNS order. */
+/**
+ * Compares two names in canonical DNS order. Names without escapes (nearly
+ * all) are compared in place, label by label from the right, with no
+ * allocation: diffing a zone (zone_diff.ts) compares a name per RRset.
+ */
 export function compareNames(a: string, b: string): number {
-  return compareNameKeys(canonicalNameKey(a), canonicalNameKey(b));
+  if (a.includes("\\") || b.includes("\\")) {
+    return compareNameKeys(canonicalNameKey(a), canonicalNameKey(b));
+  }
+  // [start, end) of the current label; done once the leftmost was compared.
+  let aEnd = a.endsWith(".") ? a.length - 1 : a.length;
+  let bEnd = b.endsWith(".") ? b.length - 1 : b.length;
+  let aDone = aEnd <= 0;
+  let bDone = bEnd <= 0;
+  for (;;) {
+    if (aDone || bDone) return (aDone ? 0 : 1) - (bDone ? 0 : 1);
+    const aStart = a.lastIndexOf(".", aEnd - 1) + 1;
+    const bStart = b.lastIndexOf(".", bEnd - 1) + 1;
+    const aLength = aEnd - aStart;
+    const bLength = bEnd - bStart;
+    const n = Math.min(aLength, bLength);
+    for (let i = 0; i < n; i++) {
+      const x = foldCase(a.charCodeAt(aStart + i));
+      const y = foldCase(b.charCodeAt(bStart + i));
+      if (x !== y) return x - y;
+    }
+    if (aLength !== bLength) return aLength - bLength;
+    aDone = aStart === 0;
+    bDone = bStart === 0;
+    aEnd = aStart - 1;
+    bEnd = bStart - 1;
+  }
+}
+
+function foldCase(code: number): number {
+  return code >= 0x41 && code <= 0x5a ? code + 0x20 : code;
 }
