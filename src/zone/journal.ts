@@ -7,7 +7,8 @@
  * The chain must be unbroken to answer: entry n+1 starts at the serial
  * entry n ends at. A difference that starts elsewhere (a restored
  * database, a serial set by hand) drops the older entries of its zone
- * first; the same step recorded twice (same serials) replaces the first. Entries are trimmed oldest first, at each record, to a size cap
+ * first; the same step recorded twice (same serials) replaces the first.
+ * Entries are trimmed oldest first, at each record, to a size cap
  * (diffSize) and an age; an entry alone over the size cap is not kept at
  * all, and IXFR from before it falls back to AXFR (RFC 1995 §4).
  *
