@@ -16,14 +16,9 @@
  *   what plain `max` would do with an unwrapped serial.
  */
 
-const SERIAL_SPACE = 2 ** 32;
-const HALF_SPACE = 2 ** 31;
+import { serialGreater } from "../dns/serial_number.ts";
 
-/** True when serial `a` is greater than `b` under RFC 1982 §3.2 (uint32). */
-export function serialGreater(a: number, b: number): boolean {
-  if (a === b) return false;
-  return (a < b && b - a > HALF_SPACE) || (a > b && a - b < HALF_SPACE);
-}
+const SERIAL_SPACE = 2 ** 32;
 
 /** `n` reduced into the uint32 serial space. */
 function toSerialSpace(n: number): number {

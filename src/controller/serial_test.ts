@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { nextSerial, serialGreater } from "./serial.ts";
+import { nextSerial } from "./serial.ts";
+import { serialGreater } from "../dns/serial_number.ts";
 
 const NOW = 1_800_000_000;
 const TOP = 2 ** 32 - 1;

@@ -9,7 +9,11 @@
 import type { Logger } from "../log/logger.ts";
 import type { Store } from "../store/store.ts";
 import type { Backoff } from "../snapshot/kind_mirror.ts";
-import { startZoneReconciler, type ZoneReconciler } from "./zone_reconciler.ts";
+import {
+  startZoneReconciler,
+  type ZoneReconciler,
+  type ZoneReconcilerOptions,
+} from "./zone_reconciler.ts";
 import type { RebuildHold } from "../snapshot/rebuild_hold.ts";
 
 export interface ZoneControllerOptions {
@@ -33,6 +37,8 @@ export interface ZoneControllerOptions {
    * the release (at most its `maxWaitMs`): one build of the whole change.
    */
   hold?: RebuildHold;
+  /** See ZoneReconcilerOptions.onNewSerial. */
+  onNewSerial?: ZoneReconcilerOptions["onNewSerial"];
 }
 
 export interface ZoneController {
@@ -73,6 +79,7 @@ export function startZoneController(
         ...(opts.backoff ? { backoff: opts.backoff } : {}),
         ...(opts.upstreamGroups && { upstreamGroups: opts.upstreamGroups }),
         ...(opts.hold ? { hold: opts.hold } : {}),
+        ...(opts.onNewSerial && { onNewSerial: opts.onNewSerial }),
       });
     },
     () => {

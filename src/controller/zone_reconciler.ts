@@ -26,7 +26,8 @@ import {
   type ServedZone,
   shadowedZoneStatus,
 } from "./zone_status.ts";
-import { isSelected } from "../zone/content.ts";
+import { isSelected, withSerial } from "../zone/content.ts";
+import type { ZoneContent } from "../zone/types.ts";
 import { primaryZoneOwners } from "../zone/zone_owner.ts";
 import { normalizeName } from "../dns/name.ts";
 
@@ -43,6 +44,18 @@ export interface ZoneReconcilerOptions {
   backoff?: Backoff;
   /** While held, passes wait for the release (at most its `maxWaitMs`). */
   hold?: RebuildHold;
+  /**
+   * Told, once the status write that stamped it is stored, that a primary
+   * zone is served with a new serial: its content before (with the old
+   * serial; undefined when this leader never saw it, e.g. the zone changed
+   * while no one led) and after. The journal and NOTIFY follow from it.
+   * Must not throw (a throw is logged).
+   */
+  onNewSerial?: (
+    zone: string,
+    before: ZoneContent | undefined,
+    after: ZoneContent,
+  ) => void;
 }
 
 /** A running reconciler. */
@@ -56,6 +69,8 @@ const YIELD_AFTER_MS = 50;
 
 /** A status write this pass wants to make. */
 interface StatusWrite {
+  /** A primary zone's content with the serial this write stamps. */
+  stamps?: { zone: string; content: ZoneContent };
   key: string;
   object: KObject;
 }
@@ -90,6 +105,11 @@ export function startZoneReconciler(
    * served it (kept after the zone goes): its serial never goes back.
    */
   const served = new Map<string, ServedZone>();
+  /**
+   * Each primary zone's content with its stored serial, as this leader
+   * last saw it: the `before` of the next onNewSerial.
+   */
+  const stamped = new Map<string, ZoneContent>();
   /** Which object serves each primary zone name (zone_owner.ts), per pass. */
   let owners = new Map<string, string>();
   let running: Promise<void> | undefined;
@@ -163,10 +183,13 @@ export function startZoneReconciler(
     const problems = new Map<string, ZoneProblem[]>();
     const warnings = new Map<string, ZoneWarning[]>();
     const live = new Set<string>();
+    /** Names of the primary zones served. */
+    const servedNames = new Set<string>();
     const consider = (key: string, obj: KObject, status: unknown) => {
-      if (!jsonEqual(obj.status, status)) {
-        writes.push({ key, object: { ...obj, status } });
-      }
+      if (jsonEqual(obj.status, status)) return undefined;
+      const write: StatusWrite = { key, object: { ...obj, status } };
+      writes.push(write);
+      return write;
     };
     owners = primaryZoneOwners([...state.zones()].map((m) => m.object));
     for (const m of state.zones()) {
@@ -194,7 +217,24 @@ export function startZoneReconciler(
             contentHash: status.contentHash,
           });
         }
-        consider(key, zone, status);
+        const write = consider(key, zone, status);
+        servedNames.add(zoneName);
+        if (outcome.ok && status.serial !== undefined) {
+          const last = stamped.get(zoneName);
+          if (status.serial === zone.status?.serial) {
+            if (last?.serial !== status.serial) {
+              stamped.set(
+                zoneName,
+                withSerial(outcome.build.content, status.serial),
+              );
+            }
+          } else if (write !== undefined) {
+            write.stamps = {
+              zone: zoneName,
+              content: withSerial(outcome.build.content, status.serial),
+            };
+          }
+        }
         if (outcome.ok) {
           for (const p of outcome.build.problems) {
             const rsKey = `${p.recordSet.namespace}/${p.recordSet.name}`;
@@ -208,6 +248,9 @@ export function startZoneReconciler(
       }
     }
     cache.retain(live);
+    for (const name of stamped.keys()) {
+      if (!servedNames.has(name)) stamped.delete(name);
+    }
     for (const m of state.recordSets()) {
       const key = formatKey(keyOf(m.object));
       const rs = latest<DNSRecordSet>(key, m);
@@ -279,6 +322,7 @@ export function startZoneReconciler(
         const stored = await opts.store.updateStatus(w.object);
         written.set(w.key, stored);
         failures.delete(w.key);
+        if (w.stamps !== undefined) newSerial(w.stamps.zone, w.stamps.content);
       } catch (err) {
         if (err instanceof NotFoundError) continue; // deleted meanwhile
         failed = true;
@@ -294,6 +338,16 @@ export function startZoneReconciler(
       retryLater(opts.retryMs ?? 1000);
     }
     armExpiry(now);
+  }
+
+  function newSerial(zone: string, content: ZoneContent): void {
+    const before = stamped.get(zone);
+    stamped.set(zone, content);
+    try {
+      opts.onNewSerial?.(zone, before, content);
+    } catch (error) {
+      log.error("Handling a new serial failed", { zone, error });
+    }
   }
 
   let retry: ReturnType<typeof setTimeout> | undefined;

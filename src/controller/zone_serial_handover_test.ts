@@ -17,7 +17,7 @@ import {
   recordSet,
   waitFor,
 } from "../snapshot/testdata/zone_objects.ts";
-import { serialGreater } from "./serial.ts";
+import { serialGreater } from "../dns/serial_number.ts";
 import { startZoneController } from "./zone_controller.ts";
 
 Deno.test.sanitizer({ ops: true, resources: true });

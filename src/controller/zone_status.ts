@@ -19,7 +19,8 @@ import {
   removeConditions,
   setCondition,
 } from "./conditions.ts";
-import { nextSerial, serialGreater } from "./serial.ts";
+import { nextSerial } from "./serial.ts";
+import { serialGreater } from "../dns/serial_number.ts";
 
 /** Condition types a record set gets for each problem reason. */
 export const PROBLEM_CONDITION_TYPES: ReadonlySet<string> = new Set([

@@ -161,7 +161,9 @@ export function createQueryHandler(
     tsig: NonNullable<Request["tsig"]>,
     bytes: Uint8Array,
   ): Promise<Uint8Array> {
-    const { message } = await signMessage(bytes, tsig.key, {
+    // A copy: answers copied from the memo or the cache live in short-lived
+    // buffers that the next query reuses, and signing awaits.
+    const { message } = await signMessage(bytes.slice(), tsig.key, {
       now: Math.floor(now() / 1000),
       requestMac: tsig.mac,
     });

@@ -37,4 +37,9 @@ export interface Snapshot {
    * answered BADKEY.
    */
   tsigKeys?: (TsigKey & { ref: string })[];
+  /**
+   * The SQLite file of the zone journal (src/zone/journal.ts), which IXFR
+   * reads. Absent: IXFR answers with the whole zone.
+   */
+  journalPath?: string;
 }

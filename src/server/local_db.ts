@@ -2,7 +2,9 @@
  * local.db: what this node keeps for itself and nobody else needs, in
  * `<dataDir>/local.db` (not state.db: it is no object, never replicated or
  * backed up). It holds the answer cache dump, written on shutdown and read
- * at start so a restart does not begin with a cold cache.
+ * at start so a restart does not begin with a cold cache, and the zone
+ * journal the leader keeps for IXFR (src/zone/journal.ts), which the
+ * listener workers read.
  */
 import { DatabaseSync } from "node:sqlite";
 import type { Logger } from "../log/logger.ts";
@@ -21,12 +23,13 @@ import {
   type FlushOptions,
 } from "../pipeline/flushed_names.ts";
 import { createPrivateFile } from "./data_dir.ts";
+import { journalMigration } from "../zone/journal.ts";
 
 /** The file name inside the data directory. */
 export const LOCAL_DB_FILE = "local.db";
 
 /** The layout version of local.db (its own, apart from state.db's). */
-export const LOCAL_DB_SCHEMA_VERSION = 2;
+export const LOCAL_DB_SCHEMA_VERSION = 3;
 
 const LOCAL_SCHEMA_V1 = `
 CREATE TABLE meta (
@@ -65,7 +68,31 @@ const LOCAL_MIGRATIONS: readonly Migration[] = [{
   to: 2,
   description: "cache_entries.client_subnet",
   up: (db) => db.exec(LOCAL_SCHEMA_V2),
-}];
+}, journalMigration(3)];
+
+/**
+ * local.db, created when missing and migrated to this binary's layout
+ * (the server keeps one open for the zone journal).
+ *
+ * @throws {SchemaTooNewError} when a newer kudurru wrote the file
+ */
+export function openLocalDb(path: string): DatabaseSync {
+  createPrivateFile(path);
+  const db = new DatabaseSync(path);
+  try {
+    db.exec("PRAGMA journal_mode = WAL");
+    db.exec("PRAGMA busy_timeout = 5000");
+    const found = readLocalSchemaVersion(db, path);
+    if (found > LOCAL_DB_SCHEMA_VERSION) {
+      throw new SchemaTooNewLocalDbError(path, found);
+    }
+    migrateSchema(db, path, LOCAL_MIGRATIONS, LOCAL_DB_SCHEMA_VERSION);
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
 
 /**
  * Replaces the cache dump in `path` with `entries`, in one transaction
@@ -77,16 +104,8 @@ export function saveCacheDump(
   path: string,
   entries: readonly SerializedEntry[],
 ): void {
-  createPrivateFile(path);
-  const db = new DatabaseSync(path);
+  const db = openLocalDb(path);
   try {
-    db.exec("PRAGMA journal_mode = WAL");
-    db.exec("PRAGMA busy_timeout = 5000");
-    const found = readLocalSchemaVersion(db, path);
-    if (found > LOCAL_DB_SCHEMA_VERSION) {
-      throw new SchemaTooNewLocalDbError(path, found);
-    }
-    migrateSchema(db, path, LOCAL_MIGRATIONS, LOCAL_DB_SCHEMA_VERSION);
     db.exec("BEGIN IMMEDIATE");
     try {
       db.exec("DELETE FROM cache_entries");

@@ -57,6 +57,9 @@ import {
   TSIG_KEY_DIR,
   watchTsigKeys,
 } from "../transfer/tsig_key_files.ts";
+import { createNotifier } from "../transfer/notify_out.ts";
+import { zoneChangeHandler } from "../transfer/zone_changes.ts";
+import { openJournal } from "./journal.ts";
 
 export interface ServerOptions {
   config: Config;
@@ -207,6 +210,33 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     if (dump.length > 0) {
       logger.info("Cache restored", { entries: dump.length });
     }
+    // TSIG keys are files (src/transfer/tsig_key_files.ts), read again as
+    // they change and handed to the workers in the snapshot.
+    let tsigKeys: NamedTsigKey[] = [];
+    let onTsigKeys = (keys: NamedTsigKey[]): void => {
+      tsigKeys = keys;
+    };
+    const keyWatch = await watchTsigKeys(
+      join(config.node.dataDir, TSIG_KEY_DIR),
+      logger,
+      (keys) => onTsigKeys(keys),
+    );
+    stops.push(() => Promise.resolve(keyWatch[Symbol.dispose]()));
+    // The zone journal (IXFR) lives in local.db beside the cache dump;
+    // without it, transfers still work, with the whole zone each time.
+    const journal = openJournal(cacheDumpPath, logger);
+    if (journal !== undefined) {
+      stops.push(() => Promise.resolve(journal.close()));
+    }
+    const notifier = createNotifier({ logger });
+    stops.push(() => notifier.stop());
+    const zoneChanges = zoneChangeHandler({
+      logger,
+      notifier,
+      keys: () => tsigKeys,
+      ...(journal && { journal: journal.journal }),
+    });
+    stops.push(() => Promise.resolve(zoneChanges.stop()));
     stops.push(async () => {
       const entries = await listeners.stopWithCacheDump();
       try {
@@ -282,6 +312,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       logger,
       upstreamGroups: Object.keys(config.upstreams.groups),
       hold: rebuildHold,
+      onNewSerial: zoneChanges.onNewSerial,
     });
     stops.push(() => controller.stop());
     // blocking.initStrategy says which lists are in force from the first
@@ -313,18 +344,6 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
           ? { ready: false, reason: "no snapshot posted to the listeners yet" }
           : { ready: true },
     );
-    // TSIG keys are files (src/transfer/tsig_key_files.ts), read again as
-    // they change and handed to the workers in the snapshot.
-    let tsigKeys: NamedTsigKey[] = [];
-    let onTsigKeys = (keys: NamedTsigKey[]): void => {
-      tsigKeys = keys;
-    };
-    const keyWatch = await watchTsigKeys(
-      join(config.node.dataDir, TSIG_KEY_DIR),
-      logger,
-      (keys) => onTsigKeys(keys),
-    );
-    stops.push(() => Promise.resolve(keyWatch[Symbol.dispose]()));
     const snapshots = startSnapshotBuilder({
       store,
       nodeName: config.node.name,
@@ -337,10 +356,12 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       },
       blocking: blocking.assembler,
       tsigKeys,
+      ...(journal && { journalPath: cacheDumpPath }),
       hold: rebuildHold,
       onSnapshot: (snapshot) => {
         listeners.setSnapshot(snapshot);
         posted = snapshot;
+        zoneChanges.onSnapshot(snapshot);
       },
     });
     onTsigKeys = (keys) => snapshots.setTsigKeys(keys);

@@ -37,6 +37,8 @@ export interface SnapshotBuilderOptions {
   settings?: DataPlaneSettings;
   /** TSIG keys, copied into every snapshot (src/transfer/tsig_key_files.ts). */
   tsigKeys?: Snapshot["tsigKeys"];
+  /** Where the zone journal is, copied into every snapshot. */
+  journalPath?: string;
   /**
    * The blocking part, read at every build (a BlockingAssembler); call
    * `refresh()` when it changes. Absent: snapshots carry no blocking data.
@@ -276,6 +278,8 @@ export function startSnapshotBuilder(
       ...(settings ? { settings } : {}),
       ...(blocking ? { blocking } : {}),
       ...(tsigKeys ? { tsigKeys } : {}),
+      ...(opts.journalPath !== undefined &&
+        { journalPath: opts.journalPath }),
     };
     current = snapshot;
     log.debug("Built a snapshot", {

@@ -388,6 +388,10 @@ function accessPolicyOf(zone: DNSZone): ZoneAccessPolicy {
   if (policy?.transferTSIGKeyRefs) {
     access.transferTSIGKeyRefs = [...policy.transferTSIGKeyRefs];
   }
+  if (policy?.notify !== undefined && policy.notify !== "none") {
+    access.notify = policy.notify;
+  }
+  if (policy?.notifyTargets) access.notifyTargets = [...policy.notifyTargets];
   return access;
 }
 

@@ -18,7 +18,7 @@
  * damage is reported once, through `onDamaged`.
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import { serialGreater } from "../controller/serial.ts";
+import { serialGreater } from "../dns/serial_number.ts";
 import { isDamagedDatabaseError } from "../sqlite/damaged_file.ts";
 import { type Migration, rollback } from "../sqlite/migrations.ts";
 import { WireFormatError } from "../dns/wire/wire_format_error.ts";

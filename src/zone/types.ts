@@ -30,6 +30,10 @@ export interface ZoneAccessPolicy {
   transferACL?: string[];
   /** Names of the TSIG keys a transfer must be signed with (any of them). */
   transferTSIGKeyRefs?: string[];
+  /** Whom a new serial is told (NOTIFY); absent: no one. */
+  notify?: "zoneNameServers" | "specified" | "both";
+  /** `address` or `address:port` entries, for `specified` and `both`. */
+  notifyTargets?: string[];
 }
 
 /** A zone whose names are forwarded to an upstream group (DNSZone type forward). */

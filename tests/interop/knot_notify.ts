@@ -36,6 +36,10 @@ export interface KnotSecondaryOptions {
   key: TsigKey;
   /** The serial of the zone Knot starts with. @default 1 */
   serial?: number;
+  /** Knot's own port. @default a free one */
+  port?: number;
+  /** The primary's port (transfers signed with `key`). @default a free one nobody listens on */
+  primaryPort?: number;
 }
 
 /** Starts `knotd` as a secondary of `opts.zone`; fails when knotd is missing. */
@@ -48,8 +52,8 @@ export async function startKnotSecondary(
   try {
     const file = "secondary.zone";
     await Deno.writeTextFile(join(dir, file), zoneText(zone, serial));
-    const port = freePort();
-    const primaryPort = freePort();
+    const port = opts.port ?? freePort();
+    const primaryPort = opts.primaryPort ?? freePort();
     const keyId = opts.key.name.endsWith(".")
       ? opts.key.name
       : `${opts.key.name}.`;

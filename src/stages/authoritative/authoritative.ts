@@ -23,7 +23,8 @@ import {
   type ZoneRoute,
 } from "./name_memo.ts";
 import { QueryAccess } from "./query_access.ts";
-import { zoneTransfer } from "./zone_transfer.ts";
+import { type JournalLookup, zoneTransfer } from "./zone_transfer.ts";
+import { journalReader } from "./journal_reader.ts";
 
 export interface AuthoritativeOptions {
   /** Routes and encoded answers kept per snapshot. @default 100000 */
@@ -44,6 +45,8 @@ interface SnapshotState {
   memo: NameMemo;
   /** Zones' query access; undefined when anyone may ask any zone. */
   access: QueryAccess | undefined;
+  /** The zone journal, for IXFR (one reader for the stage's life). */
+  journals: JournalLookup;
 }
 
 /** Creates the authoritative stage. */
@@ -53,6 +56,7 @@ export function createAuthoritativeStage(
   const memoEntries = opts.memoEntries ?? DEFAULT_MEMO_ENTRIES;
   const memoBytes = opts.memoBytes ?? DEFAULT_MEMO_BYTES;
   let current: SnapshotState | undefined;
+  const journals = journalReader();
 
   /**
    * The index and memo of `snapshot`, built on first use after a swap. A
@@ -67,6 +71,7 @@ export function createAuthoritativeStage(
       index,
       memo: new NameMemo(memoEntries, memoBytes),
       access: QueryAccess.of(index),
+      journals,
     };
     if (current === undefined || snapshot.version >= current.snapshot.version) {
       current = state;
@@ -105,7 +110,7 @@ function serveFrom(
 ): Promise<Response> | Response {
   const qtype = req.query.question!.type;
   if (qtype === TYPE.AXFR || qtype === TYPE.IXFR) {
-    return zoneTransfer(state.index, req);
+    return zoneTransfer(state.index, req, state.journals);
   }
   // Before the memo: its answers do not depend on who asks.
   if (state.access !== undefined) {

@@ -7,8 +7,12 @@
  * - The zone's `zoneTransfer` mode and `transferACL` must admit the client
  *   (zone_access.ts); when `transferTSIGKeyRefs` names keys, the query must
  *   also be signed with one of them. Else REFUSED, as BIND and Knot answer.
- * - IXFR is answered with the whole zone in AXFR form, which RFC 1995 §4
- *   allows a server that does not keep the differences.
+ * - IXFR (RFC 1995) names the client's serial in an SOA in the authority
+ *   section (none: FORMERR). A client as new as the zone gets the current
+ *   SOA alone; otherwise the differences since its serial from the zone
+ *   journal (src/zone/journal.ts), or, when the journal cannot answer, the
+ *   whole zone in AXFR form (§4). Over UDP the answer is the current SOA
+ *   alone, which tells a client that is behind to ask over TCP (§2).
  * - The zone is sent from the snapshot the query arrived on, whatever
  *   serial lands while it is sent: the SOA that opens the answer closes it.
  */
@@ -19,7 +23,12 @@ import type { RRSet } from "../../dns/rrset.ts";
 import type { AnswerStream } from "../../pipeline/handler.ts";
 import type { Request } from "../../pipeline/request.ts";
 import { answer, type Response } from "../../pipeline/response.ts";
+import { serialGreater } from "../../dns/serial_number.ts";
+import { skipName } from "../../dns/wire/read_name.ts";
+import { WireFormatError } from "../../dns/wire/wire_format_error.ts";
 import type { IndexedZone, ZoneIndex } from "../../zone/index.ts";
+import type { ZoneJournal } from "../../zone/journal.ts";
+import type { ZoneDiff } from "../../zone/zone_diff.ts";
 import { compileAccess } from "../../zone/zone_access.ts";
 import { nameServerAddresses } from "./query_access.ts";
 
@@ -33,22 +42,88 @@ export const TRANSFER_MESSAGE_OCTETS = 16383;
 /** Records offered to one message; more than fit in TRANSFER_MESSAGE_OCTETS. */
 const RECORDS_PER_TRY = 2048;
 
+/** Where IXFR finds a zone's differences: the journal, when it can be read. */
+export type JournalLookup = (
+  path: string,
+) => Pick<ZoneJournal, "since"> | undefined;
+
 /** The answer to an AXFR or IXFR query. */
-export function zoneTransfer(index: ZoneIndex, req: Request): Response {
+export function zoneTransfer(
+  index: ZoneIndex,
+  req: Request,
+  journals: JournalLookup,
+): Response {
   const zone = index.zones.get(req.qname);
   if (zone?.kind !== "primary" || zone.soa === undefined) {
     return answer(req, "authoritative", "notauth", RCODE.NOTAUTH);
   }
   req.zone = zone.name;
-  if (!mayTransfer(index, zone, req) || req.client.streams === undefined) {
+  const ixfr = req.query.question!.type === TYPE.IXFR;
+  const since = ixfr ? ixfrSerial(req) : undefined;
+  if (ixfr && since === undefined) {
+    return answer(req, "authoritative", "formerr", RCODE.FORMERR);
+  }
+  if (!mayTransfer(index, zone, req)) {
     return answer(req, "authoritative", "refused", RCODE.REFUSED);
   }
+  const current = zone.content.serial;
+  if (
+    since !== undefined &&
+    (req.client.streams === undefined || !serialGreater(current, since))
+  ) {
+    return soaOnly(req, zone.soa);
+  }
+  if (req.client.streams === undefined) {
+    return answer(req, "authoritative", "refused", RCODE.REFUSED);
+  }
+  const path = req.snapshot?.journalPath;
+  const diffs = since === undefined || path === undefined
+    ? undefined
+    : journals(path)?.since(zone.name, since, current);
   return {
-    stream: transferStream(req, zone),
+    stream: transferStream(
+      req,
+      diffs === undefined
+        ? zoneRecords(zone.soa, zone.content.rrsets)
+        : diffRecords(zone.soa, diffs),
+    ),
     status: "authoritative",
     stage: "authoritative",
     cacheable: false,
   };
+}
+
+/** The current SOA alone (RFC 1995 §2, §4). */
+function soaOnly(req: Request, soa: RRSet): Response {
+  const res = answer(req, "authoritative", "authoritative", RCODE.NOERROR, {
+    aa: true,
+    answer: [soa],
+  });
+  res.cacheable = false;
+  return res;
+}
+
+/**
+ * The serial of the SOA an IXFR query carries in its authority section
+ * (RFC 1995 §3); undefined when it has none or it is malformed.
+ */
+export function ixfrSerial(req: Request): number | undefined {
+  const { bytes, query } = req;
+  if (query.nscount !== 1 || query.ancount !== 0) return undefined;
+  try {
+    const fixed = skipName(bytes, query.questionEnd);
+    if (fixed + 10 > bytes.length) return undefined;
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
+    if (view.getUint16(fixed) !== TYPE.SOA) return undefined;
+    const rdata = fixed + 10;
+    const end = rdata + view.getUint16(fixed + 8);
+    const serialAt = skipName(bytes, skipName(bytes, rdata));
+    if (serialAt + 20 !== end || end > bytes.length) return undefined;
+    return view.getUint32(serialAt);
+  } catch (error) {
+    if (error instanceof WireFormatError) return undefined;
+    throw error;
+  }
 }
 
 function mayTransfer(
@@ -75,9 +150,10 @@ function mayTransfer(
  * the question in the first message only (§2.2.1); each message signed
  * when the query was (RFC 8945 §5.3.1).
  */
-function transferStream(req: Request, zone: IndexedZone): AnswerStream {
-  const soa = zone.soa!;
-  const rrsets = zone.content.rrsets;
+function transferStream(
+  req: Request,
+  records: Iterator<RRSet>,
+): AnswerStream {
   const signer = req.tsig === undefined ? undefined : new TsigStreamSigner(
     req.tsig.key,
     { now: Math.floor(Date.now() / 1000), requestMac: req.tsig.mac },
@@ -86,7 +162,6 @@ function transferStream(req: Request, zone: IndexedZone): AnswerStream {
     (req.query.tsig === undefined
       ? 0
       : req.query.tsig.end - req.query.tsig.start);
-  const records = zoneRecords(soa, rrsets);
   /** Records taken from `records` and not yet sent. */
   let carry: RRSet[] = [];
   let exhausted = false;
@@ -128,6 +203,28 @@ function transferStream(req: Request, zone: IndexedZone): AnswerStream {
       return signer === undefined ? message : await signer.sign(message, done);
     },
   };
+}
+
+/**
+ * An IXFR's records (RFC 1995 §4): the current SOA, then per difference
+ * the old SOA, the records removed, the new SOA, the records added; the
+ * current SOA again.
+ */
+function* diffRecords(soa: RRSet, diffs: ZoneDiff[]): Generator<RRSet> {
+  yield soa;
+  for (const diff of diffs) {
+    yield diff.fromSoa;
+    yield* singles(diff.removed);
+    yield diff.toSoa;
+    yield* singles(diff.added);
+  }
+  yield soa;
+}
+
+function* singles(rrsets: RRSet[]): Generator<RRSet> {
+  for (const rrset of rrsets) {
+    for (const rdata of rrset.rdata) yield { ...rrset, rdata: [rdata] };
+  }
 }
 
 /** Each record of the zone as an RRset of one record: SOA, the rest, SOA. */

@@ -1,4 +1,11 @@
 import assert from "node:assert/strict";
+import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { TYPE } from "../../dns/wire/constants.ts";
+import { encodeResponse } from "../../dns/wire/response.ts";
+import { decodeResponse } from "../../testing/decode_response.ts";
+import { JOURNAL_SCHEMA_SQL, ZoneJournal } from "../../zone/journal.ts";
+import { diffZones } from "../../zone/zone_diff.ts";
 import {
   checkMessage,
   signMessage,
@@ -10,8 +17,8 @@ import { buildRequest } from "../../pipeline/request_builder.ts";
 import type { Snapshot } from "../../pipeline/snapshot.ts";
 import { decodeAnswer, encodeQuery } from "../../testing/query_bytes.ts";
 import { snapshotOf } from "../../testing/fixtures.ts";
-import { zoneFromText } from "../../testing/zone_text.ts";
-import type { ZoneAccessPolicy } from "../../zone/types.ts";
+import { rrsetsFromText, zoneFromText } from "../../testing/zone_text.ts";
+import type { ZoneAccessPolicy, ZoneContent } from "../../zone/types.ts";
 import { createAuthoritativeStage } from "./authoritative.ts";
 import { TRANSFER_MESSAGE_OCTETS } from "./zone_transfer.ts";
 
@@ -180,3 +187,117 @@ Deno.test("AXFR: refused unless the policy admits the client and the key", async
     );
   });
 });
+
+/** An IXFR query for example.org. from a client at `serial`. */
+function ixfrQuery(serial: number | undefined): Uint8Array {
+  const soa = rrsetsFromText([
+    `example.org. 3600 IN SOA ns1.example.org. hostmaster.example.org. ${serial} 7200 3600 1209600 300`,
+  ]);
+  const message = encodeResponse({
+    id: 90,
+    opcode: 0,
+    rcode: 0,
+    question: { name: "example.org.", type: TYPE.IXFR, class: 1 },
+    ...(serial !== undefined && { authority: soa }),
+  }, 65535);
+  message[2] = message[2]! & 0x7f;
+  return message;
+}
+
+function version(serial: number, lines: string[]): ZoneContent {
+  return {
+    ...zoneFromText("example.org.", [
+      `example.org. 3600 IN SOA ns1.example.org. hostmaster.example.org. ${serial} 7200 3600 1209600 300`,
+      "example.org. 3600 IN NS ns1.example.org.",
+      "ns1.example.org. 3600 IN A 192.0.2.53",
+      ...lines,
+    ]),
+    serial,
+    access: OPEN,
+  };
+}
+
+Deno.test("IXFR: the differences from the journal, the SOA alone when current, the whole zone when the journal lacks the serial", async (t) => {
+  const dir = await Deno.makeTempDir();
+  const path = join(dir, "journal.db");
+  const db = new DatabaseSync(path);
+  db.exec(JOURNAL_SCHEMA_SQL);
+  const v10 = version(10, ["www.example.org. 300 IN A 192.0.2.1"]);
+  const v11 = version(11, [
+    "www.example.org. 300 IN A 192.0.2.2",
+    "new.example.org. 300 IN A 192.0.2.3",
+  ]);
+  new ZoneJournal(db).record("example.org.", diffZones(v10, v11));
+  db.close();
+  const snapshot: Snapshot = { ...snapshotOf([v11]), journalPath: path };
+  const records = (messages: Uint8Array[] | string) => {
+    assert.ok(Array.isArray(messages), String(messages));
+    return messages.flatMap((m) => decodeAnswer(m).answer).map((r) =>
+      r.replace(
+        / ns1\.example\.org\. hostmaster\.example\.org\. (\d+) .*/,
+        " $1",
+      )
+    );
+  };
+  try {
+    await t.step("from 10: one difference", async () => {
+      assert.deepEqual(records(await transfer(snapshot, ixfrQuery(10))), [
+        "example.org. 3600 IN SOA 11",
+        "example.org. 3600 IN SOA 10",
+        "www.example.org. 300 IN A 192.0.2.1",
+        "example.org. 3600 IN SOA 11",
+        "new.example.org. 300 IN A 192.0.2.3",
+        "www.example.org. 300 IN A 192.0.2.2",
+        "example.org. 3600 IN SOA 11",
+      ]);
+    });
+    await t.step("from 11 (or newer): the SOA alone", async () => {
+      for (const serial of [11, 12]) {
+        const res = await serveOnce(snapshot, ixfrQuery(serial), "tcp");
+        assert.deepEqual(res.answer, [
+          "example.org. 3600 IN SOA ns1.example.org. hostmaster.example.org. 11 7200 3600 1209600 300",
+        ]);
+      }
+    });
+    await t.step("from 9, before the journal: the whole zone", async () => {
+      const got = records(await transfer(snapshot, ixfrQuery(9)));
+      assert.equal(got.length, 6);
+      assert.equal(got[0], got.at(-1));
+    });
+    await t.step("over UDP: the SOA alone, to ask again over TCP", async () => {
+      const res = await serveOnce(snapshot, ixfrQuery(10), "udp");
+      assert.equal(res.answer.length, 1);
+      assert.match(res.answer[0]!, / SOA .* 11 /);
+    });
+    await t.step("no SOA in the authority section: FORMERR", async () => {
+      const res = await serveOnce(snapshot, ixfrQuery(undefined), "tcp");
+      assert.equal(res.rcode, "FORMERR");
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+/** The one answer (not a stream) of the authoritative stage. */
+async function serveOnce(
+  snapshot: Snapshot,
+  query: Uint8Array,
+  transport: "udp" | "tcp",
+) {
+  const req = buildRequest(query, {
+    client: {
+      address: "127.0.0.1",
+      port: 5353,
+      transport,
+      ...(transport === "tcp" && { streams: () => {} }),
+    },
+    snapshot,
+    node: snapshot.node,
+    received: Date.now(),
+  });
+  const res = await createAuthoritativeStage().serve(req, () => {
+    throw new Error("a transfer is not passed on");
+  });
+  assert.equal(res.stream, undefined);
+  return decodeResponse(req, res)!;
+}

@@ -169,11 +169,9 @@ function questionRejection(req: Request): Response | undefined {
   if (question === undefined || UNASKABLE_TYPES.has(question.type)) {
     return answer(req, "ingress", "formerr", RCODE.FORMERR);
   }
-  // Zone transfers go over TCP only (the authoritative stage answers them).
-  if (
-    (question.type === TYPE.AXFR || question.type === TYPE.IXFR) &&
-    req.client.transport !== "tcp"
-  ) {
+  // AXFR goes over TCP only (RFC 5936 §4.2); the authoritative stage
+  // answers it, and IXFR over either (RFC 1995 §2).
+  if (question.type === TYPE.AXFR && req.client.transport !== "tcp") {
     return answer(req, "ingress", "notimp", RCODE.NOTIMP);
   }
   return undefined;

@@ -76,13 +76,6 @@ Deno.test("ingress answers errors for queries it will not process", async (t) =>
       status: "notimp",
     },
     {
-      name: "IXFR is not implemented",
-      q: "example.org. IXFR",
-      opts: {},
-      rcode: "NOTIMP",
-      status: "notimp",
-    },
-    {
       name: "EDNS version 1 gets BADVERS",
       q: "example.org. A",
       opts: { edns: { version: 1 } },
@@ -196,6 +189,19 @@ Deno.test("ingress answers FORMERR to a header followed by garbage", async () =>
 Deno.test("ingress passes ordinary IN queries on", async () => {
   const { res } = await run("www.example.org. A", { snapshot });
   assert.equal(res, passed);
+});
+
+Deno.test("ingress passes transfers on: AXFR over TCP, IXFR over either", async () => {
+  for (
+    const [q, transport] of [
+      ["example.org. AXFR", "tcp"],
+      ["example.org. IXFR", "tcp"],
+      ["example.org. IXFR", "udp"],
+    ] as const
+  ) {
+    const { res } = await run(q, { snapshot, transport });
+    assert.equal(res, passed, `${q} over ${transport}`);
+  }
 });
 
 Deno.test("ingress passes QCLASS ANY on: it asks for the IN data", async () => {

@@ -1,0 +1,180 @@
+/**
+ * What follows a primary zone's new serial on the leader: the difference
+ * from the serial before goes into the journal (for IXFR, RFC 1995), and
+ * the zone's secondaries are told with NOTIFY (RFC 1996) as its policy
+ * says (`notify`: `zoneNameServers`, `specified` or `both`).
+ *
+ * - The zone's name servers are the addresses of its apex NS targets held
+ *   in the zone itself (glue), on port 53.
+ * - `notifyTargets` are `address` or `address:port` (53 by default).
+ * - A NOTIFY is signed with the first of `transferTSIGKeyRefs` when that
+ *   key is present: a secondary that transfers with a key expects its
+ *   NOTIFY signed with it.
+ * - A NOTIFY waits until the listeners serve the new serial (the snapshot
+ *   that carries it is posted, and a moment for the workers to swap it
+ *   in): a secondary asks for the SOA at once, and one that still sees the
+ *   old serial takes itself for up to date until its next refresh.
+ */
+import { serialGreater } from "../dns/serial_number.ts";
+import { TYPE } from "../dns/wire/constants.ts";
+import type { Logger } from "../log/logger.ts";
+import type { ZoneJournal } from "../zone/journal.ts";
+import type { ZoneContent } from "../zone/types.ts";
+import { diffZones } from "../zone/zone_diff.ts";
+import type { Notifier, NotifyTarget } from "./notify_out.ts";
+import type { NamedTsigKey } from "./tsig_key_files.ts";
+
+export interface ZoneChangeOptions {
+  logger: Logger;
+  journal?: ZoneJournal;
+  notifier?: Notifier;
+  /** The TSIG keys as they are now. */
+  keys: () => readonly NamedTsigKey[];
+}
+
+/** How long after the snapshot is posted a NOTIFY goes out. */
+export const NOTIFY_AFTER_POST_MS = 100;
+
+/** What the leader does on a new serial, and once the serial is served. */
+export interface ZoneChanges {
+  /** ZoneReconcilerOptions.onNewSerial. */
+  onNewSerial(
+    zone: string,
+    before: ZoneContent | undefined,
+    after: ZoneContent,
+  ): void;
+  /** A snapshot was posted to the listeners: the NOTIFYs it serves go. */
+  onSnapshot(snapshot: { zones: readonly ZoneContent[] }): void;
+  /** Drops the NOTIFYs not sent yet. */
+  stop(): void;
+}
+
+/** The leader's handling of new serials. */
+export function zoneChangeHandler(opts: ZoneChangeOptions): ZoneChanges {
+  const log = opts.logger;
+  /** Per zone, the content whose serial is told once it is served. */
+  const waiting = new Map<string, ZoneContent>();
+  const timers = new Set<ReturnType<typeof setTimeout>>();
+
+  function record(
+    zone: string,
+    before: ZoneContent | undefined,
+    after: ZoneContent,
+  ): void {
+    const journal = opts.journal;
+    if (journal === undefined) return;
+    try {
+      if (before !== undefined && serialGreater(after.serial, before.serial)) {
+        journal.record(zone, diffZones(before, after));
+      } else {
+        // Nothing to chain from: IXFR from before here falls back to AXFR.
+        journal.forget(zone);
+      }
+    } catch (error) {
+      log.warn(
+        "Cannot record the zone's change in its journal; IXFR from before it falls back to AXFR",
+        { zone, serial: after.serial, error },
+      );
+    }
+  }
+
+  function notify(zone: string, after: ZoneContent): void {
+    const soa = after.rrsets.find((r) =>
+      r.type === TYPE.SOA && r.name === after.name
+    );
+    const targets = notifyTargets(after);
+    if (opts.notifier === undefined || soa === undefined) return;
+    const ref = after.access?.transferTSIGKeyRefs?.[0];
+    const key = ref === undefined
+      ? undefined
+      : opts.keys().find((k) => k.ref === ref);
+    if (ref !== undefined && key === undefined) {
+      log.warn("NOTIFY sent unsigned: the zone's TSIG key file is missing", {
+        zone,
+        key: ref,
+      });
+    }
+    opts.notifier.notify(zone, soa, targets, key);
+  }
+
+  return {
+    onNewSerial(zone, before, after) {
+      record(zone, before, after);
+      if (opts.notifier !== undefined && notifyTargets(after).length > 0) {
+        waiting.set(zone, after);
+      }
+    },
+    onSnapshot(snapshot) {
+      for (const [zone, after] of waiting) {
+        const served = snapshot.zones.find((z) => z.name === zone);
+        if (
+          served === undefined ||
+          (served.serial !== after.serial &&
+            !serialGreater(served.serial, after.serial))
+        ) continue;
+        waiting.delete(zone);
+        const timer = setTimeout(() => {
+          timers.delete(timer);
+          notify(zone, after);
+        }, NOTIFY_AFTER_POST_MS);
+        timers.add(timer);
+      }
+    },
+    stop() {
+      for (const timer of timers) clearTimeout(timer);
+      timers.clear();
+      waiting.clear();
+    },
+  };
+}
+
+/** Whom `content`'s policy says to notify, each address once. */
+export function notifyTargets(content: ZoneContent): NotifyTarget[] {
+  const mode = content.access?.notify;
+  if (mode === undefined) return [];
+  const targets = new Map<string, NotifyTarget>();
+  const add = (address: string, port: number) =>
+    targets.set(`${address} ${port}`, { address, port });
+  if (mode === "zoneNameServers" || mode === "both") {
+    for (const address of glueOfNameServers(content)) add(address, 53);
+  }
+  if (mode === "specified" || mode === "both") {
+    for (const entry of content.access?.notifyTargets ?? []) {
+      const target = parseTarget(entry);
+      if (target !== undefined) add(target.address, target.port);
+    }
+  }
+  return [...targets.values()];
+}
+
+/** The A/AAAA of the apex NS targets that the zone holds itself. */
+function glueOfNameServers(content: ZoneContent): string[] {
+  const ns = content.rrsets.find((r) =>
+    r.type === TYPE.NS && r.name === content.name
+  );
+  const names = new Set(
+    (ns?.rdata ?? []).flatMap((d) =>
+      d.type === "NS" ? [d.target.toLowerCase()] : []
+    ),
+  );
+  return content.rrsets
+    .filter((r) =>
+      (r.type === TYPE.A || r.type === TYPE.AAAA) && names.has(r.name)
+    )
+    .flatMap((r) =>
+      r.rdata.flatMap((d) =>
+        d.type === "A" || d.type === "AAAA" ? [d.address] : []
+      )
+    );
+}
+
+/** "192.0.2.1", "192.0.2.1:5353", "2001:db8::1" or "[2001:db8::1]:53". */
+function parseTarget(entry: string): NotifyTarget | undefined {
+  const bracketed = /^\[([^\]]+)\]:(\d+)$/.exec(entry);
+  if (bracketed) {
+    return { address: bracketed[1]!, port: Number(bracketed[2]) };
+  }
+  const v4 = /^([0-9.]+):(\d+)$/.exec(entry);
+  if (v4) return { address: v4[1]!, port: Number(v4[2]) };
+  return entry === "" ? undefined : { address: entry, port: 53 };
+}
