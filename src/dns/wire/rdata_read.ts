@@ -25,6 +25,8 @@ class RdataReader {
     readonly bytes: Uint8Array,
     public pos: number,
     readonly end: number,
+    /** Names may point back into the message (`bytes` is all of it). */
+    readonly compressed = false,
   ) {}
 
   #take(n: number): number {
@@ -65,6 +67,12 @@ class RdataReader {
 
   /** A name written whole: labels only, inside the record data. */
   name(): string {
+    if (this.compressed) {
+      const read = readName(this.bytes, this.pos);
+      if (read.end > this.end) throw new WireFormatError("name truncated");
+      this.pos = read.end;
+      return read.name;
+    }
     for (let at = this.pos;;) {
       if (at >= this.end) throw new WireFormatError("name truncated");
       const length = this.bytes[at]!;
@@ -83,7 +91,10 @@ class RdataReader {
 }
 
 /**
- * The record data of type `type` in `bytes[start..end)`.
+ * The record data of type `type` in `bytes[start..end)`. With
+ * `compressed`, `bytes` is a whole message whose names in record data may
+ * be compression pointers (RFC 1035 §4.1.4; a transfer from another
+ * server compresses NS, SOA, MX and others, RFC 3597 §4).
  *
  * @throws {WireFormatError} when the octets are not data of that type
  */
@@ -92,8 +103,9 @@ export function readRdata(
   bytes: Uint8Array,
   start = 0,
   end = bytes.length,
+  compressed = false,
 ): RecordData {
-  const r = new RdataReader(bytes, start, end);
+  const r = new RdataReader(bytes, start, end, compressed);
   const rdata = readFields(type, r);
   if (r.pos !== end) throw new WireFormatError("octets after the record data");
   return rdata;
