@@ -39,3 +39,19 @@ export function isHostPort(text: string): boolean {
     : ipaddr.IPv4.isValidFourPartDecimal(host);
   return hostOk && port >= 1 && port <= 65535;
 }
+
+/**
+ * An address and port from "192.0.2.1", "192.0.2.1:5353", "2001:db8::1"
+ * or "[2001:db8::1]:5353" (what isHostPort accepts), `defaultPort` when
+ * none is written.
+ */
+export function splitHostPort(
+  text: string,
+  defaultPort = 53,
+): { address: string; port: number } {
+  const bracketed = /^\[([^\]]+)\]:(\d+)$/.exec(text);
+  if (bracketed) return { address: bracketed[1]!, port: Number(bracketed[2]) };
+  const v4 = /^([0-9.]+):(\d+)$/.exec(text);
+  if (v4) return { address: v4[1]!, port: Number(v4[2]) };
+  return { address: text, port: defaultPort };
+}

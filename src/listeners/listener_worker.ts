@@ -154,6 +154,7 @@ export function runListenerWorker(createDataPlane: DataPlaneFactory): void {
       nodeName: msg.nodeName,
       version: msg.version,
       queryLog: msg.queryLog ?? true,
+      onNotify: (zone, from) => post({ type: "notified", zone, from }),
     });
     const { handler } = plane;
     if (earlySnapshot) handler.setSnapshot(earlySnapshot);

@@ -99,6 +99,8 @@ export interface ListenerWorkerOptions {
   onEvents?: (events: PackedQueryEvents, dropped: number) => void;
   /** Cache entries the worker stored from cut answers, for the other workers. */
   onCacheShare?: (entries: SerializedEntry[]) => void;
+  /** A NOTIFY the worker took for a secondary zone. */
+  onNotify?: (zone: string, from: string) => void;
   /**
    * A snapshot to answer from from the first query on (a restarted worker
    * gets the last one): the worker takes it before it binds its socket.
@@ -335,6 +337,11 @@ export function startListenerWorker(
         return;
       case "cache-share":
         if (Array.isArray(msg.entries)) opts.onCacheShare?.(msg.entries);
+        return;
+      case "notified":
+        if (typeof msg.zone === "string" && typeof msg.from === "string") {
+          opts.onNotify?.(msg.zone, msg.from);
+        }
         return;
       case "cache-flushed":
         flushes.get(msg.id)?.(msg.removed);

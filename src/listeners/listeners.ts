@@ -78,6 +78,11 @@ export interface DnsListenersOptions {
    * the arrays hands them back to the worker to fill again.
    */
   onEvents?: (events: PackedQueryEvents, dropped: number) => void;
+  /**
+   * A NOTIFY (RFC 1996) for secondary zone `zone` came from `from`, one of
+   * its primaries, and was answered.
+   */
+  onNotify?: (zone: string, from: string) => void;
   /** Most UDP queries in flight per socket. @default 1000 */
   udpMaxInFlight?: number;
   /** How long a graceful stop may take before the worker is terminated. @default 10000 */
@@ -304,6 +309,7 @@ async function startWorker(
     stopTimeoutMs: opts.stopTimeoutMs ?? 10_000,
     ...(opts.onCounters ? { onCounters: opts.onCounters } : {}),
     ...(opts.onEvents ? { onEvents: opts.onEvents } : {}),
+    ...(opts.onNotify ? { onNotify: opts.onNotify } : {}),
     ...(set.snapshot !== undefined && { snapshot: set.snapshot }),
     // Importing skips an entry older than one already held (cache_dump.ts).
     onCacheShare: (entries) => {

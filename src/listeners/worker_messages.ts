@@ -166,6 +166,8 @@ export type WorkerReply =
    * client asks again over TCP.
    */
   | { type: "cache-share"; entries: SerializedEntry[] }
+  /** A NOTIFY for secondary zone `zone` from `from`, one of its primaries. */
+  | { type: "notified"; zone: string; from: string }
   /** The answer to `flush-cache` `id`: how many entries went. */
   | { type: "cache-flushed"; id: number; removed: number }
   /** The answer to `explain` `id`; absent when the plane cannot explain. */

@@ -101,6 +101,8 @@ export interface DataPlaneOptions {
   version: string;
   /** Whether to record query events. */
   queryLog: boolean;
+  /** A NOTIFY for a secondary zone was taken: tell the main thread. */
+  onNotify?: (zone: string, from: string) => void;
 }
 
 /** Builds a worker's data plane (one pipeline instance per worker). */

@@ -4,7 +4,7 @@
  * backed up). It holds the answer cache dump, written on shutdown and read
  * at start so a restart does not begin with a cold cache, and the zone
  * journal the leader keeps for IXFR (src/zone/journal.ts), which the
- * listener workers read.
+ * listener workers read, and this node's copies of secondary zones.
  */
 import { DatabaseSync } from "node:sqlite";
 import type { Logger } from "../log/logger.ts";
@@ -24,12 +24,13 @@ import {
 } from "../pipeline/flushed_names.ts";
 import { createPrivateFile } from "./data_dir.ts";
 import { journalMigration } from "../zone/journal.ts";
+import { secondaryCopiesMigration } from "../transfer/secondary_copies.ts";
 
 /** The file name inside the data directory. */
 export const LOCAL_DB_FILE = "local.db";
 
 /** The layout version of local.db (its own, apart from state.db's). */
-export const LOCAL_DB_SCHEMA_VERSION = 3;
+export const LOCAL_DB_SCHEMA_VERSION = 4;
 
 const LOCAL_SCHEMA_V1 = `
 CREATE TABLE meta (
@@ -60,15 +61,20 @@ ALTER TABLE cache_entries ADD COLUMN client_subnet BLOB;
 `;
 
 /** Every local.db schema version in order; append, never edit a shipped step. */
-const LOCAL_MIGRATIONS: readonly Migration[] = [{
-  to: 1,
-  description: "meta and cache_entries tables",
-  up: (db) => db.exec(LOCAL_SCHEMA_V1),
-}, {
-  to: 2,
-  description: "cache_entries.client_subnet",
-  up: (db) => db.exec(LOCAL_SCHEMA_V2),
-}, journalMigration(3)];
+const LOCAL_MIGRATIONS: readonly Migration[] = [
+  {
+    to: 1,
+    description: "meta and cache_entries tables",
+    up: (db) => db.exec(LOCAL_SCHEMA_V1),
+  },
+  {
+    to: 2,
+    description: "cache_entries.client_subnet",
+    up: (db) => db.exec(LOCAL_SCHEMA_V2),
+  },
+  journalMigration(3),
+  secondaryCopiesMigration(4),
+];
 
 /**
  * local.db, created when missing and migrated to this binary's layout

@@ -59,7 +59,8 @@ import {
 } from "../transfer/tsig_key_files.ts";
 import { createNotifier } from "../transfer/notify_out.ts";
 import { zoneChangeHandler } from "../transfer/zone_changes.ts";
-import { openJournal } from "./journal.ts";
+import { openLocalStores } from "./local_stores.ts";
+import { startSecondaryZones } from "../transfer/secondary_zones.ts";
 
 export interface ServerOptions {
   config: Config;
@@ -180,7 +181,11 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     }
 
     health.starting("starting the DNS listeners");
+    // A NOTIFY for a secondary zone, from one of its primaries (the
+    // listener checked), once the secondary zones run.
+    let onNotify = (_zone: string, _from: string): void => {};
     const listeners = await startDnsListeners({
+      onNotify: (zone, from) => onNotify(zone, from),
       listeners: config.listeners.dns,
       sockets: config.listeners.sockets,
       ffiSockets: config.listeners.ffiSockets,
@@ -222,11 +227,11 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       (keys) => onTsigKeys(keys),
     );
     stops.push(() => Promise.resolve(keyWatch[Symbol.dispose]()));
-    // The zone journal (IXFR) lives in local.db beside the cache dump;
-    // without it, transfers still work, with the whole zone each time.
-    const journal = openJournal(cacheDumpPath, logger);
-    if (journal !== undefined) {
-      stops.push(() => Promise.resolve(journal.close()));
+    // The zone journal (IXFR) and the secondary zones' copies live in
+    // local.db beside the cache dump; without it, transfers still work.
+    const local = openLocalStores(cacheDumpPath, logger);
+    if (local !== undefined) {
+      stops.push(() => Promise.resolve(local.close()));
     }
     const notifier = createNotifier({ logger });
     stops.push(() => notifier.stop());
@@ -234,7 +239,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       logger,
       notifier,
       keys: () => tsigKeys,
-      ...(journal && { journal: journal.journal }),
+      ...(local && { journal: local.journal }),
     });
     stops.push(() => Promise.resolve(zoneChanges.stop()));
     stops.push(async () => {
@@ -318,6 +323,15 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     // blocking.initStrategy says which lists are in force from the first
     // answer (fast: the small ones; larger ones join as each compiles).
     let refreshSnapshot = () => {};
+    const secondaries = startSecondaryZones({
+      store,
+      logger,
+      keys: () => tsigKeys,
+      onChange: () => refreshSnapshot(),
+      ...(local && { copies: local.copies }),
+    });
+    onNotify = (zone, from) => secondaries.notified(zone, from);
+    stops.push(() => secondaries.stop());
     health.starting(
       config.blocking.initStrategy === "fast"
         ? "compiling block lists"
@@ -356,7 +370,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       },
       blocking: blocking.assembler,
       tsigKeys,
-      ...(journal && { journalPath: cacheDumpPath }),
+      secondaries,
+      ...(local && { journalPath: cacheDumpPath }),
       hold: rebuildHold,
       onSnapshot: (snapshot) => {
         listeners.setSnapshot(snapshot);

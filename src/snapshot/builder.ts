@@ -4,6 +4,7 @@
  * (docs/design.md#serve-from-memory). It reads the Store through two watches
  * and never writes to it.
  */
+import { normalizeName } from "../dns/name.ts";
 import type { DataPlaneSettings } from "../pipeline/settings.ts";
 import type { DNSZone } from "../api/v1alpha1/dnszone.ts";
 import type { Logger } from "../log/logger.ts";
@@ -39,6 +40,11 @@ export interface SnapshotBuilderOptions {
   tsigKeys?: Snapshot["tsigKeys"];
   /** Where the zone journal is, copied into every snapshot. */
   journalPath?: string;
+  /**
+   * The content of secondary zones (src/transfer/secondary_zones.ts), by
+   * zone name; call `refresh()` when it changes. Absent: none is served.
+   */
+  secondaries?: { contentOf(zoneName: string): ZoneContent | undefined };
   /**
    * The blocking part, read at every build (a BlockingAssembler); call
    * `refresh()` when it changes. Absent: snapshots carry no blocking data.
@@ -229,6 +235,11 @@ export function startSnapshotBuilder(
         if (fz) forwardZones.push(fz);
       } else if (zone.spec?.type === "primary") {
         const content = primaryContent(mirrored);
+        if (content) zones.push(content);
+      } else if (zone.spec?.type === "secondary") {
+        const content = opts.secondaries?.contentOf(
+          normalizeName(zone.spec.zoneName),
+        );
         if (content) zones.push(content);
       }
     }

@@ -127,6 +127,8 @@ export interface StandardDataPlaneOptions {
   /** Record a QueryEvent per answer. @default true */
   queryLog?: boolean;
   authoritative?: AuthoritativeOptions;
+  /** A NOTIFY for a secondary zone was taken (AuthoritativeOptions.onNotify). */
+  onNotify?: (zone: string, from: string) => void;
 }
 
 /** The standard data plane, with what tests and benchmarks read besides. */
@@ -167,7 +169,10 @@ export function createDataPlane(
     cache,
     resolvePtr: ptrLookupThrough(() => built.handler),
     continueChain: continuationThrough(() => built.rest),
-    ...(opts.authoritative && { authoritative: opts.authoritative }),
+    authoritative: {
+      ...opts.authoritative,
+      ...(opts.onNotify && { onNotify: opts.onNotify }),
+    },
   });
   const events = opts.queryLog === false ? undefined : createQueryEventBuffer();
   const pipeline = createQueryHandler({

@@ -66,7 +66,8 @@ Deno.test("query handler answers rcodes end to end", async (t) => {
       opts: { edns: { version: 1 } },
       rcode: "BADVERS",
     },
-    { q: "example.org. SOA", opts: { opcode: 4 }, rcode: "NOTIMP" },
+    // NOTIFY for a zone that is not a secondary here (RFC 1996).
+    { q: "example.org. SOA", opts: { opcode: 4 }, rcode: "REFUSED" },
     { q: "example.org. SOA", opts: { opcode: 5 }, rcode: "REFUSED" },
     { q: "www.example.net. A", rcode: "REFUSED" },
     { q: "nope.example.org. A", rcode: "NXDOMAIN" },

@@ -53,6 +53,8 @@ export interface KudurruOptions {
   ffiSockets?: number;
   /** Files written into the data directory before start, by relative path. */
   dataFiles?: Record<string, string>;
+  /** The DNS port. @default a free one */
+  port?: number;
 }
 
 /** Starts `kudurru serve` on a free loopback port. */
@@ -61,7 +63,7 @@ export async function startKudurru(
 ): Promise<RunningServer & { dataDir: string; apiUrl: string }> {
   const dir = await Deno.makeTempDir({ prefix: "kudurru-interop-" });
   try {
-    const port = freePort();
+    const port = opts.port ?? freePort();
     const apiPort = freePort();
     await Deno.mkdir(join(dir, "objects.d"));
     for (const [path, text] of Object.entries(opts.dataFiles ?? {})) {

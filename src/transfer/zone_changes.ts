@@ -16,6 +16,7 @@
  *   old serial takes itself for up to date until its next refresh.
  */
 import { serialGreater } from "../dns/serial_number.ts";
+import { splitHostPort } from "../dns/ip_text.ts";
 import { TYPE } from "../dns/wire/constants.ts";
 import type { Logger } from "../log/logger.ts";
 import type { ZoneJournal } from "../zone/journal.ts";
@@ -140,8 +141,9 @@ export function notifyTargets(content: ZoneContent): NotifyTarget[] {
   }
   if (mode === "specified" || mode === "both") {
     for (const entry of content.access?.notifyTargets ?? []) {
-      const target = parseTarget(entry);
-      if (target !== undefined) add(target.address, target.port);
+      if (entry === "") continue;
+      const target = splitHostPort(entry);
+      add(target.address, target.port);
     }
   }
   return [...targets.values()];
@@ -166,15 +168,4 @@ function glueOfNameServers(content: ZoneContent): string[] {
         d.type === "A" || d.type === "AAAA" ? [d.address] : []
       )
     );
-}
-
-/** "192.0.2.1", "192.0.2.1:5353", "2001:db8::1" or "[2001:db8::1]:53". */
-function parseTarget(entry: string): NotifyTarget | undefined {
-  const bracketed = /^\[([^\]]+)\]:(\d+)$/.exec(entry);
-  if (bracketed) {
-    return { address: bracketed[1]!, port: Number(bracketed[2]) };
-  }
-  const v4 = /^([0-9.]+):(\d+)$/.exec(entry);
-  if (v4) return { address: v4[1]!, port: Number(v4[2]) };
-  return entry === "" ? undefined : { address: entry, port: 53 };
 }

@@ -377,7 +377,7 @@ export function forwardZoneOf(zone: DNSZone): ForwardZone | undefined {
 }
 
 /** The access fields of `zone.spec.policy` (schema defaults when absent). */
-function accessPolicyOf(zone: DNSZone): ZoneAccessPolicy {
+export function accessPolicyOf(zone: DNSZone): ZoneAccessPolicy {
   const policy = zone.spec?.policy;
   const access: ZoneAccessPolicy = {
     queryAccess: policy?.queryAccess ?? "allow",

@@ -17,6 +17,13 @@ export interface ZoneContent {
   rrsets: RRSet[];
   /** Who may query and transfer it; absent: anyone may query, no one transfer. */
   access?: ZoneAccessPolicy;
+  /** A secondary zone: the addresses of its primaries, whose NOTIFY it takes. */
+  primaries?: string[];
+  /**
+   * Why the zone's names are answered SERVFAIL, never NXDOMAIN: a secondary
+   * zone before its first transfer, or past its SOA expire.
+   */
+  unavailable?: string;
 }
 
 /**

@@ -151,18 +151,38 @@ async function confCheck(conf: string): Promise<void> {
   }
 }
 
-/** Starts `knotd` as the primary of `zone`, sending NOTIFY to 127.0.0.1@notifyPort. */
+/** A running Knot primary, with what `knotc` needs to reload its zone. */
+export interface KnotPrimary extends RunningServer {
+  /** Its knot.conf. */
+  readonly conf: string;
+  /** Its zone file, to rewrite before `knotc zone-reload`. */
+  readonly zoneFile: string;
+}
+
+/**
+ * Starts `knotd` as the primary of `zone`, sending NOTIFY to
+ * 127.0.0.1@notifyPort; with `transfers`, loopback may transfer the zone,
+ * and a reloaded zone file's changes are journaled so IXFR can send them.
+ */
 export async function startKnotPrimary(opts: {
   zone: string;
   serial: number;
   notifyPort: number;
-}): Promise<RunningServer> {
+  /** Knot's own port. @default a free one */
+  port?: number;
+  transfers?: boolean;
+  /** The zone file's text. @default an SOA, an NS and its address */
+  zoneText?: string;
+}): Promise<KnotPrimary> {
   const zone = opts.zone.endsWith(".") ? opts.zone : `${opts.zone}.`;
   const dir = await Deno.makeTempDir({ prefix: "kudurru-knot-primary-" });
   try {
     const file = "primary.zone";
-    await Deno.writeTextFile(join(dir, file), zoneText(zone, opts.serial));
-    const port = freePort();
+    await Deno.writeTextFile(
+      join(dir, file),
+      opts.zoneText ?? zoneText(zone, opts.serial),
+    );
+    const port = opts.port ?? freePort();
     const conf = join(dir, "knot.conf");
     await Deno.writeTextFile(
       conf,
@@ -171,15 +191,30 @@ export async function startKnotPrimary(opts: {
         "remote:",
         "  - id: secondary",
         `    address: 127.0.0.1@${opts.notifyPort}`,
+        ...(opts.transfers
+          ? [
+            "acl:",
+            "  - id: loopback-transfer",
+            "    address: [ 127.0.0.1, ::1 ]",
+            "    action: transfer",
+          ]
+          : []),
         ...templateSection(dir),
         "zone:",
         `  - domain: "${zone}"`,
         `    file: "${file}"`,
         "    notify: secondary",
+        ...(opts.transfers
+          ? [
+            "    acl: loopback-transfer",
+            "    zonefile-load: difference",
+            "    journal-content: changes",
+          ]
+          : []),
       ].join("\n") + "\n",
     );
     await confCheck(conf);
-    return await spawnServer({
+    const server = await spawnServer({
       label: "Knot primary",
       command: "knotd",
       args: ["-c", conf],
@@ -187,6 +222,7 @@ export async function startKnotPrimary(opts: {
       tempDir: dir,
       readyZone: zone,
     });
+    return Object.assign(server, { conf, zoneFile: join(dir, file) });
   } catch (error) {
     await Deno.remove(dir, { recursive: true }).catch(() => {});
     throw error;

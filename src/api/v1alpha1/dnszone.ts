@@ -18,10 +18,9 @@ import {
 } from "./field_schemas.ts";
 
 /** Zone types served in this version. */
-export const ZONE_TYPES = ["primary", "forward"] as const;
+export const ZONE_TYPES = ["primary", "forward", "secondary"] as const;
 /** Zone types planned for later versions; named so the error can say so. */
 export const LATER_ZONE_TYPES = [
-  "secondary",
   "stub",
   "external",
   "catalog",
@@ -53,8 +52,8 @@ const zoneTypeSchema = z.enum(ZONE_TYPES, {
       ? `zone type "${
         String(issue.input)
       }" arrives in a later version of kudurru; this version serves ${
-        ZONE_TYPES.join(" and ")
-      } zones`
+        ZONE_TYPES.slice(0, -1).join(", ")
+      } and ${ZONE_TYPES.at(-1)} zones`
       : `must be one of: ${ZONE_TYPES.join(", ")}`,
 });
 
@@ -99,6 +98,16 @@ export const forwardSpecSchema = z.strictObject({
   dnssecValidation: z.boolean().default(false),
 });
 
+/** Where a secondary zone is transferred from (RFC 5936, RFC 1995). */
+export const secondarySpecSchema = z.strictObject({
+  /** Tried in order at each refresh; NOTIFY is taken from these only. */
+  primaries: z.array(hostPortSchema()).min(1).max(16),
+  /** The TSIG key (`<dataDir>/keys/tsig/<ref>.key`) transfers are signed with. */
+  tsigKeyRef: objectNameSchema().optional(),
+  /** DNS over TCP; XFR over TLS (RFC 9103) is planned. */
+  transferProtocol: z.enum(["tcp"]).default("tcp"),
+});
+
 export const recordSetSelectorSchema = z.strictObject({
   namespaces: z.array(namespaceNameSchema()).max(256).optional(),
   labelSelector: z.strictObject({
@@ -119,6 +128,7 @@ export const dnsZoneSpecSchema = z.strictObject({
   defaultTTL: z.number().int().min(0).max(MAX_TTL).default(300),
   policy: zonePolicySchema.prefault({}),
   forward: forwardSpecSchema.optional(),
+  secondary: secondarySpecSchema.optional(),
   recordSetSelector: recordSetSelectorSchema.optional(),
 }).superRefine((spec, ctx) => {
   if (spec.type === "forward" && spec.forward === undefined) {
@@ -128,11 +138,26 @@ export const dnsZoneSpecSchema = z.strictObject({
       message: "is required when type is forward (set forward.upstreamGroup)",
     });
   }
-  if (spec.type === "primary" && spec.forward !== undefined) {
+  if (spec.type !== "forward" && spec.forward !== undefined) {
     ctx.addIssue({
       code: "custom",
       path: ["forward"],
-      message: "must not be set when type is primary",
+      message: `must not be set when type is ${spec.type}`,
+    });
+  }
+  if (spec.type === "secondary" && spec.secondary === undefined) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["secondary"],
+      message:
+        "is required when type is secondary (set secondary.primaries to the addresses to transfer from)",
+    });
+  }
+  if (spec.type !== "secondary" && spec.secondary !== undefined) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["secondary"],
+      message: `must not be set when type is ${spec.type}`,
     });
   }
   const p = spec.policy;
@@ -170,6 +195,10 @@ export const dnsZoneStatusSchema = z.strictObject({
   contentHash: z.string().max(128).optional(),
   recordCount: z.number().int().min(0).optional(),
   nameserverAddresses: z.array(ipAddressSchema()).max(64).optional(),
+  /** A secondary zone: when its copy last came from a primary (ISO 8601). */
+  lastTransfer: z.string().max(64).optional(),
+  /** A secondary zone: when a primary last confirmed the copy is current. */
+  lastRefresh: z.string().max(64).optional(),
   conditions: conditionsSchema().optional(),
 });
 

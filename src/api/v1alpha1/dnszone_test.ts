@@ -91,16 +91,39 @@ Deno.test("DNSZone rejects invalid zones", async (t) => {
     },
     {
       name: "type from a later version",
-      input: withSpec(zone, { type: "secondary" }),
+      input: withSpec(zone, { type: "stub" }),
       path: "spec.type",
       message:
-        'zone type "secondary" arrives in a later version of kudurru; this version serves primary and forward zones',
+        'zone type "stub" arrives in a later version of kudurru; this version serves primary, forward and secondary zones',
     },
     {
       name: "unknown type",
       input: withSpec(zone, { type: "master" }),
       path: "spec.type",
-      message: "must be one of: primary, forward",
+      message: "must be one of: primary, forward, secondary",
+    },
+    {
+      name: "secondary type without its primaries",
+      input: withSpec(zone, { type: "secondary" }),
+      path: "spec.secondary",
+      message:
+        "is required when type is secondary (set secondary.primaries to the addresses to transfer from)",
+    },
+    {
+      name: "secondary settings on a primary zone",
+      input: withSpec(zone, { secondary: { primaries: ["192.0.2.1"] } }),
+      path: "spec.secondary",
+      message: "must not be set when type is primary",
+    },
+    {
+      name: "a primary that is not an address",
+      input: withSpec(zone, {
+        type: "secondary",
+        secondary: { primaries: ["ns1.example.org"] },
+      }),
+      path: "spec.secondary.primaries[0]",
+      message:
+        'must be an IP address with an optional port such as "192.0.2.1", "192.0.2.1:5353" or "[2001:db8::1]:53"',
     },
     {
       name: "forward type without forward",

@@ -4,7 +4,7 @@
  * zones to their upstream group. Encoded answers are memoised per snapshot.
  */
 import { shortLivedCopy } from "../../dns/wire/short_lived_bytes.ts";
-import { RCODE, TYPE } from "../../dns/wire/constants.ts";
+import { OPCODE, RCODE, TYPE } from "../../dns/wire/constants.ts";
 import { encodeAnswer } from "../../pipeline/answer_encoding.ts";
 import type { Request } from "../../pipeline/request.ts";
 import { answer, replyTo, type Response } from "../../pipeline/response.ts";
@@ -25,12 +25,15 @@ import {
 import { QueryAccess } from "./query_access.ts";
 import { type JournalLookup, zoneTransfer } from "./zone_transfer.ts";
 import { journalReader } from "./journal_reader.ts";
+import { notifyAnswer, UnavailableZones } from "./secondary_answers.ts";
 
 export interface AuthoritativeOptions {
   /** Routes and encoded answers kept per snapshot. @default 100000 */
   memoEntries?: number;
   /** Estimated bytes they may take per snapshot. @default 64 MiB */
   memoBytes?: number;
+  /** A NOTIFY from a secondary zone's primary was answered (zone_notify.ts). */
+  onNotify?: (zone: string, from: string) => void;
 }
 
 /** The stage, plus its memo's counts for the current snapshot. */
@@ -47,6 +50,8 @@ interface SnapshotState {
   access: QueryAccess | undefined;
   /** The zone journal, for IXFR (one reader for the stage's life). */
   journals: JournalLookup;
+  /** Zones not answered (SERVFAIL); undefined when all are. */
+  unavailable: UnavailableZones | undefined;
 }
 
 /** Creates the authoritative stage. */
@@ -72,6 +77,7 @@ export function createAuthoritativeStage(
       memo: new NameMemo(memoEntries, memoBytes),
       access: QueryAccess.of(index),
       journals,
+      unavailable: UnavailableZones.of(index),
     };
     if (current === undefined || snapshot.version >= current.snapshot.version) {
       current = state;
@@ -98,6 +104,9 @@ export function createAuthoritativeStage(
         return answer(req, "authoritative", "servfail", RCODE.SERVFAIL);
       }
       if (req.query.question === undefined) return next(req);
+      if (req.query.opcode === OPCODE.NOTIFY) {
+        return notifyAnswer(stateFor(req.snapshot).index, req, opts.onNotify);
+      }
       return serveFrom(stateFor(req.snapshot), req, next);
     },
   };
@@ -111,6 +120,11 @@ function serveFrom(
   const qtype = req.query.question!.type;
   if (qtype === TYPE.AXFR || qtype === TYPE.IXFR) {
     return zoneTransfer(state.index, req, state.journals);
+  }
+  // A secondary zone with no copy to serve: SERVFAIL, never NXDOMAIN.
+  if (state.unavailable !== undefined) {
+    const refusal = state.unavailable.answer(req);
+    if (refusal !== undefined) return refusal;
   }
   // Before the memo: its answers do not depend on who asks.
   if (state.access !== undefined) {

@@ -58,6 +58,10 @@ export function zoneTransfer(
     return answer(req, "authoritative", "notauth", RCODE.NOTAUTH);
   }
   req.zone = zone.name;
+  // A secondary zone without a copy to serve is not passed on either.
+  if (zone.content.unavailable !== undefined) {
+    return answer(req, "authoritative", "servfail", RCODE.SERVFAIL);
+  }
   const ixfr = req.query.question!.type === TYPE.IXFR;
   const since = ixfr ? ixfrSerial(req) : undefined;
   if (ixfr && since === undefined) {

@@ -144,13 +144,13 @@ function tsigRejection(
 function opcodeRejection(req: Request): Response | undefined {
   switch (req.query.opcode) {
     case OPCODE.QUERY:
+    case OPCODE.NOTIFY: // for secondary zones, answered by authoritative
       return undefined;
     case OPCODE.UPDATE:
       // RFC 2136 §3: REFUSED until dynamic updates are implemented.
       return answer(req, "ingress", "refused", RCODE.REFUSED);
     default:
-      // IQUERY (obsolete, RFC 3425), STATUS, NOTIFY (until secondaries
-      // land) and unassigned opcodes.
+      // IQUERY (obsolete, RFC 3425), STATUS and unassigned opcodes.
       return answer(req, "ingress", "notimp", RCODE.NOTIMP);
   }
 }
