@@ -61,6 +61,7 @@ import { createNotifier } from "../transfer/notify_out.ts";
 import { zoneChangeHandler } from "../transfer/zone_changes.ts";
 import { openLocalStores } from "./local_stores.ts";
 import { startSecondaryZones } from "../transfer/secondary_zones.ts";
+import { createTransferMetrics } from "../metrics/transfer_metrics.ts";
 
 export interface ServerOptions {
   config: Config;
@@ -157,6 +158,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     });
     stops.push(() => ops.stop());
     const metrics = createDnsMetrics(registry);
+    const transferMetrics = createTransferMetrics(registry);
     const metricsServer = startMetricsServer({
       ...parseListenAddress(config.listeners.metrics.address),
       registry,
@@ -233,7 +235,10 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     if (local !== undefined) {
       stops.push(() => Promise.resolve(local.close()));
     }
-    const notifier = createNotifier({ logger });
+    const notifier = createNotifier({
+      logger,
+      onResult: (r) => transferMetrics.notified(r.zone, r.outcome),
+    });
     stops.push(() => notifier.stop());
     const zoneChanges = zoneChangeHandler({
       logger,
@@ -328,6 +333,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       logger,
       keys: () => tsigKeys,
       onChange: () => refreshSnapshot(),
+      onRefresh: (zone, result) => transferMetrics.transferIn(zone, result),
       ...(local && { copies: local.copies }),
     });
     onNotify = (zone, from) => secondaries.notified(zone, from);

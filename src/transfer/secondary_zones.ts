@@ -43,6 +43,11 @@ export interface SecondaryZonesOptions {
   keys: () => readonly NamedTsigKey[];
   /** Told when a zone's content or availability changed. */
   onChange: () => void;
+  /**
+   * Told each refresh's result: "AXFR" or "IXFR" (transferred), "current",
+   * or the failure's reason (TransferError.reason, "no_key").
+   */
+  onRefresh?: (zone: string, result: string) => void;
   /** @default Date.now */
   now?: () => number;
   /** For the transfers. */
@@ -199,18 +204,20 @@ export function startSecondaryZones(
     const errors: string[] = [];
     if (ref !== undefined && key === undefined) {
       errors.push(`the TSIG key file keys/tsig/${ref}.key is missing`);
+      opts.onRefresh?.(state.name, "no_key");
     } else {
       for (const primary of spec.primaries) {
         const { address, port } = splitHostPort(primary);
         const source = { address, port, ...(key && { key }) };
         try {
-          await fetchFrom(state, source);
+          opts.onRefresh?.(state.name, await fetchFrom(state, source));
           return succeeded(state);
         } catch (error) {
-          const message = error instanceof TransferError
-            ? error.message
-            : String(error);
-          errors.push(`${primary}: ${message}`);
+          const transfer = error instanceof TransferError;
+          errors.push(
+            `${primary}: ${transfer ? error.message : String(error)}`,
+          );
+          opts.onRefresh?.(state.name, transfer ? error.reason : "failed");
         }
         if (stopped) return;
       }
@@ -218,11 +225,14 @@ export function startSecondaryZones(
     failed(state, errors.join("; "));
   }
 
-  /** One primary: the copy brought up to date, or a TransferError. */
+  /**
+   * One primary: the copy brought up to date ("current", "AXFR", "IXFR"),
+   * or a TransferError.
+   */
   async function fetchFrom(
     state: ZoneState,
     source: Parameters<typeof transferIn>[1],
-  ): Promise<void> {
+  ): Promise<string> {
     const held = state.copy === undefined
       ? undefined
       : { serial: state.copy.serial, rrsets: state.copy.rrsets };
@@ -242,7 +252,7 @@ export function startSecondaryZones(
     if (result.kind === "current") {
       state.copy!.refreshedAt = at;
       persist(() => opts.copies?.touch(state.name, at));
-      return;
+      return "current";
     }
     state.copy = {
       serial: result.serial,
@@ -259,6 +269,7 @@ export function startSecondaryZones(
       messages: result.messages,
       bytes: result.bytes,
     });
+    return result.how;
   }
 
   function persist(write: () => void): void {

@@ -59,12 +59,14 @@ Deno.test("a kept copy is served at once after a restart, and expires by its SOA
   const store = createMemoryStore();
   await store.apply(secondaryZone(closedPort()), API);
   let changes = 0;
+  const refreshes: string[] = [];
   const zones = startSecondaryZones({
     store,
     logger: memoryLogger(),
     copies,
     keys: () => [],
     onChange: () => changes++,
+    onRefresh: (zone, result) => refreshes.push(`${zone} ${result}`),
     now: () => clock,
     transfer: { timeoutMs: 1000 },
   });
@@ -87,6 +89,7 @@ Deno.test("a kept copy is served at once after a restart, and expires by its SOA
       return zone.status?.conditions?.[0]?.reason === "TransferFailed";
     });
     assert.equal(zones.contentOf("example.org.")!.unavailable, undefined);
+    assert.equal(refreshes[0], "example.org. unreachable");
     // A day later (the SOA expire), the next failed refresh expires it.
     clock += 86_400_000;
     const before = changes;

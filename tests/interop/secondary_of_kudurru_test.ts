@@ -13,6 +13,7 @@ import { API_VERSION } from "../../src/api/v1alpha1/meta.ts";
 import { freePort } from "../../src/testing/free_port.ts";
 import { startKudurru } from "../../src/testing/kudurru_server.ts";
 import { startKnotSecondary } from "./knot_notify.ts";
+import { startBindSecondary } from "./bind_secondary.ts";
 
 const ZONE = "xfr.test.";
 
@@ -207,4 +208,53 @@ Deno.test("interop a secondary with the wrong secret gets no transfer from kudur
   );
   assert.equal(await serialOf(knot.port), 1);
   assert.deepEqual(await dig(knot.port, `www.${ZONE}`, "A"), []);
+});
+
+Deno.test("interop BIND is a secondary of kudurru: transfer with the generated key, then NOTIFY and IXFR after a change", async () => {
+  const key = await generatedKey();
+  const bindPort = freePort();
+  await using kudurru = await startKudurru({
+    objects: objects(bindPort, "192.0.2.1"),
+    readyZone: ZONE,
+    upstreamPort: freePort(),
+    dataFiles: { "keys/tsig/xfr.key": key.text },
+  });
+  await using bind = await startBindSecondary({
+    zone: ZONE,
+    primaryPort: kudurru.port,
+    keyStatement: key.text,
+    port: bindPort,
+  });
+  await until(
+    "BIND to serve kudurru's serial",
+    async () =>
+      (await dig(bind.port, `www.${ZONE}`, "A"))[0] === "192.0.2.1" &&
+      await serialOf(bind.port) === await serialOf(kudurru.port),
+    bind.output,
+  );
+  const first = await serialOf(kudurru.port);
+
+  const file = join(dirname(kudurru.dataDir), "objects.d", "corpus.yaml");
+  await Deno.writeTextFile(
+    file,
+    objects(bindPort, "192.0.2.2").map((o) => YAML.stringify(o)).join("---\n"),
+  );
+  const changedAt = Date.now();
+  await until(
+    "BIND to serve the change",
+    async () => (await dig(bind.port, `www.${ZONE}`, "A"))[0] === "192.0.2.2",
+    bind.output,
+  );
+  assert.ok(Date.now() - changedAt < 10_000);
+  const second = await serialOf(kudurru.port);
+  assert.ok(second > first);
+  assert.equal(await serialOf(bind.port), second);
+  assert.match(bind.output(), /received notify for zone/i);
+  // The change came as an IXFR: six records (the new SOA, the old SOA, the
+  // record removed, the new SOA, the record added, the new SOA), where the
+  // whole zone is five.
+  const completed = bind.output().split("\n").filter((l) =>
+    l.includes("Transfer completed")
+  );
+  assert.match(completed.at(-1)!, new RegExp(`6 records.*serial ${second}`));
 });
