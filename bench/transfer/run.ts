@@ -106,6 +106,8 @@ interface Ixfr {
   changeSeconds: number;
   /** IXFR queries sent until the answer was incremental (at most 3). */
   tries: number;
+  /** What each try before the last was answered with: form and records. */
+  earlier: string[];
 }
 
 interface Row {
@@ -281,6 +283,7 @@ async function ixfrAfterChange(started: Started): Promise<Ixfr> {
   const changeSeconds = (performance.now() - changedAt) / 1000;
   let result: TransferResult | undefined;
   let tries = 0;
+  const earlier: string[] = [];
   // A server whose journal lags its new serial answers in AXFR form
   // (RFC 1995 §4); asked again a second later, up to three times, so the
   // run says whether that was a race or the rule.
@@ -293,9 +296,19 @@ async function ixfrAfterChange(started: Started): Promise<Ixfr> {
       keep: true,
     });
     if (result.form === "ixfr") break;
+    earlier.push(
+      `${result.form} of ${result.records} records, serial ${result.serial}`,
+    );
     await new Promise((r) => setTimeout(r, 1000));
   }
-  return { fromSerial, toSerial, result: result!, changeSeconds, tries };
+  return {
+    fromSerial,
+    toSerial,
+    result: result!,
+    changeSeconds,
+    tries,
+    earlier,
+  };
 }
 
 /** A server that did not start: skipped, where a failed measurement ends the run. */
@@ -360,11 +373,19 @@ function ixfrTable(rows: Row[]): string[] {
   const lines = [
     "server    form   messages   octets  records  serials                change→serial s  tries  octets vs knot",
   ];
+  const notes: string[] = [];
   for (const r of rows) {
     const x = r.ixfr;
     if (x === undefined) {
       lines.push(`${r.server.padEnd(9)} ${r.ixfrNote ?? "-"}`);
       continue;
+    }
+    if (x.earlier.length > 0) {
+      notes.push(
+        `${r.server}: asked as soon as its SOA showed ${x.toSerial}, it answered ${
+          x.earlier.join("; then ")
+        }`,
+      );
     }
     lines.push([
       r.server.padEnd(9),
@@ -382,7 +403,7 @@ function ixfrTable(rows: Row[]): string[] {
         : "-").padStart(15),
     ].join(" "));
   }
-  return lines;
+  return [...lines, ...notes];
 }
 
 /** The layout of each server's IXFR answer, when it is small enough to read. */
