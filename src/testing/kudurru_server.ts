@@ -51,6 +51,11 @@ export interface KudurruOptions {
    * this many per address (`listeners.sockets`; TCP gets as many).
    */
   ffiSockets?: number;
+  /**
+   * More files of objects in objects.d, by file name: a file holds at most
+   * 4 MiB, so a large zone's record sets go into several.
+   */
+  objectFiles?: Record<string, KObject[]>;
   /** Files written into the data directory before start, by relative path. */
   dataFiles?: Record<string, string>;
   /** The DNS port. @default a free one */
@@ -75,6 +80,12 @@ export async function startKudurru(
       join(dir, "objects.d", "corpus.yaml"),
       opts.objects.map((o) => YAML.stringify(withoutStatus(o))).join("---\n"),
     );
+    for (const [name, objects] of Object.entries(opts.objectFiles ?? {})) {
+      await Deno.writeTextFile(
+        join(dir, "objects.d", name),
+        objects.map((o) => YAML.stringify(withoutStatus(o))).join("---\n"),
+      );
+    }
     const config = join(dir, "kudurru.yaml");
     await Deno.writeTextFile(
       config,

@@ -59,8 +59,22 @@ function listenAddresses(port: number): string[] {
     : [`127.0.0.1@${port}`];
 }
 
+/** What NSD is set up with besides its zones. */
+export interface NsdOptions {
+  /** Let 127.0.0.1 and ::1 transfer every zone without a key. */
+  transferFromLoopback?: boolean;
+  /**
+   * Keep IXFR data (`store-ixfr`) and make it from the zone file at each
+   * reload (`create-ixfr`), so a reloaded zone answers IXFR (RFC 1995).
+   */
+  ixfrFromZoneFile?: boolean;
+}
+
 /** Starts NSD (`nsd -d`) serving `zones`. */
-export async function startNsd(zones: ZoneText[]): Promise<RunningServer> {
+export async function startNsd(
+  zones: ZoneText[],
+  opts: NsdOptions = {},
+): Promise<RunningServer> {
   const dir = await Deno.makeTempDir({ prefix: "kudurru-nsd-" });
   try {
     await writeZones(dir, zones);
@@ -75,7 +89,7 @@ export async function startNsd(zones: ZoneText[]): Promise<RunningServer> {
     }
     const port = freePort();
     const conf = join(dir, "nsd.conf");
-    await Deno.writeTextFile(conf, nsdConfig(dir, port, zones));
+    await Deno.writeTextFile(conf, nsdConfig(dir, port, zones, opts));
     const problem = await run("nsd-checkconf", [conf]);
     if (problem !== null) throw new Error(`Invalid nsd.conf: ${problem}`);
     return await spawnServer({
@@ -92,7 +106,12 @@ export async function startNsd(zones: ZoneText[]): Promise<RunningServer> {
   }
 }
 
-function nsdConfig(dir: string, port: number, zones: ZoneText[]): string {
+function nsdConfig(
+  dir: string,
+  port: number,
+  zones: ZoneText[],
+  opts: NsdOptions = {},
+): string {
   return [
     "server:",
     ...listenAddresses(port).map((a) => `  ip-address: ${a}`),
@@ -119,14 +138,33 @@ function nsdConfig(dir: string, port: number, zones: ZoneText[]): string {
       "zone:",
       `  name: "${fqdn(z.name)}"`,
       `  zonefile: "${fileName(z.name)}"`,
+      ...(opts.transferFromLoopback === true
+        ? ["  provide-xfr: 127.0.0.1 NOKEY", "  provide-xfr: ::1 NOKEY"]
+        : []),
+      ...(opts.ixfrFromZoneFile === true
+        ? ["  store-ixfr: yes", "  create-ixfr: yes"]
+        : []),
     ]),
   ].join("\n") + "\n";
+}
+
+/** What Knot is set up with besides its zones. */
+export interface KnotOptions {
+  /** Let 127.0.0.1 and ::1 transfer every zone without a key. */
+  transferFromLoopback?: boolean;
+  /**
+   * Load a changed zone file as its difference from the zone served
+   * (`zonefile-load: difference`) and keep that difference in the journal
+   * (`journal-content: changes`), so a reload answers IXFR (RFC 1995).
+   * The control socket is `knot.sock` in the rundir, for `knotc`.
+   */
+  ixfrFromDifferences?: boolean;
 }
 
 /** Starts Knot (`knotd -c`) serving `zones`. */
 export async function startKnot(
   zones: ZoneText[],
-  opts: { transferFromLoopback?: boolean } = {},
+  opts: KnotOptions = {},
 ): Promise<RunningServer> {
   const dir = await Deno.makeTempDir({ prefix: "kudurru-knot-" });
   try {
@@ -157,9 +195,10 @@ function knotConfig(
   dir: string,
   port: number,
   zones: ZoneText[],
-  opts: { transferFromLoopback?: boolean },
+  opts: KnotOptions,
 ): string {
   const acl = opts.transferFromLoopback === true;
+  const ixfr = opts.ixfrFromDifferences === true;
   return [
     "server:",
     `  rundir: "${dir}"`,
@@ -188,7 +227,10 @@ function knotConfig(
     "zone:",
     ...zones.map((z) =>
       `  - domain: "${fqdn(z.name)}"\n    file: "${fileName(z.name)}"` +
-      (acl ? "\n    acl: loopback-transfer" : "")
+      (acl ? "\n    acl: loopback-transfer" : "") +
+      (ixfr
+        ? "\n    zonefile-load: difference\n    journal-content: changes"
+        : "")
     ),
   ].join("\n") + "\n";
 }
