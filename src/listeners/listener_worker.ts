@@ -278,6 +278,7 @@ export function runListenerWorker(createDataPlane: DataPlaneFactory): void {
         // One assignment inside the handler; queries in flight keep theirs.
         if (plane) plane.handler.setSnapshot(snapshot);
         else earlySnapshot = snapshot;
+        post({ type: "snapshot-applied", version: snapshot.version });
         return;
       }
       case "lameduck":

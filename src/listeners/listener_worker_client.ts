@@ -50,6 +50,11 @@ export interface BoundAddress {
 export interface ListenerWorker {
   readonly bound: BoundAddress;
   post(snapshot: Snapshot): void;
+  /**
+   * Resolves once the worker answers from the snapshot of `version` or a
+   * later one (or has stopped, and answers nothing).
+   */
+  applied(version: number): Promise<void>;
   /** Tells the worker the server is in lameduck (see WorkerRequest). */
   enterLameduck(): void;
   /** Posts cache entries from a dump for the worker to take. */
@@ -149,6 +154,11 @@ export function startListenerWorker(
   /** The dump the worker posted as its stop began (`cache-dump`). */
   let earlyDump: SerializedEntry[] | undefined;
   let earlyDumpPosted = false;
+  /** The newest snapshot version the worker said it answers from. */
+  let appliedVersion = 0;
+  const appliedWaiters = new Set<
+    { version: number; resolve: () => void; promise: Promise<void> }
+  >();
 
   const terminate = (cache?: SerializedEntry[]) => {
     if (terminated) return;
@@ -158,12 +168,20 @@ export function startListenerWorker(
     flushes.clear();
     for (const resolve of explains.values()) resolve(undefined);
     explains.clear();
+    for (const waiter of appliedWaiters) waiter.resolve();
+    appliedWaiters.clear();
     stopped.resolve(cache ?? earlyDump ?? []);
   };
 
   const handle: ListenerWorker = {
     get bound() {
       return bound!;
+    },
+    applied(version) {
+      if (terminated || appliedVersion >= version) return Promise.resolve();
+      const waiter = { version, ...Promise.withResolvers<void>() };
+      appliedWaiters.add(waiter);
+      return waiter.promise;
     },
     post(snapshot) {
       if (terminated) return;
@@ -337,6 +355,17 @@ export function startListenerWorker(
         return;
       case "cache-share":
         if (Array.isArray(msg.entries)) opts.onCacheShare?.(msg.entries);
+        return;
+      case "snapshot-applied":
+        if (typeof msg.version === "number") {
+          appliedVersion = Math.max(appliedVersion, msg.version);
+          for (const waiter of [...appliedWaiters]) {
+            if (waiter.version <= appliedVersion) {
+              appliedWaiters.delete(waiter);
+              waiter.resolve();
+            }
+          }
+        }
         return;
       case "notified":
         if (typeof msg.zone === "string" && typeof msg.from === "string") {

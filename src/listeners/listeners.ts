@@ -106,6 +106,12 @@ export interface DnsListeners {
   /** Posts the snapshot to every worker. */
   setSnapshot(snapshot: Snapshot): void;
   /**
+   * Resolves once every worker answers from the snapshot of `version` or a
+   * later one, or after `timeoutMs` (a worker restarting takes the latest
+   * snapshot when it starts).
+   */
+  whenServed(version: number, timeoutMs?: number): Promise<void>;
+  /**
    * Lameduck: the health check (`health.kudurru.internal.`) fails from now
    * on, so dnsdist and keepalived move away, while every other query is
    * still answered until the listeners stop.
@@ -167,6 +173,14 @@ export async function startDnsListeners(
     setSnapshot(snapshot) {
       set.snapshot = snapshot;
       for (const w of set.workers) w.post(snapshot);
+    },
+    async whenServed(version, timeoutMs = 30_000) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        Promise.all(set.workers.map((w) => w.applied(version))),
+        new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs))),
+      ]);
+      clearTimeout(timer);
     },
     enterLameduck() {
       set.lameduck = true;

@@ -153,6 +153,32 @@ Deno.test("startDnsListeners setSnapshot reaches every worker", async () => {
   );
 });
 
+Deno.test("startDnsListeners whenServed resolves once every worker answers from the snapshot", async () => {
+  await using l = await start();
+  const port = portOf(l, "udp");
+  l.setSnapshot(snapshot(8));
+  const started = Date.now();
+  await l.whenServed(8, 10_000);
+  assert.ok(Date.now() - started < 5_000, "not by the timeout");
+  // At once, from both transports.
+  assert.deepEqual(
+    answerRecords(
+      await udpExchange("127.0.0.1", port, buildQuery(1, "snapshot.test")),
+    ).records,
+    ["TXT 8"],
+  );
+  using conn = await Deno.connect({ hostname: "127.0.0.1", port });
+  await writeAll(conn, frames(buildQuery(2, "snapshot.test")));
+  assert.deepEqual(
+    answerRecords((await within(readFrame(conn), 2000))!).records,
+    ["TXT 8"],
+  );
+  // A version no worker has: the timeout ends the wait.
+  const waited = Date.now();
+  await l.whenServed(9, 200);
+  assert.ok(Date.now() - waited >= 190);
+});
+
 Deno.test("startDnsListeners passes worker counters to onCounters", async () => {
   const counted: CounterDeltas[] = [];
   await using l = await start({

@@ -166,6 +166,8 @@ export type WorkerReply =
    * client asks again over TCP.
    */
   | { type: "cache-share"; entries: SerializedEntry[] }
+  /** The snapshot of `version` is the one queries are answered from now. */
+  | { type: "snapshot-applied"; version: number }
   /** A NOTIFY for secondary zone `zone` from `from`, one of its primaries. */
   | { type: "notified"; zone: string; from: string }
   /** The answer to `flush-cache` `id`: how many entries went. */

@@ -382,7 +382,11 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       onSnapshot: (snapshot) => {
         listeners.setSnapshot(snapshot);
         posted = snapshot;
-        zoneChanges.onSnapshot(snapshot);
+        // NOTIFY only once every listener answers with the new serial: a
+        // secondary asks for the SOA at once.
+        listeners.whenServed(snapshot.version).then(() =>
+          zoneChanges.onSnapshot(snapshot)
+        );
       },
     });
     onTsigKeys = (keys) => snapshots.setTsigKeys(keys);

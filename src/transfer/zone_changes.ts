@@ -10,10 +10,10 @@
  * - A NOTIFY is signed with the first of `transferTSIGKeyRefs` when that
  *   key is present: a secondary that transfers with a key expects its
  *   NOTIFY signed with it.
- * - A NOTIFY waits until the listeners serve the new serial (the snapshot
- *   that carries it is posted, and a moment for the workers to swap it
- *   in): a secondary asks for the SOA at once, and one that still sees the
- *   old serial takes itself for up to date until its next refresh.
+ * - A NOTIFY waits until every listener serves the new serial (onSnapshot
+ *   is called once the workers said so): a secondary asks for the SOA at
+ *   once, and one that still sees the old serial takes itself for up to
+ *   date until its next refresh.
  */
 import { serialGreater } from "../dns/serial_number.ts";
 import { splitHostPort } from "../dns/ip_text.ts";
@@ -33,9 +33,6 @@ export interface ZoneChangeOptions {
   keys: () => readonly NamedTsigKey[];
 }
 
-/** How long after the snapshot is posted a NOTIFY goes out. */
-export const NOTIFY_AFTER_POST_MS = 100;
-
 /** What the leader does on a new serial, and once the serial is served. */
 export interface ZoneChanges {
   /** ZoneReconcilerOptions.onNewSerial. */
@@ -44,7 +41,7 @@ export interface ZoneChanges {
     before: ZoneContent | undefined,
     after: ZoneContent,
   ): void;
-  /** A snapshot was posted to the listeners: the NOTIFYs it serves go. */
+  /** Every listener serves this snapshot: the NOTIFYs it serves go. */
   onSnapshot(snapshot: { zones: readonly ZoneContent[] }): void;
   /** Drops the NOTIFYs not sent yet. */
   stop(): void;
@@ -55,7 +52,7 @@ export function zoneChangeHandler(opts: ZoneChangeOptions): ZoneChanges {
   const log = opts.logger;
   /** Per zone, the content whose serial is told once it is served. */
   const waiting = new Map<string, ZoneContent>();
-  const timers = new Set<ReturnType<typeof setTimeout>>();
+  let stopped = false;
 
   function record(
     zone: string,
@@ -114,16 +111,11 @@ export function zoneChangeHandler(opts: ZoneChangeOptions): ZoneChanges {
             !serialGreater(served.serial, after.serial))
         ) continue;
         waiting.delete(zone);
-        const timer = setTimeout(() => {
-          timers.delete(timer);
-          notify(zone, after);
-        }, NOTIFY_AFTER_POST_MS);
-        timers.add(timer);
+        if (!stopped) notify(zone, after);
       }
     },
     stop() {
-      for (const timer of timers) clearTimeout(timer);
-      timers.clear();
+      stopped = true;
       waiting.clear();
     },
   };

@@ -16,7 +16,7 @@
  * - The zone is sent from the snapshot the query arrived on, whatever
  *   serial lands while it is sent: the SOA that opens the answer closes it.
  */
-import { RCODE, TYPE } from "../../dns/wire/constants.ts";
+import { CLASS, RCODE, TYPE } from "../../dns/wire/constants.ts";
 import { encodeResponse } from "../../dns/wire/response.ts";
 import { TsigStreamSigner } from "../../dns/tsig/tsig.ts";
 import type { RRSet } from "../../dns/rrset.ts";
@@ -29,6 +29,7 @@ import { WireFormatError } from "../../dns/wire/wire_format_error.ts";
 import type { IndexedZone, ZoneIndex } from "../../zone/index.ts";
 import type { ZoneJournal } from "../../zone/journal.ts";
 import type { ZoneDiff } from "../../zone/zone_diff.ts";
+import type { ZoneContent } from "../../zone/types.ts";
 import { compileAccess } from "../../zone/zone_access.ts";
 import { nameServerAddresses } from "./query_access.ts";
 
@@ -85,12 +86,9 @@ export function zoneTransfer(
     ? undefined
     : journals(path)?.since(zone.name, since, current);
   return {
-    stream: transferStream(
-      req,
-      diffs === undefined
-        ? zoneRecords(zone.soa, zone.content.rrsets)
-        : diffRecords(zone.soa, diffs),
-    ),
+    stream: diffs === undefined
+      ? axfrStream(req, zone)
+      : ixfrStream(req, diffRecords(zone.soa, diffs)),
     status: "authoritative",
     stage: "authoritative",
     cacheable: false,
@@ -148,24 +146,26 @@ function mayTransfer(
     (req.tsig !== undefined && refs.includes(req.tsig.key.ref));
 }
 
+/** One message of a transfer, and whether it is the last. */
+interface Made {
+  message: Uint8Array;
+  last: boolean;
+}
+
 /**
- * The zone's records as messages: the SOA, every other record in the
- * order the zone holds them (canonical), the SOA again (RFC 5936 §2.2);
- * the question in the first message only (§2.2.1); each message signed
- * when the query was (RFC 8945 §5.3.1).
+ * Packs `records` into messages of at most `room` octets, one per call,
+ * as many records as fit (whole records; TC never set): the question in
+ * the first only (RFC 5936 §2.2.1). Undefined after the last.
  */
-function transferStream(
-  req: Request,
+function messageMaker(
   records: Iterator<RRSet>,
-): AnswerStream {
-  const signer = req.tsig === undefined ? undefined : new TsigStreamSigner(
-    req.tsig.key,
-    { now: Math.floor(Date.now() / 1000), requestMac: req.tsig.mac },
-  );
-  const room = TRANSFER_MESSAGE_OCTETS -
-    (req.query.tsig === undefined
-      ? 0
-      : req.query.tsig.end - req.query.tsig.start);
+  header: {
+    id: number;
+    opcode: number;
+    question: { name: string; type: number; class: number } | undefined;
+  },
+  room: number,
+): () => Made | undefined {
   /** Records taken from `records` and not yet sent. */
   let carry: RRSet[] = [];
   let exhausted = false;
@@ -180,33 +180,130 @@ function transferStream(
     }
   }
 
+  return () => {
+    if (done) return undefined;
+    const batch = carry;
+    take(batch, RECORDS_PER_TRY);
+    const message = encodeResponse({
+      id: header.id,
+      opcode: header.opcode,
+      rcode: RCODE.NOERROR,
+      aa: true,
+      ...(first && header.question && { question: header.question }),
+      answer: batch,
+    }, room);
+    first = false;
+    const written = message[6]! << 8 | message[7]!;
+    if (written === 0) {
+      throw new RangeError(
+        `a record of ${batch[0]!.name} does not fit in a transfer message`,
+      );
+    }
+    message[2]! &= ~0x02; // TC: what did not fit goes in the next message
+    carry = batch.slice(written);
+    take(carry, 1); // whether this message is the last
+    done = carry.length === 0;
+    return { message, last: done };
+  };
+}
+
+/**
+ * A zone's AXFR messages, encoded once per snapshot's content and kept for
+ * every transfer of it (a secondary's first pull after a NOTIFY, and any
+ * other): made one at a time as transfers ask for them, so encoding never
+ * holds the listener up for the whole zone. About 25 octets a record.
+ * The first message carries the question as AXFR in lowercase; a transfer
+ * copies the client's question over it (same length: the same name).
+ */
+class EncodedZone {
+  readonly messages: Made[] = [];
+  readonly #make: () => Made | undefined;
+
+  constructor(zone: IndexedZone) {
+    this.#make = messageMaker(
+      zoneRecords(zone.soa!, zone.content.rrsets),
+      {
+        id: 0,
+        opcode: 0,
+        question: { name: zone.name, type: TYPE.AXFR, class: CLASS.IN },
+      },
+      TRANSFER_MESSAGE_OCTETS,
+    );
+  }
+
+  /** Message `i`, made now if need be; undefined past the last. */
+  get(i: number): Made | undefined {
+    while (this.messages.length <= i) {
+      if (this.messages.at(-1)?.last) return undefined;
+      const made = this.#make();
+      if (made === undefined) return undefined;
+      this.messages.push(made);
+    }
+    return this.messages[i];
+  }
+}
+
+const encodedZones = new WeakMap<ZoneContent, EncodedZone>();
+
+function encodedZone(zone: IndexedZone): EncodedZone {
+  let encoded = encodedZones.get(zone.content);
+  if (encoded === undefined) {
+    encoded = new EncodedZone(zone);
+    encodedZones.set(zone.content, encoded);
+  }
+  return encoded;
+}
+
+/**
+ * The whole zone as this request's answer: the kept messages, each copied
+ * with the request's ID, the first with its question; signed when the
+ * query was (RFC 8945 §5.3.1).
+ */
+function axfrStream(req: Request, zone: IndexedZone): AnswerStream {
+  const encoded = encodedZone(zone);
+  const signer = signerFor(req);
+  const question = req.bytes.subarray(12, req.query.questionEnd);
+  let i = 0;
   return {
     async next() {
-      if (done) return undefined;
-      const batch = carry;
-      take(batch, RECORDS_PER_TRY);
-      const message = encodeResponse({
-        id: req.query.id,
-        opcode: req.query.opcode,
-        rcode: RCODE.NOERROR,
-        aa: true,
-        ...(first && req.query.question && { question: req.query.question }),
-        answer: batch,
-      }, room);
-      first = false;
-      const written = message[6]! << 8 | message[7]!;
-      if (written === 0) {
-        throw new RangeError(
-          `a record of ${batch[0]!.name} does not fit in a transfer message`,
-        );
-      }
-      message[2]! &= ~0x02; // TC: what did not fit goes in the next message
-      carry = batch.slice(written);
-      take(carry, 1); // whether this message is the last
-      done = carry.length === 0;
-      return signer === undefined ? message : await signer.sign(message, done);
+      const made = encoded.get(i);
+      if (made === undefined) return undefined;
+      const message = made.message.slice();
+      message[0] = req.query.id >>> 8;
+      message[1] = req.query.id & 0xff;
+      if (i === 0) message.set(question, 12);
+      i++;
+      return signer === undefined
+        ? message
+        : await signer.sign(message, made.last);
     },
   };
+}
+
+/** An IXFR's differences as this request's answer (not kept: small). */
+function ixfrStream(req: Request, records: Iterator<RRSet>): AnswerStream {
+  const signer = signerFor(req);
+  const make = messageMaker(records, {
+    id: req.query.id,
+    opcode: req.query.opcode,
+    question: req.query.question,
+  }, TRANSFER_MESSAGE_OCTETS);
+  return {
+    async next() {
+      const made = make();
+      if (made === undefined) return undefined;
+      return signer === undefined
+        ? made.message
+        : await signer.sign(made.message, made.last);
+    },
+  };
+}
+
+function signerFor(req: Request): TsigStreamSigner | undefined {
+  return req.tsig === undefined ? undefined : new TsigStreamSigner(
+    req.tsig.key,
+    { now: Math.floor(Date.now() / 1000), requestMac: req.tsig.mac },
+  );
 }
 
 /**
