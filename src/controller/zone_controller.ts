@@ -39,9 +39,13 @@ export interface ZoneControllerOptions {
   hold?: RebuildHold;
   /** See ZoneReconcilerOptions.onNewSerial. */
   onNewSerial?: ZoneReconcilerOptions["onNewSerial"];
+  /** See ZoneReconcilerOptions.notifyFailure. */
+  notifyFailure?: ZoneReconcilerOptions["notifyFailure"];
 }
 
 export interface ZoneController {
+  /** Statuses are planned again soon (see ZoneReconciler.refresh). */
+  refresh(): void;
   /** Gives up leadership work and resolves when every write in flight has ended. */
   stop(): Promise<void>;
 }
@@ -80,6 +84,7 @@ export function startZoneController(
         ...(opts.upstreamGroups && { upstreamGroups: opts.upstreamGroups }),
         ...(opts.hold ? { hold: opts.hold } : {}),
         ...(opts.onNewSerial && { onNewSerial: opts.onNewSerial }),
+        ...(opts.notifyFailure && { notifyFailure: opts.notifyFailure }),
       });
     },
     () => {
@@ -91,6 +96,7 @@ export function startZoneController(
   });
 
   return {
+    refresh: () => reconciler?.refresh(),
     async stop() {
       abort.abort();
       await running;

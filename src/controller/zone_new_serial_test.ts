@@ -92,3 +92,41 @@ Deno.test("onNewSerial: each stamped serial once, after its write, with the cont
     await store.close();
   }
 });
+
+Deno.test("notifyFailure: a NotifyFailed condition while NOTIFY fails, gone once it does not", async () => {
+  const clock = fakeClock(1_800_000_000);
+  const store = createMemoryStore({ now: clock.now });
+  let failure: string | undefined =
+    "NOTIFY got no acknowledgment from 192.0.2.53 port 53 (timeout)";
+  const controller = startZoneController({
+    store,
+    logger: memoryLogger(),
+    now: clock.now,
+    debounceMs: 5,
+    notifyFailure: (zone) => zone === "example.org." ? failure : undefined,
+  });
+  const condition = async () =>
+    ((await store.get({
+      kind: "DNSZone",
+      namespace: "",
+      name: "example-org",
+    })) as DNSZone)
+      .status?.conditions?.find((c) => c.type === "NotifyFailed");
+  try {
+    await store.apply(primaryZone("example-org", "example.org."), API);
+    await waitFor(
+      "the condition",
+      async () => (await condition()) !== undefined,
+    );
+    assert.equal((await condition())!.message, failure);
+    failure = undefined;
+    controller.refresh();
+    await waitFor(
+      "the condition to go",
+      async () => (await condition()) === undefined,
+    );
+  } finally {
+    await finishWithin("the controller's stop", controller.stop());
+    await store.close();
+  }
+});

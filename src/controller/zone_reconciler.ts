@@ -9,6 +9,7 @@ import type { DNSZone } from "../api/v1alpha1/dnszone.ts";
 import { formatKey, keyOf, type KObject } from "../api/v1alpha1/meta.ts";
 import type { Logger } from "../log/logger.ts";
 import { jsonEqual } from "../store/apply_rules.ts";
+import { removeConditions, setCondition } from "./conditions.ts";
 import { NotFoundError, type Store } from "../store/store.ts";
 import type { Backoff, MirroredObject } from "../snapshot/kind_mirror.ts";
 import {
@@ -56,14 +57,22 @@ export interface ZoneReconcilerOptions {
     before: ZoneContent | undefined,
     after: ZoneContent,
   ) => void;
+  /**
+   * Why the last NOTIFY of a primary zone failed for some secondaries
+   * (a `NotifyFailed` condition while it is so); undefined when none did.
+   */
+  notifyFailure?: (zone: string) => string | undefined;
 }
 
 /** A running reconciler. */
 export interface ZoneReconciler {
+  /** Passes again soon (something the statuses read besides objects changed). */
+  refresh(): void;
   stop(): Promise<void>;
 }
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
+const NOTIFY_CONDITION: ReadonlySet<string> = new Set(["NotifyFailed"]);
 /** How long a pass writes statuses before it lets other work run. */
 const YIELD_AFTER_MS = 50;
 
@@ -217,6 +226,15 @@ export function startZoneReconciler(
             contentHash: status.contentHash,
           });
         }
+        const notifyFailure = opts.notifyFailure?.(zoneName);
+        status.conditions = notifyFailure === undefined
+          ? removeConditions(status.conditions, NOTIFY_CONDITION)
+          : setCondition(status.conditions, {
+            type: "NotifyFailed",
+            status: "True",
+            reason: "NotifyFailed",
+            message: notifyFailure.slice(0, 1024),
+          }, now);
         const write = consider(key, zone, status);
         servedNames.add(zoneName);
         if (outcome.ok && status.serial !== undefined) {
@@ -374,6 +392,7 @@ export function startZoneReconciler(
 
   state.start();
   return {
+    refresh: () => schedule(opts.debounceMs),
     async stop() {
       stopped = true;
       for (const t of [timer, retry, expiry]) {

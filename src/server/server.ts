@@ -237,11 +237,18 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     }
     const notifier = createNotifier({
       logger,
-      onResult: (r) => transferMetrics.notified(r.zone, r.outcome),
+      onResult: (r) => {
+        transferMetrics.notified(r.zone, r.outcome);
+        zoneChanges.noteResult(r);
+      },
     });
     stops.push(() => notifier.stop());
+    // A zone's NOTIFY failures are a condition of its status, which the
+    // zone controller (started below) writes.
+    let refreshStatuses = () => {};
     const zoneChanges = zoneChangeHandler({
       logger,
+      onNotifyFailures: () => refreshStatuses(),
       notifier,
       keys: () => tsigKeys,
       ...(local && { journal: local.journal }),
@@ -323,8 +330,10 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       upstreamGroups: Object.keys(config.upstreams.groups),
       hold: rebuildHold,
       onNewSerial: zoneChanges.onNewSerial,
+      notifyFailure: zoneChanges.notifyFailure,
     });
     stops.push(() => controller.stop());
+    refreshStatuses = () => controller.refresh();
     // blocking.initStrategy says which lists are in force from the first
     // answer (fast: the small ones; larger ones join as each compiles).
     let refreshSnapshot = () => {};

@@ -22,11 +22,13 @@ import type { Logger } from "../log/logger.ts";
 import type { ZoneJournal } from "../zone/journal.ts";
 import type { ZoneContent } from "../zone/types.ts";
 import { diffZones } from "../zone/zone_diff.ts";
-import type { Notifier, NotifyTarget } from "./notify_out.ts";
+import type { Notifier, NotifyResult, NotifyTarget } from "./notify_out.ts";
 import type { NamedTsigKey } from "./tsig_key_files.ts";
 
 export interface ZoneChangeOptions {
   logger: Logger;
+  /** Told when a zone's NOTIFY failures changed (its status follows). */
+  onNotifyFailures?: (zone: string) => void;
   journal?: ZoneJournal;
   notifier?: Notifier;
   /** The TSIG keys as they are now. */
@@ -43,6 +45,13 @@ export interface ZoneChanges {
   ): void;
   /** Every listener serves this snapshot: the NOTIFYs it serves go. */
   onSnapshot(snapshot: { zones: readonly ZoneContent[] }): void;
+  /** A NOTIFY's outcome for one secondary (Notifier's onResult). */
+  noteResult(result: NotifyResult): void;
+  /**
+   * The secondaries whose last NOTIFY failed, and why, as one line;
+   * undefined when none did (ZoneReconcilerOptions.notifyFailure).
+   */
+  notifyFailure(zone: string): string | undefined;
   /** Drops the NOTIFYs not sent yet. */
   stop(): void;
 }
@@ -52,6 +61,8 @@ export function zoneChangeHandler(opts: ZoneChangeOptions): ZoneChanges {
   const log = opts.logger;
   /** Per zone, the content whose serial is told once it is served. */
   const waiting = new Map<string, ZoneContent>();
+  /** Per zone, the secondaries ("address port") whose last NOTIFY failed. */
+  const failures = new Map<string, Map<string, string>>();
   let stopped = false;
 
   function record(
@@ -92,6 +103,12 @@ export function zoneChangeHandler(opts: ZoneChangeOptions): ZoneChanges {
         key: ref,
       });
     }
+    // Secondaries no longer named are no longer failing.
+    const failed = failures.get(zone);
+    const named = new Set(targets.map((t) => `${t.address} ${t.port}`));
+    for (const target of failed?.keys() ?? []) {
+      if (!named.has(target)) failed!.delete(target);
+    }
     opts.notifier.notify(zone, soa, targets, key);
   }
 
@@ -113,6 +130,31 @@ export function zoneChangeHandler(opts: ZoneChangeOptions): ZoneChanges {
         waiting.delete(zone);
         if (!stopped) notify(zone, after);
       }
+    },
+    noteResult(result) {
+      const target = `${result.target.address} ${result.target.port}`;
+      let failed = failures.get(result.zone);
+      const before = failed?.get(target);
+      if (result.outcome === "acknowledged") {
+        if (before === undefined) return;
+        failed!.delete(target);
+        if (failed!.size === 0) failures.delete(result.zone);
+      } else {
+        const why = result.error ?? "no answer";
+        if (before === why) return;
+        if (failed === undefined) failures.set(result.zone, failed = new Map());
+        failed.set(target, why);
+      }
+      opts.onNotifyFailures?.(result.zone);
+    },
+    notifyFailure(zone) {
+      const failed = failures.get(zone);
+      if (failed === undefined || failed.size === 0) return undefined;
+      return `NOTIFY of the last serial got no acknowledgment from ${
+        [...failed].map(([target, why]) =>
+          `${target.replace(" ", " port ")} (${why})`
+        ).join(", ")
+      }`;
     },
     stop() {
       stopped = true;

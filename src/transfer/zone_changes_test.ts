@@ -124,3 +124,32 @@ Deno.test("zoneChangeHandler records each change in the journal and notifies, si
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("zoneChangeHandler keeps which secondaries failed the last NOTIFY, until they acknowledge", () => {
+  const told: string[] = [];
+  const changes = zoneChangeHandler({
+    logger: memoryLogger(),
+    keys: () => [],
+    onNotifyFailures: (zone) => told.push(zone),
+  });
+  const target = { address: "192.0.2.53", port: 53 };
+  const result = (outcome: "acknowledged" | "failed", error?: string) => ({
+    zone: "example.org.",
+    target,
+    serial: 7,
+    outcome,
+    attempts: 6,
+    ...(error && { error }),
+  });
+  assert.equal(changes.notifyFailure("example.org."), undefined);
+  changes.noteResult(result("failed", "timeout"));
+  assert.equal(
+    changes.notifyFailure("example.org."),
+    "NOTIFY of the last serial got no acknowledgment from 192.0.2.53 port 53 (timeout)",
+  );
+  // The same failure again changes nothing; an acknowledgment clears it.
+  changes.noteResult(result("failed", "timeout"));
+  changes.noteResult(result("acknowledged"));
+  assert.equal(changes.notifyFailure("example.org."), undefined);
+  assert.deepEqual(told, ["example.org.", "example.org."]);
+});
