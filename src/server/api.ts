@@ -68,7 +68,13 @@ export async function startApi(w: ApiWiring) {
     readOnlyReason,
     ...(w.queryLogWriteMs && { otherWorkMs: w.queryLogWriteMs }),
     extraRoutes: (shared) => [
-      zoneRoutes({ store: w.store, now: shared.now, readOnlyReason }),
+      zoneRoutes({
+        store: w.store,
+        now: shared.now,
+        readOnlyReason,
+        servedContent: (name) =>
+          w.snapshot()?.zones.find((z) => z.name === name),
+      }),
       settingsRoutes(w.settings),
       queryLogRoutes({
         queryLogPath,

@@ -16,7 +16,7 @@ import { requestOrigin } from "../request_origin.ts";
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { DNSZone } from "../../api/v1alpha1/dnszone.ts";
-import { isSubdomainOf } from "../../dns/name.ts";
+import { isSubdomainOf, normalizeName } from "../../dns/name.ts";
 import { buildZoneContent } from "../../zone/content.ts";
 import { zoneNameOf } from "../../zone/content_apex.ts";
 import { formatRdata } from "../../zone/format.ts";
@@ -76,7 +76,7 @@ export function zoneFileRoutes(deps: ZoneRoutesDeps) {
         tags: ["Records"],
         summary: "The zone as an RFC 1035 master file",
         description:
-          "What the zone serves, as NSD and Knot read it: $ORIGIN, $TTL, the SOA (with the serial of status.serial), the apex NS, then every RRset in canonical order. Records the zone does not serve (disabled, expired, duplicated, outside the zone) are left out.",
+          "What the zone serves, as NSD and Knot read it: $ORIGIN, $TTL, the SOA (with the serial of status.serial), the apex NS, then every RRset in canonical order. Records the zone does not serve (disabled, expired, duplicated, outside the zone) are left out. For a secondary zone, the copy transferred from its primaries (read-only; 503 while there is none).",
         request: { params: zoneParam },
         responses: {
           200: {
@@ -88,6 +88,11 @@ export function zoneFileRoutes(deps: ZoneRoutesDeps) {
       },
     }, async (c) => {
       const zone = await getZone(deps.store, c.req.param("zone")!);
+      if (zone.spec?.type === "secondary") {
+        return c.body(secondaryZoneFile(zone, deps), 200, {
+          "content-type": "text/plain; charset=utf-8",
+        });
+      }
       requirePrimary(zone);
       const build = buildZoneContent(
         zone,
@@ -351,4 +356,26 @@ async function cappedText(c: Context, max: number): Promise<string> {
   } catch {
     throw new ApiError("bad_request", "The zone file is not UTF-8 text");
   }
+}
+
+/**
+ * A secondary zone's copy as the listeners serve it, as a master file:
+ * its records come from its primaries and cannot be changed here.
+ */
+function secondaryZoneFile(zone: DNSZone, deps: ZoneRoutesDeps): string {
+  const name = normalizeName(zone.spec!.zoneName);
+  const content = deps.servedContent?.(name);
+  if (content === undefined || content.unavailable !== undefined) {
+    throw new ApiError(
+      "unavailable",
+      `DNSZone ${zone.metadata.name} is a secondary zone with no copy served: ${
+        content?.unavailable ?? "not transferred yet"
+      }`,
+    );
+  }
+  return formatZoneFile(content, {
+    comments: [
+      `zone ${name} (secondary DNSZone ${zone.metadata.name}), serial ${content.serial}, as transferred from its primaries; read-only here`,
+    ],
+  });
 }

@@ -5,6 +5,7 @@
  * guards, reading the zone and its record sets, and writing the record sets
  * an edit changed.
  */
+import type { ZoneContent } from "../../zone/types.ts";
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { DNSZone } from "../../api/v1alpha1/dnszone.ts";
@@ -34,6 +35,11 @@ export interface ZoneRoutesDeps {
   limits?: { bytes?: number; records?: number };
   /** Why objects cannot be written here now, if they cannot (a static node): writes are 409 read_only. */
   readOnlyReason?(): string | undefined;
+  /**
+   * What the listeners serve for a zone name: a secondary zone's records
+   * are its transferred copy, not DNSRecordSets.
+   */
+  servedContent?(zoneName: string): ZoneContent | undefined;
 }
 
 /** Most problems a write's answer lists. */

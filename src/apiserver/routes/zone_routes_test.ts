@@ -1,3 +1,5 @@
+import { zoneFromText } from "../../testing/zone_text.ts";
+import type { ZoneContent } from "../../zone/types.ts";
 import assert from "node:assert/strict";
 import {
   ADMIN_PASSWORD,
@@ -671,6 +673,52 @@ Deno.test("zone records: a forward zone has no zone file", async () => {
   const file = await getText(f, admin, "/api/v1/dnszones/fwd/zonefile");
   assert.equal(file.status, 400);
   assert.match(file.text, /forward zone/);
+});
+
+Deno.test("zone records: a secondary zone's file is its transferred copy, read-only; 503 before it has one", async () => {
+  let served: ZoneContent | undefined;
+  await using f = await apiFixture({
+    extraRoutes: (shared) => [
+      zoneRoutes({
+        store: shared.store,
+        servedContent: (name) => name === "sec.test." ? served : undefined,
+      }),
+    ],
+  });
+  const admin = f.client();
+  await admin.login("admin", ADMIN_PASSWORD);
+  const made = await admin.request("POST", "/api/v1/dnszones", {
+    metadata: { name: "sec" },
+    spec: {
+      zoneName: "sec.test.",
+      type: "secondary",
+      secondary: { primaries: ["192.0.2.53"] },
+    },
+  });
+  assert.equal(made.status, 201, JSON.stringify(made.body));
+  const before = await getText(f, admin, "/api/v1/dnszones/sec/zonefile");
+  assert.equal(before.status, 503);
+  assert.match(before.text, /no copy served/);
+  served = {
+    ...zoneFromText("sec.test.", [
+      "sec.test. 3600 IN SOA ns1.sec.test. h.sec.test. 12 3600 600 86400 300",
+      "sec.test. 3600 IN NS ns1.sec.test.",
+      "www.sec.test. 300 IN A 192.0.2.1",
+    ]),
+    serial: 12,
+  };
+  const file = await getText(f, admin, "/api/v1/dnszones/sec/zonefile");
+  assert.equal(file.status, 200);
+  assert.match(file.text, /secondary DNSZone sec\), serial 12/);
+  assert.match(file.text, /^www\.sec\.test\. 300 IN A 192\.0\.2\.1$/m);
+  // Its records cannot be written here.
+  const add = await admin.request("POST", "/api/v1/dnszones/sec/records", {
+    name: "x.sec.test",
+    type: "A",
+    data: "192.0.2.9",
+  });
+  assert.equal(add.status, 400);
+  assert.match(add.body.error.message, /secondary zone/);
 });
 
 Deno.test("zone records: on a read-only node writes are 409 read_only, reads and dry runs work", async () => {
