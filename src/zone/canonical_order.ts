@@ -65,8 +65,10 @@ export function compareNames(a: string, b: string): number {
   let bDone = bEnd <= 0;
   for (;;) {
     if (aDone || bDone) return (aDone ? 0 : 1) - (bDone ? 0 : 1);
-    const aStart = a.lastIndexOf(".", aEnd - 1) + 1;
-    const bStart = b.lastIndexOf(".", bEnd - 1) + 1;
+    // At 0 the label left is empty (a name that starts with a dot):
+    // lastIndexOf would read -1 as 0 and find that dot again, for ever.
+    const aStart = aEnd <= 0 ? 0 : a.lastIndexOf(".", aEnd - 1) + 1;
+    const bStart = bEnd <= 0 ? 0 : b.lastIndexOf(".", bEnd - 1) + 1;
     const aLength = aEnd - aStart;
     const bLength = bEnd - bStart;
     const n = Math.min(aLength, bLength);
