@@ -676,7 +676,7 @@ Deno.test("zone records: a forward zone has no zone file", async () => {
 });
 
 Deno.test("zone records: a secondary zone's file is its transferred copy, read-only; 503 before it has one", async () => {
-  let served: ZoneContent | undefined;
+  let served: ZoneContent | undefined = undefined;
   await using f = await apiFixture({
     extraRoutes: (shared) => [
       zoneRoutes({
