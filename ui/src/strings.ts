@@ -213,6 +213,9 @@ export const strings = {
     nameserversHint: "one per line or separated by spaces (ns1.home.example.)",
     defaultTTL: "Default TTL (s)",
     forwardTo: "Forwards to upstream group",
+    primaries: "Transferred from",
+    lastTransfer: "Last transfer",
+    lastRefresh: "Last confirmed current",
     back: "All zones",
     details: "Details",
     edit: "Edit",
@@ -256,6 +259,8 @@ export const strings = {
     problems: "The zone will not serve it as it is:",
     notPrimary:
       "A {type} zone holds no records of its own: there are no records, zone file or import here.",
+    secondaryRecords:
+      "A secondary zone's records come from its primaries: read them with dig, or download its zone file from the API (GET api/v1/dnszones/{name}/zonefile).",
     zoneFile: "Zone file",
     export: "Download the zone file",
     importTitle: "Import a zone file",

@@ -23,10 +23,13 @@ export interface Zone {
     nameservers?: string[];
     defaultTTL?: number;
     forward?: { upstreamGroup: string };
+    secondary?: { primaries: string[]; tsigKeyRef?: string };
   };
   status?: {
     serial?: number;
     recordCount?: number;
+    lastTransfer?: string;
+    lastRefresh?: string;
     conditions?: Condition[];
   };
 }

@@ -261,6 +261,29 @@ assert.equal(
   0,
 );
 
+// A secondary zone: where it comes from, and no records to edit here.
+const secondary = await page.request.post(`${env.url}/api/v1/dnszones`, {
+  headers: { "x-kudurru-csrf": csrf },
+  data: {
+    metadata: { name: "mirror" },
+    spec: {
+      zoneName: "mirror.test.",
+      type: "secondary",
+      secondary: { primaries: ["127.0.0.1:9"] },
+    },
+  },
+});
+assert.equal(secondary.status(), 201);
+await page.goto(`${env.url}/zones/mirror`);
+const mirror = page.getByTestId("zone-details");
+await mirror.getByText("Transferred from").waitFor();
+await mirror.getByText("127.0.0.1:9", { exact: true }).waitFor();
+await page.getByText("A secondary zone's records come from its primaries")
+  .waitFor();
+assert.equal(await page.getByRole("button", { name: "Add" }).count(), 0);
+await page.goto(`${env.url}/zones`);
+await homeRow.waitFor();
+
 await page.setViewportSize({ width: 375, height: 800 });
 await page.waitForTimeout(100);
 assert.equal(await horizontalOverflow(page), 0, "zones list at 375 px");

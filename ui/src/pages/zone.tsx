@@ -43,7 +43,9 @@ export function ZonePage({ name }: { name: string }) {
             )
             : (
               <p class="muted">
-                {fill(t.notPrimary, { type: data.spec.type })}
+                {data.spec.type === "secondary"
+                  ? fill(t.secondaryRecords, { name: data.metadata.name })
+                  : fill(t.notPrimary, { type: data.spec.type })}
               </p>
             )}
         </>

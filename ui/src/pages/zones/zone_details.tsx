@@ -53,6 +53,12 @@ export function ZoneDetails(
   ];
   if (zone.spec.forward) {
     rows.push([t.forwardTo, zone.spec.forward.upstreamGroup]);
+  } else if (zone.spec.secondary) {
+    rows.push(
+      [t.primaries, zone.spec.secondary.primaries.join(", ")],
+      [t.lastTransfer, zone.status?.lastTransfer ?? "—"],
+      [t.lastRefresh, zone.status?.lastRefresh ?? "—"],
+    );
   } else {
     rows.push(
       [t.soa, zone.spec.soa ? soaText(zone.spec.soa) : t.noSoa],
