@@ -143,8 +143,26 @@ export function runListenerWorker(createDataPlane: DataPlaneFactory): void {
     return changed ? delta : undefined;
   }
 
+  /** The transport this worker serves, once started. */
+  let transport: string | undefined;
+
+  /**
+   * Says the snapshot is the one answered from; a TCP listener first makes
+   * its zone transfers ready (DataPlane.prepareTransfers), since the
+   * secondaries a NOTIFY wakes ask it at once.
+   */
+  function applied(snapshot: Snapshot): void {
+    const ready = transport === "tcp" && plane?.prepareTransfers
+      ? plane.prepareTransfers(snapshot).catch(() => {})
+      : Promise.resolve();
+    ready.then(() =>
+      post({ type: "snapshot-applied", version: snapshot.version })
+    );
+  }
+
   function start(msg: Extract<WorkerRequest, { type: "start" }>) {
     const { listener } = msg;
+    transport = listener.transport;
     const logger = createLogger().with({
       component: "listener",
       transport: listener.transport,
@@ -157,7 +175,10 @@ export function runListenerWorker(createDataPlane: DataPlaneFactory): void {
       onNotify: (zone, from) => post({ type: "notified", zone, from }),
     });
     const { handler } = plane;
-    if (earlySnapshot) handler.setSnapshot(earlySnapshot);
+    if (earlySnapshot) {
+      handler.setSnapshot(earlySnapshot);
+      applied(earlySnapshot);
+    }
     if (lameduckBeforeStart) plane.enterLameduck();
     if (earlyCache) plane.cache?.importEntries(earlyCache);
     earlyCache = null;
@@ -278,7 +299,7 @@ export function runListenerWorker(createDataPlane: DataPlaneFactory): void {
         // One assignment inside the handler; queries in flight keep theirs.
         if (plane) plane.handler.setSnapshot(snapshot);
         else earlySnapshot = snapshot;
-        post({ type: "snapshot-applied", version: snapshot.version });
+        applied(snapshot);
         return;
       }
       case "lameduck":

@@ -4,6 +4,7 @@
  * standard chain builds one (src/stages/data_plane.ts); listener tests
  * build small ones. A worker knows nothing of stages: only this.
  */
+import type { Snapshot } from "./snapshot.ts";
 import type { SerializedEntry } from "./cache_dump.ts";
 import type { CacheStats } from "./cache_stats.ts";
 import type { Explanation } from "./explanation.ts";
@@ -86,6 +87,12 @@ export interface DataPlane {
    * plane cannot explain (listener tests' small planes).
    */
   explain?(question: ExplainedQuestion, client: string): Promise<Explanation>;
+  /**
+   * Makes ready what zone transfers from `snapshot` will send (a TCP
+   * listener does this before it says it serves the snapshot, so the
+   * transfer a NOTIFY brings finds it ready). Resolves when done.
+   */
+  prepareTransfers?(snapshot: Snapshot): Promise<void>;
 }
 
 /** A question to explain: a name and a type code (class IN). */

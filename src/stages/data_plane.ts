@@ -5,6 +5,8 @@
  * drives (cache, query events, rate limiter, lameduck). The worker entry
  * in src/listeners/ builds it; tests and benchmarks may too.
  */
+import { prepareTransfers } from "./authoritative/zone_transfer.ts";
+import { zoneIndexOf } from "../pipeline/snapshot_zones.ts";
 import type { Logger } from "../log/logger.ts";
 import { buildChain } from "../pipeline/chain.ts";
 import {
@@ -203,6 +205,7 @@ export function createDataPlane(
   return {
     handler,
     counters,
+    prepareTransfers: (snapshot) => prepareTransfers(zoneIndexOf(snapshot)),
     cache,
     ...(events && { events }),
     drainRateLimitEvictions: () => ingress.drainRateLimitCounters().evicted,
