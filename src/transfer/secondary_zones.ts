@@ -88,6 +88,9 @@ export function startSecondaryZones(
   const now = opts.now ?? Date.now;
   const zones = new Map<string, ZoneState>();
   let stopped = false;
+  /** Ends the transfers under way when the zones stop. */
+  const stopping = new AbortController();
+  const transferOptions = { ...opts.transfer, signal: stopping.signal };
 
   const mirror = new KindMirror<DNSZone>({
     store: opts.store,
@@ -238,7 +241,7 @@ export function startSecondaryZones(
       : { serial: state.copy.serial, rrsets: state.copy.rrsets };
     let result;
     try {
-      result = await transferIn(state.name, source, held, opts.transfer);
+      result = await transferIn(state.name, source, held, transferOptions);
     } catch (error) {
       // A primary that will not send differences: the whole zone then.
       if (
@@ -246,7 +249,12 @@ export function startSecondaryZones(
       ) {
         throw error;
       }
-      result = await transferIn(state.name, source, undefined, opts.transfer);
+      result = await transferIn(
+        state.name,
+        source,
+        undefined,
+        transferOptions,
+      );
     }
     const at = now();
     if (result.kind === "current") {
@@ -437,6 +445,7 @@ export function startSecondaryZones(
     },
     async stop() {
       stopped = true;
+      stopping.abort();
       for (const state of zones.values()) clearTimeout(state.timer);
       await mirror.stop();
       await Promise.all(

@@ -52,6 +52,8 @@ export interface TransferOptions {
   maxBytes?: number;
   /** Seconds since the epoch, for TSIG. @default Date.now()/1000 */
   now?: () => number;
+  /** Ends the transfer (the server stops): a TransferError "stopped". */
+  signal?: AbortSignal;
 }
 
 /** What a transfer brought. */
@@ -110,7 +112,9 @@ export async function transferIn(
 ): Promise<TransferResult> {
   const apex = normalizeName(zone);
   const timeoutMs = opts.timeoutMs ?? 60_000;
-  const signal = AbortSignal.timeout(timeoutMs);
+  const signal = opts.signal === undefined
+    ? AbortSignal.timeout(timeoutMs)
+    : AbortSignal.any([AbortSignal.timeout(timeoutMs), opts.signal]);
   let conn: Deno.TcpConn;
   try {
     conn = await Deno.connect({
@@ -127,7 +131,8 @@ export async function transferIn(
       "unreachable",
     );
   }
-  const timer = setTimeout(() => conn.close(), timeoutMs);
+  const hangUp = () => conn.close();
+  signal.addEventListener("abort", hangUp);
   try {
     const exchange = new Exchange(conn, apex, source, opts);
     const soa = await exchange.soa();
@@ -143,6 +148,9 @@ export async function transferIn(
     return await exchange.transfer(held);
   } catch (error) {
     if (error instanceof TransferError) throw error;
+    if (opts.signal?.aborted) {
+      throw new TransferError("the transfer was stopped", "stopped");
+    }
     if (signal.aborted || error instanceof Deno.errors.BadResource) {
       throw new TransferError(
         `no complete answer from ${source.address}:${source.port} within ${timeoutMs} ms`,
@@ -160,7 +168,7 @@ export async function transferIn(
       "failed",
     );
   } finally {
-    clearTimeout(timer);
+    signal.removeEventListener("abort", hangUp);
     try {
       conn.close();
     } catch {

@@ -180,6 +180,33 @@ Deno.test("transferIn refuses what a primary must not send, and keeps nothing of
       "too_large",
     );
   });
+  await t.step(
+    "a primary that never answers, when the server stops",
+    async () => {
+      const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+      const held: Deno.Conn[] = [];
+      const accepting = (async () => {
+        for await (const conn of listener) held.push(conn);
+      })();
+      const stop = new AbortController();
+      setTimeout(() => stop.abort(), 100);
+      assert.equal(
+        await reason(transferIn(
+          "example.org.",
+          {
+            address: "127.0.0.1",
+            port: (listener.addr as Deno.NetAddr).port,
+          },
+          undefined,
+          { timeoutMs: 10_000, signal: stop.signal },
+        )),
+        "stopped",
+      );
+      listener.close();
+      await accepting;
+      for (const conn of held) conn.close();
+    },
+  );
   await t.step("nothing listening", async () => {
     const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
     const port = (listener.addr as Deno.NetAddr).port;
