@@ -77,58 +77,62 @@ function journalOf(db: DatabaseSync, opts: ZoneJournalOptions = {}) {
   return new ZoneJournal(db, opts);
 }
 
-Deno.test("since() gives the chain of differences from a serial to the current one", async () => {
-  await using file = await tempDb();
+/** A journal in a fresh file, closed and removed when disposed. */
+async function journalFile(opts: ZoneJournalOptions = {}) {
+  const file = await tempDb();
   const db = openDb(file.path);
-  try {
-    const journal = journalOf(db);
-    const diffs = [step(1, 2), step(2, 3), step(3, 4)];
-    for (const diff of diffs) journal.record(ZONE, diff);
-    assert.deepEqual(journal.since(ZONE, 1, 4)?.map(lines), diffs.map(lines));
-    assert.deepEqual(
-      journal.since(ZONE, 2, 4)?.map(lines),
-      diffs.slice(1).map(lines),
-    );
-    assert.deepEqual(
-      journal.since(ZONE, 3, 4)?.map(lines),
-      diffs.slice(2).map(lines),
-    );
-    assert.deepEqual(lines(journal.since(ZONE, 1, 4)![2]!), [
-      "example.org. 300 IN SOA ns1.example.org. hostmaster.example.org. 3 3600 900 1209600 300",
-      "example.org. 300 IN SOA ns1.example.org. hostmaster.example.org. 4 3600 900 1209600 300",
-      "+ www.example.org. 300 IN A 192.0.2.4",
-    ]);
-    // A caller whose current version is behind the journal's newest entry.
-    assert.deepEqual(
-      journal.since(ZONE, 1, 3)?.map(lines),
-      diffs.slice(0, 2).map(lines),
-    );
-  } finally {
-    db.close();
-  }
+  return {
+    db,
+    journal: journalOf(db, opts),
+    async [Symbol.asyncDispose]() {
+      db.close();
+      await file[Symbol.asyncDispose]();
+    },
+  };
+}
+
+Deno.test("since() gives the chain of differences from a serial to the current one", async () => {
+  await using file = await journalFile();
+  const { journal } = file;
+  const diffs = [step(1, 2), step(2, 3), step(3, 4)];
+  for (const diff of diffs) journal.record(ZONE, diff);
+  assert.deepEqual(journal.since(ZONE, 1, 4)?.map(lines), diffs.map(lines));
+  assert.deepEqual(
+    journal.since(ZONE, 2, 4)?.map(lines),
+    diffs.slice(1).map(lines),
+  );
+  assert.deepEqual(
+    journal.since(ZONE, 3, 4)?.map(lines),
+    diffs.slice(2).map(lines),
+  );
+  assert.deepEqual(lines(journal.since(ZONE, 1, 4)![2]!), [
+    "example.org. 300 IN SOA ns1.example.org. hostmaster.example.org. 3 3600 900 1209600 300",
+    "example.org. 300 IN SOA ns1.example.org. hostmaster.example.org. 4 3600 900 1209600 300",
+    "+ www.example.org. 300 IN A 192.0.2.4",
+  ]);
+  // A caller whose current version is behind the journal's newest entry.
+  assert.deepEqual(
+    journal.since(ZONE, 1, 3)?.map(lines),
+    diffs.slice(0, 2).map(lines),
+  );
 });
 
 Deno.test("since(): [] when up to date or newer, undefined when the journal cannot answer", async () => {
-  await using file = await tempDb();
-  const db = openDb(file.path);
-  try {
-    const journal = journalOf(db);
-    journal.record(ZONE, step(1, 2));
-    journal.record(ZONE, step(2, 3));
-    assert.deepEqual(journal.since(ZONE, 3, 3), []);
-    // RFC 1995 §2: a newer serial is answered with the current SOA alone.
-    assert.deepEqual(journal.since(ZONE, 9, 3), []);
-    assert.equal(journal.since(ZONE, 0, 3), undefined, "serial never recorded");
-    assert.equal(journal.since(ZONE, 1, 5), undefined, "chain stops short");
-    assert.equal(
-      journal.since("example.net.", 1, 3),
-      undefined,
-      "no such zone",
-    );
-    assert.equal(journal.since("example.net.", 3, 3)?.length, 0);
-  } finally {
-    db.close();
-  }
+  await using file = await journalFile();
+  const { journal } = file;
+  journal.record(ZONE, step(1, 2));
+  journal.record(ZONE, step(2, 3));
+  assert.deepEqual(journal.since(ZONE, 3, 3), []);
+  // RFC 1995 §2: a newer serial is answered with the current SOA alone.
+  assert.deepEqual(journal.since(ZONE, 9, 3), []);
+  assert.equal(journal.since(ZONE, 0, 3), undefined, "serial never recorded");
+  assert.equal(journal.since(ZONE, 1, 5), undefined, "chain stops short");
+  assert.equal(
+    journal.since("example.net.", 1, 3),
+    undefined,
+    "no such zone",
+  );
+  assert.equal(journal.since("example.net.", 3, 3)?.length, 0);
 });
 
 Deno.test("the journal survives closing and reopening its file", async () => {
@@ -158,42 +162,32 @@ Deno.test("the journal survives closing and reopening its file", async () => {
 });
 
 Deno.test("a difference that does not start at the last serial drops the broken chain", async () => {
-  await using file = await tempDb();
-  const db = openDb(file.path);
-  try {
-    const journal = journalOf(db);
-    journal.record(ZONE, step(1, 2));
-    journal.record(ZONE, step(2, 3));
-    journal.record(ZONE, step(5, 6));
-    assert.equal(journal.since(ZONE, 1, 6), undefined);
-    assert.equal(journal.since(ZONE, 1, 3), undefined);
-    assert.deepEqual(journal.since(ZONE, 5, 6)?.map(lines), [
-      lines(step(5, 6)),
-    ]);
-    assert.deepEqual(journal.stats(ZONE).entries, 1);
-  } finally {
-    db.close();
-  }
+  await using file = await journalFile();
+  const { journal } = file;
+  journal.record(ZONE, step(1, 2));
+  journal.record(ZONE, step(2, 3));
+  journal.record(ZONE, step(5, 6));
+  assert.equal(journal.since(ZONE, 1, 6), undefined);
+  assert.equal(journal.since(ZONE, 1, 3), undefined);
+  assert.deepEqual(journal.since(ZONE, 5, 6)?.map(lines), [
+    lines(step(5, 6)),
+  ]);
+  assert.deepEqual(journal.stats(ZONE).entries, 1);
 });
 
 Deno.test("the same step recorded again replaces the last entry", async () => {
-  await using file = await tempDb();
-  const db = openDb(file.path);
-  try {
-    const journal = journalOf(db);
-    journal.record(ZONE, step(1, 2));
-    journal.record(ZONE, step(2, 3));
-    // Serial 3 stamped again on other content, from the same serial 2.
-    const other = diffZones(version(2), version(3, 9));
-    journal.record(ZONE, other);
-    assert.equal(journal.stats(ZONE).entries, 2);
-    assert.deepEqual(journal.since(ZONE, 1, 3)?.map(lines), [
-      lines(step(1, 2)),
-      lines(other),
-    ]);
-  } finally {
-    db.close();
-  }
+  await using file = await journalFile();
+  const { journal } = file;
+  journal.record(ZONE, step(1, 2));
+  journal.record(ZONE, step(2, 3));
+  // Serial 3 stamped again on other content, from the same serial 2.
+  const other = diffZones(version(2), version(3, 9));
+  journal.record(ZONE, other);
+  assert.equal(journal.stats(ZONE).entries, 2);
+  assert.deepEqual(journal.since(ZONE, 1, 3)?.map(lines), [
+    lines(step(1, 2)),
+    lines(other),
+  ]);
 });
 
 Deno.test("record() trims the oldest entries past the size cap", async () => {
@@ -272,70 +266,55 @@ Deno.test("record() drops entries older than maxAgeMs, never the newest", async 
 });
 
 Deno.test("an SOA-only change and a TTL change come back as recorded", async () => {
-  await using file = await tempDb();
-  const db = openDb(file.path);
-  try {
-    const journal = journalOf(db);
-    const soaOnly = diffZones(version(1, 2), version(2, 2));
-    const longer = version(3, 2);
-    longer.rrsets = longer.rrsets.map((r) =>
-      r.type === 1 ? { ...r, ttl: 600 } : r
-    );
-    const ttl = diffZones(version(2, 2), longer);
-    journal.record(ZONE, soaOnly);
-    journal.record(ZONE, ttl);
-    const [first, second] = journal.since(ZONE, 1, 3)!;
-    assert.deepEqual(lines(first!), [
-      "example.org. 300 IN SOA ns1.example.org. hostmaster.example.org. 1 3600 900 1209600 300",
-      "example.org. 300 IN SOA ns1.example.org. hostmaster.example.org. 2 3600 900 1209600 300",
-    ]);
-    assert.deepEqual(lines(second!).slice(1, 3), [
-      "- www.example.org. 300 IN A 192.0.2.1",
-      "- www.example.org. 300 IN A 192.0.2.2",
-    ]);
-    assert.deepEqual(lines(second!).slice(4), [
-      "+ www.example.org. 600 IN A 192.0.2.1",
-      "+ www.example.org. 600 IN A 192.0.2.2",
-    ]);
-  } finally {
-    db.close();
-  }
+  await using file = await journalFile();
+  const { journal } = file;
+  const soaOnly = diffZones(version(1, 2), version(2, 2));
+  const longer = version(3, 2);
+  longer.rrsets = longer.rrsets.map((r) =>
+    r.type === 1 ? { ...r, ttl: 600 } : r
+  );
+  const ttl = diffZones(version(2, 2), longer);
+  journal.record(ZONE, soaOnly);
+  journal.record(ZONE, ttl);
+  const [first, second] = journal.since(ZONE, 1, 3)!;
+  assert.deepEqual(lines(first!), [
+    "example.org. 300 IN SOA ns1.example.org. hostmaster.example.org. 1 3600 900 1209600 300",
+    "example.org. 300 IN SOA ns1.example.org. hostmaster.example.org. 2 3600 900 1209600 300",
+  ]);
+  assert.deepEqual(lines(second!).slice(1, 3), [
+    "- www.example.org. 300 IN A 192.0.2.1",
+    "- www.example.org. 300 IN A 192.0.2.2",
+  ]);
+  assert.deepEqual(lines(second!).slice(4), [
+    "+ www.example.org. 600 IN A 192.0.2.1",
+    "+ www.example.org. 600 IN A 192.0.2.2",
+  ]);
 });
 
 Deno.test("serials follow RFC 1982 across the wrap from 2^32 - 1 to 0", async () => {
-  await using file = await tempDb();
-  const db = openDb(file.path);
-  try {
-    const journal = journalOf(db);
-    journal.record(ZONE, step(4294967294, 4294967295));
-    journal.record(ZONE, step(4294967295, 0));
-    journal.record(ZONE, step(0, 1));
-    assert.equal(journal.since(ZONE, 4294967294, 1)?.length, 3);
-    assert.deepEqual(journal.since(ZONE, 1, 0), [], "1 is newer than 0");
-    assert.throws(() => journal.record(ZONE, step(1, 1)), RangeError);
-    assert.throws(() => journal.record(ZONE, step(2, 1)), RangeError);
-    assert.equal(journal.stats(ZONE).entries, 3);
-  } finally {
-    db.close();
-  }
+  await using file = await journalFile();
+  const { journal } = file;
+  journal.record(ZONE, step(4294967294, 4294967295));
+  journal.record(ZONE, step(4294967295, 0));
+  journal.record(ZONE, step(0, 1));
+  assert.equal(journal.since(ZONE, 4294967294, 1)?.length, 3);
+  assert.deepEqual(journal.since(ZONE, 1, 0), [], "1 is newer than 0");
+  assert.throws(() => journal.record(ZONE, step(1, 1)), RangeError);
+  assert.throws(() => journal.record(ZONE, step(2, 1)), RangeError);
+  assert.equal(journal.stats(ZONE).entries, 3);
 });
 
 Deno.test("zones are journalled apart, and forget() drops one", async () => {
-  await using file = await tempDb();
-  const db = openDb(file.path);
-  try {
-    const journal = journalOf(db);
-    journal.record(ZONE, step(1, 2));
-    journal.record("example.net.", step(1, 2, "example.net."));
-    journal.record("example.net.", step(7, 8, "example.net."));
-    assert.equal(journal.since(ZONE, 1, 2)?.length, 1);
-    journal.forget(ZONE);
-    assert.deepEqual(journal.stats(ZONE), { entries: 0, bytes: 0 });
-    assert.equal(journal.since(ZONE, 1, 2), undefined);
-    assert.equal(journal.since("example.net.", 7, 8)?.length, 1);
-  } finally {
-    db.close();
-  }
+  await using file = await journalFile();
+  const { journal } = file;
+  journal.record(ZONE, step(1, 2));
+  journal.record("example.net.", step(1, 2, "example.net."));
+  journal.record("example.net.", step(7, 8, "example.net."));
+  assert.equal(journal.since(ZONE, 1, 2)?.length, 1);
+  journal.forget(ZONE);
+  assert.deepEqual(journal.stats(ZONE), { entries: 0, bytes: 0 });
+  assert.equal(journal.since(ZONE, 1, 2), undefined);
+  assert.equal(journal.since("example.net.", 7, 8)?.length, 1);
 });
 
 Deno.test("a damaged entry makes since() answer undefined, reported once", async () => {

@@ -196,6 +196,17 @@ export async function checkMessage(
   return { status: "ok", key, mac, timeSigned };
 }
 
+/** How the messages of one answer are signed. */
+export interface StreamSigning {
+  /** Seconds since the epoch. */
+  now: number;
+  fudge?: number;
+  /** The request's MAC, which the first message covers. */
+  requestMac: Uint8Array;
+  /** Sign every n-th message (and the first and last); at most 100. @default 1 */
+  every?: number;
+}
+
 /**
  * Signs the messages of a multi-message answer (AXFR, IXFR over TCP),
  * every one of them (RFC 8945 §5.3.1): the first covers the request's MAC
@@ -205,13 +216,7 @@ export async function checkMessage(
 export async function signStream(
   messages: readonly Uint8Array[],
   key: TsigKey,
-  opts: {
-    now: number;
-    fudge?: number;
-    requestMac: Uint8Array;
-    /** Sign every n-th message (and the first and last); at most 100. @default 1 */
-    every?: number;
-  },
+  opts: StreamSigning,
 ): Promise<Uint8Array[]> {
   const signer = new TsigStreamSigner(key, opts);
   const out: Uint8Array[] = [];
@@ -235,15 +240,7 @@ export class TsigStreamSigner {
   #between: Uint8Array[] = [];
   #index = 0;
 
-  constructor(
-    key: TsigKey,
-    opts: {
-      now: number;
-      fudge?: number;
-      requestMac: Uint8Array;
-      every?: number;
-    },
-  ) {
+  constructor(key: TsigKey, opts: StreamSigning) {
     this.#key = key;
     this.#opts = {
       now: opts.now,
