@@ -14,9 +14,20 @@ import {
 import { ednsOptionsProblem } from "../../dns/wire/edns_option_check.ts";
 import { TSIG_ERROR, unsignedTsigError } from "../../dns/wire/tsig_error.ts";
 import { WireFormatError } from "../../dns/wire/wire_format_error.ts";
-import { checkMessage, type TsigCheck } from "../../dns/tsig/tsig.ts";
+import {
+  checkMessage,
+  signMessage,
+  type TsigCheck,
+  type TsigKey,
+} from "../../dns/tsig/tsig.ts";
+import { encodeAnswer } from "../../pipeline/answer_encoding.ts";
 import type { Request } from "../../pipeline/request.ts";
-import { answer, drop, type Response } from "../../pipeline/response.ts";
+import {
+  answer,
+  drop,
+  replyTo,
+  type Response,
+} from "../../pipeline/response.ts";
 import type { Next, Stage } from "../../pipeline/stage.ts";
 import { chaosAnswer, HEALTH_NAME, healthAnswer } from "./identity_answers.ts";
 import type { RateLimitCounters, RateLimiterOptions } from "./rate_limit.ts";
@@ -104,6 +115,12 @@ async function checkTsig(
     if (!(error instanceof WireFormatError)) throw error;
     return answer(req, "ingress", "formerr", RCODE.FORMERR);
   }
+  if (
+    check.status === "error" && check.error === TSIG_ERROR.BADTIME &&
+    check.key !== undefined
+  ) {
+    return await badTime(req, check.key, check.mac, check.timeSigned);
+  }
   if (check.status !== "ok") {
     return tsigRejection(
       req,
@@ -117,12 +134,34 @@ async function checkTsig(
 }
 
 /**
+ * RFC 8945 §5.2.3: a query signed with a known key and the right MAC but
+ * a time outside the fudge gets NOTAUTH signed with that key, its TSIG
+ * saying BADTIME with the query's Time Signed and our clock in Other Data,
+ * so the client can tell how far apart the clocks are and trust it.
+ */
+async function badTime(
+  req: Request,
+  key: TsigKey,
+  requestMac: Uint8Array,
+  timeSigned: number,
+): Promise<Response> {
+  const now = Math.floor(req.received / 1000);
+  const otherData = new Uint8Array(6);
+  new DataView(otherData.buffer).setUint16(0, Math.floor(now / 2 ** 32));
+  new DataView(otherData.buffer).setUint32(2, now >>> 0);
+  const { message } = await signMessage(
+    encodeAnswer(req, replyTo(req, RCODE.NOTAUTH)),
+    key,
+    { now: timeSigned, requestMac, error: TSIG_ERROR.BADTIME, otherData },
+  );
+  return { wire: message, status: "notauth", stage: "ingress" };
+}
+
+/**
  * RFC 8945 §5.2: a signed query whose key the server does not know
- * (BADKEY), whose MAC is wrong (BADSIG) or whose time is outside the fudge
- * (BADTIME) gets NOTAUTH with an unsigned TSIG record carrying the error
- * (§5.3.2). (§5.2.3 would have a BADTIME answer signed; unsigned, the
- * client still learns the error.) A TSIG record whose data is malformed:
- * FORMERR.
+ * (BADKEY) or whose MAC is wrong (BADSIG) gets NOTAUTH with an unsigned
+ * TSIG record carrying the error (§5.3.2). A TSIG record whose data is
+ * malformed: FORMERR.
  */
 function tsigRejection(
   req: Request,

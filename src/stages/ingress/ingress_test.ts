@@ -340,9 +340,9 @@ Deno.test("ingress checks a signed query against the snapshot's keys: the key ma
       received: Date.now(),
     });
     const res = await serve(req);
-    const error = res === passed
+    const error = res === passed || res.message === undefined
       ? undefined
-      : encodeAnswer(req, res.message!).subarray(-4, -2);
+      : encodeAnswer(req, res.message).subarray(-4, -2);
     return { req, res, query, error };
   };
   await t.step("the right key: passed on, marked", async () => {
@@ -356,9 +356,26 @@ Deno.test("ingress checks a signed query against the snapshot's keys: the key ma
     assert.equal(res.status, "notauth");
     assert.deepEqual([...error!], [0, 16]);
   });
-  await t.step("signed an hour ago: BADTIME", async () => {
-    const { res, error } = await ask(key.secret, now - 3600);
-    assert.equal(res.status, "notauth");
-    assert.deepEqual([...error!], [0, 18]);
-  });
+  await t.step(
+    "signed an hour ago: BADTIME, signed, with our clock",
+    async () => {
+      const { req, res } = await ask(key.secret, now - 3600);
+      assert.equal(res.status, "notauth");
+      const wire = res.wire!;
+      assert.equal(wire[3]! & 0x0f, 9, "NOTAUTH");
+      // From the end: Other Data (6: our time), Other Len, Error, Original ID,
+      // then a MAC of 32 octets (signed, RFC 8945 §5.2.3).
+      const view = new DataView(wire.buffer, wire.byteOffset, wire.length);
+      const ourTime = view.getUint16(wire.length - 6) * 2 ** 32 +
+        view.getUint32(wire.length - 4);
+      assert.ok(Math.abs(ourTime - now) <= 2, `${ourTime} against ${now}`);
+      assert.deepEqual([...wire.subarray(-8, -6)], [0, 6]);
+      assert.deepEqual([...wire.subarray(-10, -8)], [0, 18]);
+      assert.deepEqual([...wire.subarray(-12, -10)], [
+        req.query.id >> 8,
+        req.query.id & 0xff,
+      ]);
+      assert.deepEqual([...wire.subarray(-46, -44)], [0, 32]);
+    },
+  );
 });
