@@ -22,6 +22,7 @@ import {
 } from "./corpus_answers.ts";
 import { KNOWN_DISAGREEMENTS } from "./disagreements.ts";
 import { startKudurru } from "../../src/testing/kudurru_server.ts";
+import type { KObject } from "../../src/api/v1alpha1/meta.ts";
 
 /**
  * Queries where kudurru deliberately answers unlike both peers, each with
@@ -61,27 +62,56 @@ function answered(who: string, a: CorpusAnswer): NormalizedResponse {
 
 /**
  * On Deno's own UDP socket (the default) and on the libc sockets of
- * listeners.ffiSockets, two per address: both must answer alike.
+ * listeners.ffiSockets, two per address: both must answer alike. And with
+ * every zone a secondary of the Knot peer, transferred from it: the copies
+ * must answer as the zones kudurru builds from its own objects.
  */
 const MODES = [
-  { name: "", ffiSockets: undefined },
-  { name: " (listeners.ffiSockets, 2 sockets)", ffiSockets: 2 },
+  { name: "", ffiSockets: undefined, secondary: false },
+  {
+    name: " (listeners.ffiSockets, 2 sockets)",
+    ffiSockets: 2,
+    secondary: false,
+  },
+  {
+    name: " (every zone a secondary of Knot)",
+    ffiSockets: undefined,
+    secondary: true,
+  },
 ];
 
 for (const mode of MODES) {
   Deno.test({
     name:
       `interop kudurru answers the corpus like the reference servers${mode.name}`,
-    fn: (t) => compareCorpus(t, mode.ffiSockets),
+    fn: (t) => compareCorpus(t, mode.ffiSockets, mode.secondary),
   });
 }
 
-async function compareCorpus(t: Deno.TestContext, ffiSockets?: number) {
+/** The corpus zones as secondaries of the server on `port`. */
+function secondaryZones(port: number): KObject[] {
+  return ZONES.map((zone) => ({
+    apiVersion: zone.apiVersion,
+    kind: zone.kind,
+    metadata: { name: zone.metadata.name },
+    spec: {
+      zoneName: zone.spec!.zoneName,
+      type: "secondary",
+      secondary: { primaries: [`127.0.0.1:${port}`] },
+    },
+  }));
+}
+
+async function compareCorpus(
+  t: Deno.TestContext,
+  ffiSockets: number | undefined,
+  secondary: boolean,
+) {
   const zones = corpusZoneFiles();
   await using nsd = await startNsd(zones);
-  await using knot = await startKnot(zones);
+  await using knot = await startKnot(zones, { transferFromLoopback: true });
   await using kudurru = await startKudurru({
-    objects: [...ZONES, ...RECORD_SETS],
+    objects: secondary ? secondaryZones(knot.port) : [...ZONES, ...RECORD_SETS],
     readyZone: MAIN_ZONE,
     upstreamPort: nsd.port,
     ...(ffiSockets !== undefined && { ffiSockets }),
