@@ -12,8 +12,8 @@ import type { Registry } from "./registry.ts";
 export interface TransferMetrics {
   /** A secondary zone's refresh: `result` transferred (how), current, or the failure's reason. */
   transferIn(zone: string, result: string): void;
-  /** A NOTIFY's outcome for one target: acknowledged or failed. */
-  notified(zone: string, outcome: string): void;
+  /** A NOTIFY's outcome for one target ("address port"): acknowledged or failed. */
+  notified(zone: string, target: string, outcome: string): void;
 }
 
 export function createTransferMetrics(registry: Registry): TransferMetrics {
@@ -28,12 +28,13 @@ export function createTransferMetrics(registry: Registry): TransferMetrics {
   const notifies = new client.Counter({
     name: "kudurru_zone_notify_total",
     help:
-      "NOTIFY sent to secondaries after a new serial, by zone and outcome (acknowledged, failed after its retries).",
-    labelNames: ["zone", "outcome"],
+      "NOTIFY sent to secondaries after a new serial, by zone, secondary (address and port; at most 64 a zone) and outcome (acknowledged, failed after its retries).",
+    labelNames: ["zone", "target", "outcome"],
     registers,
   });
   return {
     transferIn: (zone, result) => transfersIn.inc({ zone, result }),
-    notified: (zone, outcome) => notifies.inc({ zone, outcome }),
+    notified: (zone, target, outcome) =>
+      notifies.inc({ zone, target, outcome }),
   };
 }

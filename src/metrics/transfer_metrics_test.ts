@@ -8,7 +8,7 @@ Deno.test("transfer metrics count refreshes by result and NOTIFY by outcome, per
   metrics.transferIn("example.org.", "IXFR");
   metrics.transferIn("example.org.", "IXFR");
   metrics.transferIn("example.org.", "timeout");
-  metrics.notified("example.org.", "failed");
+  metrics.notified("example.org.", "192.0.2.53 53", "failed");
   const text = await registry.metrics();
   assert.match(
     text,
@@ -20,6 +20,6 @@ Deno.test("transfer metrics count refreshes by result and NOTIFY by outcome, per
   );
   assert.match(
     text,
-    /kudurru_zone_notify_total\{zone="example\.org\.",outcome="failed"\} 1/,
+    /kudurru_zone_notify_total\{zone="example\.org\.",target="192\.0\.2\.53 53",outcome="failed"\} 1/,
   );
 });

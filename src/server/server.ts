@@ -238,7 +238,11 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     const notifier = createNotifier({
       logger,
       onResult: (r) => {
-        transferMetrics.notified(r.zone, r.outcome);
+        transferMetrics.notified(
+          r.zone,
+          `${r.target.address} ${r.target.port}`,
+          r.outcome,
+        );
         zoneChanges.noteResult(r);
       },
     });
