@@ -10,6 +10,7 @@ import { versionCommand } from "./version.ts";
 import { serveCommand } from "./serve.ts";
 import { configCommand } from "./config.ts";
 import { getCommand } from "./get.ts";
+import { zonefileCommand } from "./zonefile.ts";
 import { applyCommand } from "./apply.ts";
 import { deleteCommand } from "./delete.ts";
 import { exportCommand } from "./export.ts";
@@ -28,6 +29,7 @@ export const COMMANDS: Command[] = [
   makeHelpCommand(() => COMMANDS),
   configCommand,
   getCommand,
+  zonefileCommand,
   applyCommand,
   deleteCommand,
   exportCommand,
