@@ -9,6 +9,7 @@ import { encodeResponse } from "../dns/wire/response.ts";
 import { frameMessage, FrameReader } from "../dns/wire/tcp_framing.ts";
 import type { RRSet } from "../dns/rrset.ts";
 import { rrsetsFromText } from "../testing/zone_text.ts";
+import { writeAll } from "../testing/dns_client.ts";
 import { TransferError, transferIn } from "./transfer_in.ts";
 
 const soa = (serial: number) =>
@@ -48,7 +49,7 @@ function scriptedPrimary(
                 aa: true,
                 answer: rrsetsFromText(records) as RRSet[],
               }, 65535);
-              await conn.write(frameMessage(bytes)!.slice());
+              await writeAll(conn, frameMessage(bytes)!.slice());
             }
           }
         }
@@ -220,4 +221,80 @@ Deno.test("transferIn refuses what a primary must not send, and keeps nothing of
       "unreachable",
     );
   });
+});
+
+Deno.test("transferIn stops a zone of a million records at its cap, holding no more than the cap", async () => {
+  // A primary streaming 1,000,000 A records, made as it sends them.
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const RECORDS = 1_000_000;
+  const PER_MESSAGE = 500;
+  const served = (async () => {
+    for await (const conn of listener) {
+      const frames = new FrameReader();
+      const buffer = new Uint8Array(4096);
+      let answered = 0;
+      try {
+        for (;;) {
+          const n = await conn.read(buffer);
+          if (n === null) break;
+          for (const query of frames.push(buffer.subarray(0, n))) {
+            const id = query[0]! << 8 | query[1]!;
+            const send = async (answer: RRSet[]) => {
+              const bytes = encodeResponse({
+                id,
+                opcode: 0,
+                rcode: 0,
+                aa: true,
+                answer,
+              }, 65535);
+              await writeAll(conn, frameMessage(bytes)!.slice());
+            };
+            if (answered++ === 0) {
+              await send(rrsetsFromText([soa(5)]));
+              continue;
+            }
+            await send(rrsetsFromText([soa(5)]));
+            for (let i = 0; i < RECORDS; i += PER_MESSAGE) {
+              const answer: RRSet[] = [];
+              for (let j = i; j < i + PER_MESSAGE; j++) {
+                answer.push({
+                  name: `h${j}.example.org.`,
+                  type: TYPE.A,
+                  ttl: 300,
+                  rdata: [{
+                    type: "A",
+                    address: `10.${j >> 16 & 255}.${j >> 8 & 255}.${j & 255}`,
+                  }],
+                });
+              }
+              await send(answer);
+            }
+            await send(rrsetsFromText([soa(5)]));
+          }
+        }
+      } catch {
+        // the client hung up at its cap
+      } finally {
+        conn.close();
+      }
+    }
+  })();
+  try {
+    const cap = 200_000;
+    assert.equal(
+      await reason(transferIn(
+        "example.org.",
+        {
+          address: "127.0.0.1",
+          port: (listener.addr as Deno.NetAddr).port,
+        },
+        undefined,
+        { timeoutMs: 60_000, maxRecords: cap },
+      )),
+      "too_large",
+    );
+  } finally {
+    listener.close();
+    await served;
+  }
 });
