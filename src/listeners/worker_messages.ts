@@ -37,6 +37,16 @@ export interface TcpLimits {
   maxInFlight?: number;
 }
 
+/**
+ * A certificate chain and its private key, PEM, as the TLS listeners
+ * serve them (src/tls/certificate_reloader.ts checks that they belong
+ * together before any listener sees them).
+ */
+export interface CertificatePair {
+  cert: string;
+  key: string;
+}
+
 /** Main thread → worker. */
 export type WorkerRequest =
   | {
@@ -60,6 +70,8 @@ export type WorkerRequest =
     queryLog?: boolean;
   }
   | { type: "snapshot"; snapshot: PostedSnapshot }
+  /** A TLS listener's certificate was renewed or rotated: new handshakes use it. */
+  | { type: "certificate"; pair: CertificatePair }
   /**
    * The server is stopping after its grace period: the health check fails
    * from now on, every other query is still answered.
@@ -121,6 +133,19 @@ export interface SocketCounters {
   tcpMalformed: number;
   /** TCP connections closed by the idle timeout. */
   tcpIdleClosed: number;
+  /**
+   * PROXYv2 headers dropped (with their query or connection): from a
+   * listed peer without the shared secret's TLV (proxy_unauthenticated), from
+   * a peer not in `listeners.proxyProtocolFrom` (proxy_untrusted), or not
+   * a well-formed header (proxy_malformed).
+   */
+  proxyUnauthenticated: number;
+  proxyUntrusted: number;
+  proxyMalformed: number;
+  /** TLS handshakes that failed or timed out (DoT, DoH, DoQ). */
+  tlsHandshakeFailed: number;
+  /** DoH requests refused with a 4xx (bad method, type, path or body). */
+  dohBadRequest: number;
 }
 
 /** What a worker reports about once a second. */
@@ -202,5 +227,10 @@ export function emptySocketCounters(): SocketCounters {
     tcpResetBeforeAccept: 0,
     tcpMalformed: 0,
     tcpIdleClosed: 0,
+    proxyUnauthenticated: 0,
+    proxyUntrusted: 0,
+    proxyMalformed: 0,
+    tlsHandshakeFailed: 0,
+    dohBadRequest: 0,
   };
 }

@@ -43,6 +43,14 @@ const TCP_EVENTS = {
   tcpIdleClosed: "idle_closed",
 } as const;
 
+/** Socket counters by the `reason` label of kudurru_dns_dropped_total. */
+const DROP_REASONS = {
+  udpStopping: "shutting_down",
+  proxyUnauthenticated: "proxy_unauthenticated",
+  proxyUntrusted: "proxy_untrusted",
+  proxyMalformed: "proxy_malformed",
+} as const;
+
 /** Adds the counts of a `{label: count}` map to `counter`. */
 function addEach(
   counts: Record<string, number | undefined> | undefined,
@@ -75,7 +83,7 @@ export function createQueryMetrics(registry: Registry) {
   const dropped = new client.Counter({
     name: "kudurru_dns_dropped_total",
     help:
-      "DNS queries that got no answer, by reason (a status, such as overloaded: too many queries waiting on upstreams (UDP, or TCP past its per-worker budget); or shutting_down: UDP queries that came while the listener finished its last answers).",
+      "DNS queries that got no answer, by reason (a status, such as overloaded: too many queries waiting on upstreams (UDP, or TCP past its per-worker budget); shutting_down: UDP queries that came while the listener finished its last answers; proxy_unauthenticated, proxy_untrusted, proxy_malformed: a PROXYv2 header without the shared secret, from a peer not in listeners.proxyProtocolFrom, or malformed, dropped with its datagram or connection).",
     labelNames: ["reason"] as const,
     registers,
   });
@@ -91,6 +99,19 @@ export function createQueryMetrics(registry: Registry) {
     name: "kudurru_dns_udp_oversize_total",
     help:
       "UDP queries larger than 4096 octets, answered TC=1 unread so the client asks over TCP.",
+    registers,
+  });
+  const tlsHandshakes = new client.Counter({
+    name: "kudurru_dns_tls_handshake_failures_total",
+    help:
+      "TLS handshakes on the DoT, DoH and DoQ listeners that failed or timed out, by transport.",
+    labelNames: ["transport"] as const,
+    registers,
+  });
+  const dohBad = new client.Counter({
+    name: "kudurru_dns_doh_bad_requests_total",
+    help:
+      "DoH requests refused with a 4xx: a bad method, media type, path or DNS message.",
     registers,
   });
   const stageErrors = new client.Counter({
@@ -147,9 +168,14 @@ export function createQueryMetrics(registry: Registry) {
         if (isCount(socket.sendErrors)) {
           sendErrors.inc({ transport }, socket.sendErrors);
         }
-        if (isCount(socket.udpStopping)) {
-          dropped.inc({ reason: "shutting_down" }, socket.udpStopping);
+        for (const [key, reason] of Object.entries(DROP_REASONS)) {
+          const n = socket[key as keyof typeof DROP_REASONS];
+          if (isCount(n)) dropped.inc({ reason }, n);
         }
+        if (isCount(socket.tlsHandshakeFailed)) {
+          tlsHandshakes.inc({ transport }, socket.tlsHandshakeFailed);
+        }
+        if (isCount(socket.dohBadRequest)) dohBad.inc(socket.dohBadRequest);
         if (isCount(socket.udpOversize)) udpOversize.inc(socket.udpOversize);
         for (const [key, event] of Object.entries(TCP_EVENTS)) {
           const n = socket[key as keyof typeof TCP_EVENTS];

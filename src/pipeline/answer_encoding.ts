@@ -24,7 +24,7 @@ const CLASSIC_UDP_LIMIT = 512;
  * and spoofable; the client gets TC=1 and asks again over TCP.
  */
 const MAX_UDP_LIMIT = OUR_UDP_PAYLOAD_SIZE;
-/** A TCP message's two-octet length prefix caps it. */
+/** A TCP message's two-octet length prefix caps it (and DoH's, DoQ's). */
 const TCP_LIMIT = 65535;
 
 /**
@@ -42,7 +42,7 @@ export function answerSizeLimit(
   const tsig = query?.tsig === undefined
     ? 0
     : query.tsig.end - query.tsig.start;
-  if (transport === "tcp") return TCP_LIMIT - tsig;
+  if (transport !== "udp") return TCP_LIMIT - tsig;
   const edns = query?.edns;
   if (edns === undefined) return CLASSIC_UDP_LIMIT - tsig;
   return Math.min(Math.max(edns.udpSize, CLASSIC_UDP_LIMIT), MAX_UDP_LIMIT) -

@@ -5,7 +5,12 @@
  */
 import type { Snapshot } from "./snapshot.ts";
 
-export type Transport = "udp" | "tcp";
+/**
+ * How a query came: plain DNS over UDP or TCP, DNS over TLS (RFC 7858),
+ * HTTPS (RFC 8484) or QUIC (RFC 9250). Every one but UDP carries answers of
+ * up to 65,535 octets.
+ */
+export type Transport = "udp" | "tcp" | "dot" | "doh" | "doq";
 
 export interface ClientInfo {
   /** Source address without brackets ("192.0.2.1", "::1"). */

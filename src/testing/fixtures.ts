@@ -31,6 +31,8 @@ export interface RequestOptions extends QueryOptions {
   snapshot?: Snapshot;
   /** The client's address. @default "192.0.2.7" */
   client?: string;
+  /** The connection's sink for answers of many messages (ClientInfo.streams). */
+  streams?: ClientInfo["streams"];
 }
 
 /** A Request for `question` (`"www.example.org. A"`), as the handler builds it. */
@@ -42,6 +44,7 @@ export function requestFor(
     address: opts.client ?? "192.0.2.7",
     port: 40000,
     transport: opts.transport ?? "udp",
+    ...(opts.streams !== undefined && { streams: opts.streams }),
   };
   return buildRequest(encodeQuery(question, opts), {
     client,

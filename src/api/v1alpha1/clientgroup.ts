@@ -25,8 +25,11 @@ const CLIENT_MATCHERS = [
 ] as const;
 
 const MAC_RE = /^[0-9a-fA-F]{2}([:-][0-9a-fA-F]{2}){5}$/;
-/** AdGuard's ClientID alphabet: what fits in a DoT SNI or DoH path label. */
-const CLIENT_ID_RE = /^[a-z0-9]([a-z0-9-]{0,62})$/;
+/**
+ * A DoT/DoH/DoQ client ID: one DNS label, lower case (AdGuard's ClientID
+ * alphabet: what fits in a DoT SNI or DoH path label).
+ */
+export const CLIENT_ID_RE = /^[a-z0-9]([a-z0-9-]{0,62})$/;
 /** Host names as learned from DHCP/PTR, with glob characters allowed. */
 const HOSTNAME_GLOB_RE = /^[A-Za-z0-9*?_.\-[\]]+$/;
 

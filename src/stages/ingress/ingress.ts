@@ -208,9 +208,10 @@ function questionRejection(req: Request): Response | undefined {
   if (question === undefined || UNASKABLE_TYPES.has(question.type)) {
     return answer(req, "ingress", "formerr", RCODE.FORMERR);
   }
-  // AXFR goes over TCP only (RFC 5936 §4.2); the authoritative stage
-  // answers it, and IXFR over either (RFC 1995 §2).
-  if (question.type === TYPE.AXFR && req.client.transport !== "tcp") {
+  // AXFR goes over a connection only (RFC 5936 §4.2): TCP, TLS (RFC
+  // 9103) or QUIC (RFC 9250 §4.2), never UDP or DoH's one message; the
+  // authoritative stage answers it, and IXFR over either (RFC 1995 §2).
+  if (question.type === TYPE.AXFR && req.client.streams === undefined) {
     return answer(req, "ingress", "notimp", RCODE.NOTIMP);
   }
   return undefined;

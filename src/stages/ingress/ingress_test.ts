@@ -184,17 +184,31 @@ Deno.test("ingress passes ordinary IN queries on", async () => {
   assert.equal(res, passed);
 });
 
-Deno.test("ingress passes transfers on: AXFR over TCP, IXFR over either", async () => {
+Deno.test("ingress passes transfers on: AXFR over a connection, IXFR over any", async () => {
+  const streams = () => {};
   for (
     const [q, transport] of [
       ["example.org. AXFR", "tcp"],
+      ["example.org. AXFR", "dot"],
+      ["example.org. AXFR", "doq"],
       ["example.org. IXFR", "tcp"],
       ["example.org. IXFR", "udp"],
+      ["example.org. IXFR", "doh"],
     ] as const
   ) {
-    const { res } = await run(q, { snapshot, transport });
+    const { res } = await run(q, {
+      snapshot,
+      transport,
+      ...(transport !== "udp" && transport !== "doh" && { streams }),
+    });
     assert.equal(res, passed, `${q} over ${transport}`);
   }
+  // DoH answers one message per request: no AXFR there.
+  const { decoded } = await run("example.org. AXFR", {
+    snapshot,
+    transport: "doh",
+  });
+  assert.equal(decoded?.rcode, "NOTIMP");
   // NOTIFY (RFC 1996) goes on too: authoritative answers it.
   const { res } = await run("example.org. SOA", { snapshot, opcode: 4 });
   assert.equal(res, passed);
@@ -334,7 +348,12 @@ Deno.test("ingress checks a signed query against the snapshot's keys: the key ma
       { now: signedAt },
     );
     const req = buildRequest(query.message, {
-      client: { address: "127.0.0.1", port: 1, transport: "tcp" },
+      client: {
+        address: "127.0.0.1",
+        port: 1,
+        transport: "tcp",
+        streams: () => {},
+      },
       snapshot: keyed,
       node: keyed.node,
       received: Date.now(),
