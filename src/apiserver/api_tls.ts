@@ -6,6 +6,12 @@
  */
 import { join } from "node:path";
 import type { Logger } from "../log/logger.ts";
+import {
+  loadX509,
+  privateKeyPem,
+  randomSerial,
+  writePrivate,
+} from "../tls/x509.ts";
 
 /** PEM certificate chain and key, as Deno.serve takes them. */
 export interface TlsFiles {
@@ -113,16 +119,12 @@ async function selfSigned(hostname: string, now: number): Promise<TlsFiles> {
   const x509 = await loadX509();
   const alg = { name: "ECDSA", namedCurve: "P-256", hash: "SHA-256" };
   const keys = await crypto.subtle.generateKey(alg, true, ["sign", "verify"]);
-  const serial = Array.from(
-    crypto.getRandomValues(new Uint8Array(16)),
-    (b) => b.toString(16).padStart(2, "0"),
-  ).join("").replace(/^[89a-f]/, "1");
   const names = [...new Set([hostname, "localhost"])].map((value) => ({
     type: "dns" as const,
     value,
   }));
   const cert = await x509.X509CertificateGenerator.createSelfSigned({
-    serialNumber: serial,
+    serialNumber: randomSerial(),
     name: `CN=${hostname}`,
     notBefore: new Date(now - DAY_MS),
     notAfter: new Date(now + VALID_DAYS * DAY_MS),
@@ -139,30 +141,8 @@ async function selfSigned(hostname: string, now: number): Promise<TlsFiles> {
       ]),
     ],
   });
-  const pkcs8 = await crypto.subtle.exportKey("pkcs8", keys.privateKey);
   return {
     cert: cert.toString("pem"),
-    key: x509.PemConverter.encode(pkcs8, "PRIVATE KEY"),
+    key: await privateKeyPem(keys.privateKey),
   };
-}
-
-/**
- * @peculiar/x509 wants the reflect-metadata polyfill loaded before it; both
- * are loaded only when a certificate is made or read here.
- */
-async function loadX509() {
-  await import("reflect-metadata");
-  return await import("@peculiar/x509");
-}
-
-/** Writes `text` by rename, so a crash never leaves half a key. */
-async function writePrivate(
-  path: string,
-  text: string,
-  mode = 0o600,
-): Promise<void> {
-  const temp = `${path}.tmp-${crypto.randomUUID()}`;
-  await Deno.writeTextFile(temp, text, { mode });
-  await Deno.chmod(temp, mode);
-  await Deno.rename(temp, path);
 }

@@ -32,10 +32,33 @@ export const nodeSchema = z.strictObject({
   ...NODE_FLAGS,
 });
 
-/** Certificate files for a TLS listener; reloaded when they change. */
-const tlsFilesSchema = z.strictObject({
-  certFile: z.string().min(1).meta({ help: "PEM certificate chain" }),
-  keyFile: z.string().min(1).meta({ help: "PEM private key" }),
+/**
+ * A TLS listener's certificate: files (re-read when they change; a pair
+ * that does not match keeps the previous one serving), or with
+ * `auto: selfsigned` a CA and a leaf made once and kept in `keys/`.
+ */
+const tlsSourceSchema = z.strictObject({
+  auto: z.enum(["none", "selfsigned"]).default("none").meta({
+    help:
+      "selfsigned makes a CA and a certificate for this host in keys/ (for labs: clients must trust keys/dns-ca.crt)",
+  }),
+  certFile: z.string().default("").meta({ help: "PEM certificate chain" }),
+  keyFile: z.string().default("").meta({ help: "PEM private key" }),
+}).superRefine((t, ctx) => {
+  const files = t.certFile !== "" || t.keyFile !== "";
+  if (t.auto === "selfsigned" && files) {
+    ctx.addIssue({
+      code: "custom",
+      message: "set either auto: selfsigned or certFile and keyFile, not both",
+    });
+  } else if (t.auto === "none" && (t.certFile === "" || t.keyFile === "")) {
+    ctx.addIssue({
+      code: "custom",
+      message: files
+        ? "certFile and keyFile go together: set both"
+        : "set certFile and keyFile, or auto: selfsigned",
+    });
+  }
 });
 
 const dnsListenerSchema = z.strictObject({
@@ -52,7 +75,7 @@ const dotListenerSchema = z.strictObject({
     kind: "address",
     help: "Address and port to listen on",
   }),
-  tls: tlsFilesSchema.meta({ help: "Certificate and key" }),
+  tls: tlsSourceSchema.meta({ help: "Certificate and key" }),
 });
 
 const dohListenerSchema = z.strictObject({
@@ -60,10 +83,30 @@ const dohListenerSchema = z.strictObject({
     kind: "address",
     help: "Address and port to listen on",
   }),
-  path: z.string().startsWith("/").default("/dns-query").meta({
-    help: "URL path of the endpoint",
+  path: z.string().regex(
+    /^\/[A-Za-z0-9._~\/-]*$/,
+    "must be a URL path such as /dns-query",
+  )
+    .default("/dns-query").meta({
+      help: "URL path of the endpoint; path/<client ID> names the client",
+    }),
+  tls: tlsSourceSchema.optional().meta({
+    help:
+      "Certificate and key; without it plain HTTP, for a trusted proxy that terminates TLS only",
   }),
-  tls: tlsFilesSchema.meta({ help: "Certificate and key" }),
+  trustedProxies: prefixList([], {
+    help:
+      "Reverse proxies whose X-Forwarded-For names the client; required without tls, where only they may connect",
+  }),
+}).superRefine((l, ctx) => {
+  if (l.tls === undefined && l.trustedProxies.length === 0) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["tls"],
+      message:
+        "DoH without TLS is served only behind a proxy that terminates it: set tls, or list the proxy in trustedProxies",
+    });
+  }
 });
 
 const doqListenerSchema = dotListenerSchema.extend({
@@ -71,7 +114,15 @@ const doqListenerSchema = dotListenerSchema.extend({
     .meta({ help: "Most QUIC connections served at once" }),
 });
 
-const doh3ListenerSchema = dohListenerSchema.extend({
+const doh3ListenerSchema = z.strictObject({
+  address: hostPortSchema().meta({
+    kind: "address",
+    help: "Address and port to listen on",
+  }),
+  path: z.string().default("/dns-query").meta({
+    help: "URL path of the endpoint",
+  }),
+  tls: tlsSourceSchema.meta({ help: "Certificate and key" }),
   maxConnections: z.number().int().min(1).default(1024)
     .meta({ help: "Most QUIC connections served at once" }),
 });
@@ -102,23 +153,26 @@ const listenersObject = z.strictObject({
   }),
   dot: z.array(dotListenerSchema).default([]).meta({
     kind: "list of listeners",
-    help:
-      "DNS-over-TLS listeners (RFC 7858), usually on port 853; not served yet (a configured one is warned about at start)",
+    help: "DNS-over-TLS listeners (RFC 7858, ALPN dot), usually on port 853",
   }),
   doh: z.array(dohListenerSchema).default([]).meta({
     kind: "list of listeners",
     help:
-      "DNS-over-HTTPS listeners (RFC 8484, HTTP/1.1 and HTTP/2), usually on port 443; not served yet (warned about at start)",
+      "DNS-over-HTTPS listeners (RFC 8484, HTTP/2 and HTTP/1.1), usually on port 443",
   }),
   doq: z.array(doqListenerSchema).default([]).meta({
     kind: "list of listeners",
     help:
-      "DNS-over-QUIC listeners (RFC 9250, ALPN doq), usually on UDP port 853; not served yet (warned about at start)",
+      "DNS-over-QUIC listeners (RFC 9250, ALPN doq), usually on UDP port 853",
   }),
   doh3: z.array(doh3ListenerSchema).default([]).meta({
     kind: "list of listeners",
     help:
-      "DNS-over-HTTP/3 listeners (ALPN h3), usually on UDP port 443; not served yet (warned about at start)",
+      "DNS-over-HTTP/3 listeners (ALPN h3): not served (Deno has no HTTP/3 server); kudurru refuses to start with one",
+  }),
+  clientIdDomain: text("", {
+    help:
+      'Domain under which a DoT or DoQ server name names the client: with "dns.example.net", phone.dns.example.net is client ID phone',
   }),
   proxyProtocolFrom: prefixList([], {
     help:
@@ -189,6 +243,9 @@ const listenersObject = z.strictObject({
   }),
 });
 
+const DOMAIN =
+  /^(?=.{1,253}$)[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,62})(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,62}))*\.?$/;
+
 function isExactHost(entry: string): boolean {
   if (!entry.includes("/")) return true;
   const [addr, bits] = ipaddr.parseCIDR(entry);
@@ -203,7 +260,7 @@ interface Binding {
   path: (string | number)[];
 }
 
-/** The sockets the listeners bound today (DNS, probes, metrics) take. */
+/** The sockets the listeners take (DNS and encrypted DNS, probes, metrics). */
 function bindingsOf(l: z.infer<typeof listenersObject>): Binding[] {
   const out: Binding[] = [];
   const add = (
@@ -218,6 +275,9 @@ function bindingsOf(l: z.infer<typeof listenersObject>): Binding[] {
   l.dns.forEach((d, i) => {
     for (const t of new Set(d.protocols)) add(t, d.address, ["dns", i]);
   });
+  l.dot.forEach((d, i) => add("tcp", d.address, ["dot", i]));
+  l.doh.forEach((d, i) => add("tcp", d.address, ["doh", i]));
+  l.doq.forEach((d, i) => add("udp", d.address, ["doq", i]));
   add("tcp", l.ops.address, ["ops", "address"]);
   add("tcp", l.metrics.address, ["metrics", "address"]);
   return out;
@@ -262,6 +322,21 @@ export const listenersSchema = listenersObject.superRefine((l, ctx) => {
         }: give each listener its own address or port`,
     });
   });
+  if (l.doh3.length > 0) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["doh3"],
+      message:
+        "DNS-over-HTTP/3 is not served: Deno has no HTTP/3 server; serve listeners.doh (HTTP/2 and HTTP/1.1) or listeners.doq instead",
+    });
+  }
+  if (l.clientIdDomain !== "" && !DOMAIN.test(l.clientIdDomain)) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["clientIdDomain"],
+      message: 'must be a domain name such as "dns.example.net"',
+    });
+  }
   if (l.proxyProtocolSecretFile !== "") return;
   l.proxyProtocolFrom.forEach((entry, i) => {
     if (ipaddr.isValidCIDR(entry) && !isExactHost(entry)) {

@@ -130,7 +130,9 @@ Deno.test("settingsTable lists the fields of list items", () => {
   assert.deepEqual(fields, [
     "address!",
     "path",
-    "tls.certFile!",
-    "tls.keyFile!",
+    "tls.auto",
+    "tls.certFile",
+    "tls.keyFile",
+    "trustedProxies",
   ]);
 });

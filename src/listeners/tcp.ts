@@ -11,6 +11,7 @@ import type { Logger } from "../log/logger.ts";
 import type { SocketCounters } from "./worker_messages.ts";
 import {
   serveTcpConnection,
+  type StreamConn,
   type TcpSession,
   type TcpWaitBudget,
 } from "./tcp_connection.ts";
@@ -68,6 +69,28 @@ export function serveTcp(opts: TcpServerOptions): TcpServer {
     port: opts.port,
     reusePort: opts.reusePort ?? false,
   });
+  return serveStreams(listener, opts);
+}
+
+/** Where connections come from: a TCP listener, or DoT's TLS one (dot.ts). */
+export interface StreamListener {
+  readonly addr: Deno.Addr;
+  /** The next connection; rejects once closed. */
+  accept(): Promise<StreamConn>;
+  close(): void;
+}
+
+/**
+ * Serves the connections `listener` accepts, under the connection cap,
+ * each as a TcpSession (the framing, pipelining and limits of RFC 7766;
+ * DoT uses the same, RFC 7858 §3.3).
+ */
+export function serveStreams(
+  listener: StreamListener,
+  opts: Omit<TcpServerOptions, "hostname" | "port" | "reusePort"> & {
+    transport?: "tcp" | "dot";
+  },
+): TcpServer {
   const { counters, logger } = opts;
   const maxConnections = opts.maxConnections ?? TCP_MAX_CONNECTIONS;
   const budget: TcpWaitBudget = {
@@ -75,6 +98,7 @@ export function serveTcp(opts: TcpServerOptions): TcpServer {
     max: opts.maxInFlight ?? TCP_MAX_IN_FLIGHT,
   };
   const sessionOptions = {
+    transport: opts.transport ?? "tcp",
     handler: opts.handler,
     counters,
     logger,
@@ -87,7 +111,7 @@ export function serveTcp(opts: TcpServerOptions): TcpServer {
 
   async function acceptLoop() {
     while (!stopping) {
-      let conn: Deno.Conn;
+      let conn: StreamConn;
       try {
         conn = await listener.accept();
       } catch (err) {
@@ -217,7 +241,7 @@ function idleLongest(sessions: Set<TcpSession>): TcpSession | undefined {
   return idlest;
 }
 
-function closeQuietly(conn: Deno.Conn) {
+function closeQuietly(conn: StreamConn) {
   try {
     conn.close();
   } catch {

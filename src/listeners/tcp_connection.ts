@@ -71,8 +71,23 @@ export interface TcpWaitBudget {
   readonly max: number;
 }
 
+/**
+ * What a session needs of its connection: a Deno.Conn (TCP) fits, and so
+ * does a TLS socket behind node_socket_conn.ts (DoT).
+ */
+export interface StreamConn {
+  read(buf: Uint8Array): Promise<number | null>;
+  write(bytes: Uint8Array): Promise<number>;
+  close(): void;
+  readonly remoteAddr: Deno.Addr;
+  /** The client ID its TLS server name gave (client_id.ts), if any. */
+  readonly clientId?: string | undefined;
+}
+
 export interface TcpConnectionOptions {
   handler: QueryHandler;
+  /** What the queries are counted and logged as. @default "tcp" */
+  transport?: "tcp" | "dot";
   counters: SocketCounters;
   logger: Logger;
   /** Close when no query arrived for this long. */
@@ -115,11 +130,21 @@ interface Waiting {
 
 /** Serves queries on an accepted connection until it closes. */
 export function serveTcpConnection(
-  conn: Deno.Conn,
+  conn: StreamConn,
   opts: TcpConnectionOptions,
 ): TcpSession {
   const { handler, counters, logger, budget } = opts;
   const remote = conn.remoteAddr as Deno.NetAddr;
+  // One ClientInfo for every query of the connection (the pipeline never
+  // changes it), and one marked overloaded for past the worker's budget.
+  const asClient: ClientInfo = {
+    address: remote.hostname,
+    port: remote.port,
+    transport: opts.transport ?? "tcp",
+    streams: enqueueStream,
+    ...(conn.clientId !== undefined && { clientId: conn.clientId }),
+  };
+  const asOverloaded: ClientInfo = { ...asClient, overloaded: true };
   const frames = new FrameReader();
   /** Queries the handler is still answering. */
   const waiting = new Set<Waiting>();
@@ -403,20 +428,7 @@ export function serveTcpConnection(
     // At the worker's bound, queries are still handled: what needs no wait
     // (a cache hit, a zone's answer) is answered, the rest dropped by the
     // pipeline (as UDP does).
-    const client: ClientInfo = budget.waiting < budget.max
-      ? {
-        address: remote.hostname,
-        port: remote.port,
-        transport: "tcp",
-        streams: enqueueStream,
-      }
-      : {
-        address: remote.hostname,
-        port: remote.port,
-        transport: "tcp",
-        overloaded: true,
-        streams: enqueueStream,
-      };
+    const client = budget.waiting < budget.max ? asClient : asOverloaded;
     let reply: Promise<Uint8Array | null> | Uint8Array | null;
     try {
       reply = handler.handle(query, client);
