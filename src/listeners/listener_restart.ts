@@ -42,6 +42,8 @@ export interface ListenerSet {
   pauses: Set<{ timer: ReturnType<typeof setTimeout>; resolve: () => void }>;
   /** Run once every worker has stopped (sockets the main thread owns). */
   afterStop: (() => void)[];
+  /** The configured listener each worker serves (its certificate feed). */
+  configOf: WeakMap<ListenerWorker, object>;
 }
 
 export function newListenerSet(): ListenerSet {
@@ -55,6 +57,7 @@ export function newListenerSet(): ListenerSet {
     pending: new Set(),
     pauses: new Set(),
     afterStop: [],
+    configOf: new WeakMap(),
   };
 }
 

@@ -20,6 +20,7 @@ import {
 import { workerUpstreamCounters } from "../upstream/upstream_counters.ts";
 import { createLogger } from "../log/logger.ts";
 import {
+  type CertificatePair,
   type CounterDeltas,
   emptySocketCounters,
   type WorkerReply,
@@ -28,6 +29,7 @@ import {
 import { serveUdp } from "./udp.ts";
 import { serveUdpFfi } from "./udp_ffi.ts";
 import { serveTcp } from "./tcp.ts";
+import { serveDot } from "./dot.ts";
 
 /** How often a worker posts its counter deltas. */
 export const COUNTERS_INTERVAL_MS = 1000;
@@ -43,7 +45,12 @@ interface WorkerScope {
 type Server = {
   stop(answerWithinMs?: number): Promise<void>;
   readonly addr: Deno.NetAddr;
+  /** TLS listeners: serve `pair` to new connections from now on. */
+  setCertificate?(pair: CertificatePair): void | Promise<void>;
 };
+
+/** Transports whose connections carry answers of many messages (zone transfers). */
+const STREAMING = new Set(["tcp", "dot", "doq"]);
 
 /** Installs the message handler of a listener worker. */
 export function runListenerWorker(createDataPlane: DataPlaneFactory): void {
@@ -152,7 +159,7 @@ export function runListenerWorker(createDataPlane: DataPlaneFactory): void {
    * secondaries a NOTIFY wakes ask it at once.
    */
   function applied(snapshot: Snapshot): void {
-    const ready = transport === "tcp" && plane?.prepareTransfers
+    const ready = STREAMING.has(transport ?? "") && plane?.prepareTransfers
       ? plane.prepareTransfers(snapshot).catch(() => {})
       : Promise.resolve();
     ready.then(() =>
@@ -160,7 +167,7 @@ export function runListenerWorker(createDataPlane: DataPlaneFactory): void {
     );
   }
 
-  function start(msg: Extract<WorkerRequest, { type: "start" }>) {
+  async function start(msg: Extract<WorkerRequest, { type: "start" }>) {
     const { listener } = msg;
     transport = listener.transport;
     const logger = createLogger().with({
@@ -199,20 +206,35 @@ export function runListenerWorker(createDataPlane: DataPlaneFactory): void {
         ? { maxInFlight: msg.udpMaxInFlight }
         : {}),
     };
+    const tcp = {
+      ...common,
+      idleTimeoutMs: msg.tcp.idleTimeoutMs,
+      maxConnections: msg.tcp.maxConnections,
+      ...(msg.tcp.maxInFlight !== undefined
+        ? { maxInFlight: msg.tcp.maxInFlight }
+        : {}),
+      reusePort: msg.reusePort ?? false,
+    };
     try {
-      server = listener.transport !== "udp"
-        ? serveTcp({
-          ...common,
-          idleTimeoutMs: msg.tcp.idleTimeoutMs,
-          maxConnections: msg.tcp.maxConnections,
-          ...(msg.tcp.maxInFlight !== undefined
-            ? { maxInFlight: msg.tcp.maxInFlight }
-            : {}),
-          reusePort: msg.reusePort ?? false,
-        })
-        : msg.ffiSocket !== undefined
-        ? serveUdpFfi({ ...udp, socket: msg.ffiSocket })
-        : serveUdp(udp);
+      switch (listener.transport) {
+        case "udp":
+          server = msg.ffiSocket !== undefined
+            ? serveUdpFfi({ ...udp, socket: msg.ffiSocket })
+            : serveUdp(udp);
+          break;
+        case "tcp":
+          server = serveTcp(tcp);
+          break;
+        case "dot":
+          server = await serveDot({
+            ...tcp,
+            certificate: required(msg.tls, "a certificate"),
+            clientIdDomain: msg.clientIdDomain ?? "",
+          });
+          break;
+        default:
+          throw new Error(`no listener for transport ${listener.transport}`);
+      }
     } catch (err) {
       const e = err instanceof Error ? err : new Error(String(err));
       post({ type: "bind-error", message: e.message, code: e.name });
@@ -302,6 +324,15 @@ export function runListenerWorker(createDataPlane: DataPlaneFactory): void {
         applied(snapshot);
         return;
       }
+      case "certificate":
+        // A failure leaves the previous certificate serving.
+        Promise.resolve(server?.setCertificate?.(msg.pair)).catch((error) =>
+          createLogger().with({ component: "listener" }).error(
+            "Cannot serve the new certificate; the previous one goes on",
+            { error },
+          )
+        );
+        return;
       case "lameduck":
         if (plane) plane.enterLameduck();
         else lameduckBeforeStart = true;
@@ -342,6 +373,11 @@ export function runListenerWorker(createDataPlane: DataPlaneFactory): void {
         return;
     }
   };
+}
+
+function required<T>(value: T | undefined, what: string): T {
+  if (value === undefined) throw new Error(`the start message lacks ${what}`);
+  return value;
 }
 
 /** True when every count is zero (nested maps of counts included). */

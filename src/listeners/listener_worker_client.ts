@@ -19,6 +19,7 @@ import type { FlushOptions } from "../pipeline/flushed_names.ts";
 import type { ExplainedQuestion } from "../pipeline/data_plane.ts";
 import type { Explanation } from "../pipeline/explanation.ts";
 import type {
+  CertificatePair,
   CounterDeltas,
   WorkerReply,
   WorkerRequest,
@@ -61,6 +62,8 @@ export interface ListenerWorker {
   postCache(entries: SerializedEntry[]): void;
   /** Posts entries another worker shared (see CacheStage.importShared). */
   postSharedCache(entries: SerializedEntry[]): void;
+  /** A TLS listener's new certificate, for the connections from now on. */
+  postCertificate(pair: CertificatePair): void;
   /**
    * Drops the worker's cached answers (all, or those for `name`, with
    * `subtree` for the names below it too); resolves to how many went, 0
@@ -206,6 +209,13 @@ export function startListenerWorker(
       if (!terminated) {
         worker.postMessage(
           { type: "shared-cache", entries } satisfies WorkerRequest,
+        );
+      }
+    },
+    postCertificate(pair) {
+      if (!terminated) {
+        worker.postMessage(
+          { type: "certificate", pair } satisfies WorkerRequest,
         );
       }
     },

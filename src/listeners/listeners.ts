@@ -26,7 +26,11 @@ import {
   openUdpSocket,
 } from "./libc_udp.ts";
 import { TCP_IDLE_TIMEOUT_MS, TCP_MAX_CONNECTIONS } from "./tcp.ts";
-import { type CounterDeltas, emptySocketCounters } from "./worker_messages.ts";
+import {
+  type CertificatePair,
+  type CounterDeltas,
+  emptySocketCounters,
+} from "./worker_messages.ts";
 import { emptyCacheStats } from "../pipeline/cache_stats.ts";
 import type { FlushOptions } from "../pipeline/flushed_names.ts";
 import type { ExplainedQuestion } from "../pipeline/data_plane.ts";
@@ -43,11 +47,24 @@ export type { BoundAddress } from "./listener_worker_client.ts";
 /** The real Worker module (listed here so `deno compile --include` can name it). */
 const WORKER_ENTRY_URL = new URL("./worker_entry.ts", import.meta.url).href;
 
-/** One `listeners.dns` entry of the config. */
+/** One `listeners.dns` entry of the config, or one DoT, DoH or DoQ listener. */
 export interface DnsListenerConfig {
   /** "0.0.0.0:53", "[::1]:5353", …; port 0 picks an ephemeral port. */
   address: string;
   protocols: Transport[];
+  /** TLS listeners: the certificate now and each new one (src/tls/). */
+  certificates?: CertificateFeed;
+  /** DoH: the endpoint's path and the proxies believed about the client. */
+  doh?: { path: string; trustedProxies: string[] };
+  /** DoQ: connections served at once. */
+  quicMaxConnections?: number;
+}
+
+/** A certificate that may change (certificate_reloader.ts). */
+export interface CertificateFeed {
+  current(): { pair: CertificatePair };
+  /** Calls `listener` with each new pair; returns the unsubscribe. */
+  onChange(listener: (next: { pair: CertificatePair }) => void): () => void;
 }
 
 export interface DnsListenersOptions {
@@ -99,6 +116,8 @@ export interface DnsListenersOptions {
   sockets?: number;
   /** UDP on libc sockets through FFI (libc_udp.ts). @default false */
   ffiSockets?: boolean;
+  /** `listeners.clientIdDomain`: DoT and DoQ server names under it name the client. */
+  clientIdDomain?: string;
 }
 
 /** The running listeners. */
@@ -169,6 +188,18 @@ export async function startDnsListeners(
   for (const w of set.workers) {
     opts.logger.info("Listening for DNS", { ...w.bound });
   }
+  // A new certificate goes to every worker of the listeners that serve it
+  // (a worker started later takes the current one in its start message).
+  for (const config of opts.listeners) {
+    const feed = config.certificates;
+    if (feed === undefined) continue;
+    const unsubscribe = feed.onChange(({ pair }) => {
+      for (const w of set.workers) {
+        if (set.configOf.get(w) === config) w.postCertificate(pair);
+      }
+    });
+    set.afterStop.push(unsubscribe);
+  }
   return {
     setSnapshot(snapshot) {
       set.snapshot = snapshot;
@@ -235,7 +266,7 @@ async function startAddress(
       checkPortFree(config.address, hostname, boundPort, transport, opts);
     }
     for (let i = 0; i < count; i++) {
-      const worker = await startWorker(set, opts, config.address, {
+      const worker = await startWorker(set, opts, config, {
         address: hostname,
         port: boundPort,
         transport,
@@ -304,11 +335,12 @@ export function socketCount(
 async function startWorker(
   set: ListenerSet,
   opts: DnsListenersOptions,
-  configured: string,
+  config: DnsListenerConfig,
   listener: ListenerSpec,
   socket: number | undefined,
   reuse?: LibcUdpSocket,
 ): Promise<ListenerWorker> {
+  const configured = config.address;
   // The worker's own handle, for its callbacks (set once it has started).
   const own: { worker?: ListenerWorker } = {};
   const shared = socketCount(listener.transport, opts) > 1;
@@ -343,7 +375,7 @@ async function startWorker(
         set,
         own.worker,
         message,
-        (again) => startWorker(set, opts, configured, again, socket, ffiSocket),
+        (again) => startWorker(set, opts, config, again, socket, ffiSocket),
         opts.logger,
       );
     },
@@ -367,9 +399,15 @@ async function startWorker(
         : {}),
       ...(shared && listener.transport === "tcp" && { reusePort: true }),
       ...(ffiSocket && { ffiSocket }),
+      ...(config.certificates && { tls: config.certificates.current().pair }),
+      ...(opts.clientIdDomain && { clientIdDomain: opts.clientIdDomain }),
+      ...(config.doh && { doh: config.doh }),
+      ...(config.quicMaxConnections !== undefined &&
+        { quicMaxConnections: config.quicMaxConnections }),
     },
   });
   own.worker = worker;
+  set.configOf.set(worker, config);
   return worker;
 }
 

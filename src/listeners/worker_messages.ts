@@ -68,6 +68,14 @@ export type WorkerRequest =
     ffiSocket?: LibcUdpSocket;
     /** Record a QueryEvent per answer and post them (`querylog.enabled`). @default true */
     queryLog?: boolean;
+    /** DoT, DoH over TLS, DoQ: the certificate to serve (`certificate` replaces it). */
+    tls?: CertificatePair;
+    /** DoT, DoQ: `listeners.clientIdDomain`, under which a server name names the client. */
+    clientIdDomain?: string;
+    /** DoH: the endpoint's path and the proxies whose X-Forwarded-For is believed. */
+    doh?: { path: string; trustedProxies: string[] };
+    /** DoQ: connections served at once. */
+    quicMaxConnections?: number;
   }
   | { type: "snapshot"; snapshot: PostedSnapshot }
   /** A TLS listener's certificate was renewed or rotated: new handshakes use it. */

@@ -46,7 +46,9 @@ import {
   queryLogHealthCheck,
   warnIfQueryLogPublic,
 } from "./querylog.ts";
-import { warnUnservedListeners } from "./unserved_listeners.ts";
+import { dnsListenerConfigs, servesTls } from "./dns_listener_configs.ts";
+import { DnsCertificates } from "../tls/dns_certificates.ts";
+import { createTlsMetrics } from "../metrics/tls_metrics.ts";
 import { VERSION } from "../version.ts";
 import { startApi } from "./api.ts";
 import { ClusterSettings } from "../apiserver/cluster_settings.ts";
@@ -115,7 +117,6 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       );
     }
     warnIfQueryLogPublic(file.node.dataDir, logger);
-    warnUnservedListeners(file.listeners, logger);
     const statePath = join(file.node.dataDir, "state.db");
     createPrivateFile(statePath);
     store = await openSqliteStore(statePath, { node: file.node.name });
@@ -186,9 +187,24 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     // A NOTIFY for a secondary zone, from one of its primaries (the
     // listener checked), once the secondary zones run.
     let onNotify = (_zone: string, _from: string): void => {};
+    // DoT, DoH and DoQ certificates: read (or made) now, so a pair that
+    // cannot be served stops the start with the reason.
+    const certificates = servesTls(config.listeners)
+      ? new DnsCertificates({
+        dataDir: config.node.dataDir,
+        hostname: config.node.name,
+        clientIdDomain: config.listeners.clientIdDomain,
+        logger: logger.with({ component: "tls" }),
+      })
+      : undefined;
+    if (certificates !== undefined) {
+      stops.push(() => Promise.resolve(certificates.close()));
+      createTlsMetrics(registry, () => certificates.expiries());
+    }
     const listeners = await startDnsListeners({
       onNotify: (zone, from) => onNotify(zone, from),
-      listeners: config.listeners.dns,
+      listeners: await dnsListenerConfigs(config.listeners, certificates),
+      clientIdDomain: config.listeners.clientIdDomain,
       sockets: config.listeners.sockets,
       ffiSockets: config.listeners.ffiSockets,
       nodeName: config.node.name,

@@ -44,6 +44,8 @@ export interface KudurruOptions {
   api?: Record<string, unknown>;
   /** Top-level config sections merged over the defaults here (e.g. cache). */
   extraConfig?: Record<string, unknown>;
+  /** Settings of `listeners` besides the ones here (e.g. dot, doh). */
+  listeners?: Record<string, unknown>;
   /** Environment of the kudurru process besides NO_COLOR (e.g. DENO_CERT). */
   env?: Record<string, string>;
   /**
@@ -153,6 +155,7 @@ function kudurruConfig(
         ffiSockets: true,
         sockets: opts.ffiSockets,
       }),
+      ...opts.listeners,
     },
     upstreams: {
       groups: { default: { servers: [upstream] } },

@@ -1,0 +1,96 @@
+/**
+ * Encrypted DNS end to end, through a real `kudurru serve` with
+ * `tls: { auto: selfsigned }`: kdig over DoT trusting the CA kudurru made
+ * in keys/, a client ID in the server name putting the client in its
+ * ClientGroup (whose Policy blocks a name the others get), and the
+ * transport in the query log. NSD is the upstream for lab.test.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { startKudurru } from "../src/testing/kudurru_server.ts";
+import { freePort } from "../src/testing/free_port.ts";
+import { startNsd } from "./interop/peers.ts";
+import { cli, eventually, object } from "./blocking/e2e_helpers.ts";
+
+const ZONE = `$ORIGIN lab.test.
+@        300 IN SOA ns1 hostmaster 1 3600 900 1209600 300
+@        300 IN NS  ns1
+ns1      300 IN A   192.0.2.53
+www      300 IN A   192.0.2.10
+ads      300 IN A   192.0.2.66
+`;
+
+async function kdig(args: string[]): Promise<string> {
+  const out = await new Deno.Command("kdig", {
+    args: [...args, "+timeout=3", "+retry=0"],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  return new TextDecoder().decode(out.stdout) +
+    new TextDecoder().decode(out.stderr);
+}
+
+Deno.test("kudurru serves DoT with a self-signed CA, and a client ID in the server name selects the client's group", async () => {
+  await using nsd = await startNsd([{ name: "lab.test.", text: ZONE }]);
+  const dot = freePort();
+  await using kudurru = await startKudurru({
+    objects: [
+      object("DNSZone", "local-test", {
+        zoneName: "local.test.",
+        type: "primary",
+      }),
+      object("BlockList", "phone-ads", {
+        sources: [{ inline: "ads.lab.test\n" }],
+      }),
+      object("ClientGroup", "phones", { clients: [{ clientID: "phone" }] }),
+      object("Policy", "phones", {
+        clientGroupRefs: ["phones"],
+        blockListRefs: ["phone-ads"],
+        blockMode: "nxdomain",
+        priority: 10,
+      }),
+    ],
+    readyZone: "local.test.",
+    upstreamPort: nsd.port,
+    listeners: {
+      clientIdDomain: "dns.test",
+      dot: [{ address: `127.0.0.1:${dot}`, tls: { auto: "selfsigned" } }],
+    },
+  });
+  const ca = join(kudurru.dataDir, "keys", "dns-ca.crt");
+  const tls = (sni?: string) => [
+    "@127.0.0.1",
+    "-p",
+    String(dot),
+    `+tls-ca=${ca}`,
+    `+tls-hostname=${sni ?? "localhost"}`,
+    ...(sni ? [`+tls-sni=${sni}`] : []),
+  ];
+
+  const www = await kdig([...tls(), "www.lab.test", "A"]);
+  assert.match(www, /status: NOERROR/, www);
+  assert.match(www, /192\.0\.2\.10/, www);
+
+  // No client ID: the default group, which does not block ads.lab.test.
+  const plain = await kdig([...tls(), "ads.lab.test", "A"]);
+  assert.match(plain, /192\.0\.2\.66/, plain);
+  // phone.dns.test names client ID "phone": the phones group blocks it.
+  const phone = await kdig([...tls("phone.dns.test"), "ads.lab.test", "A"]);
+  assert.match(phone, /status: NXDOMAIN/, phone);
+
+  await eventually("the DoT queries are in the query log", async () => {
+    const log = await cli(
+      "querylog",
+      "--domain",
+      "ads.lab.test",
+      "-o",
+      "json",
+      "--data-dir",
+      kudurru.dataDir,
+    );
+    const { events } = JSON.parse(log) as {
+      events: { transport: string }[];
+    };
+    return events.length >= 2 && events.every((e) => e.transport === "dot");
+  });
+});
