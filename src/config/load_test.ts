@@ -247,6 +247,41 @@ Deno.test("loadConfig rejects", async (t) => {
       /upstreams\.conditional\["corp\."\]: names no upstream group "nope"/,
     ],
     [
+      "a TLS listener with neither files nor auto",
+      'listeners: { dot: [{ address: "0.0.0.0:853", tls: {} }] }',
+      /listeners\.dot\[0\]\.tls: set certFile and keyFile, or auto: selfsigned/,
+    ],
+    [
+      "a TLS listener with a certificate and no key",
+      'listeners: { doq: [{ address: "0.0.0.0:853", tls: { certFile: /c.pem } }] }',
+      /listeners\.doq\[0\]\.tls: certFile and keyFile go together/,
+    ],
+    [
+      "a TLS listener with files and auto",
+      'listeners: { dot: [{ address: "0.0.0.0:853", tls: { auto: selfsigned, certFile: /c, keyFile: /k } }] }',
+      /listeners\.dot\[0\]\.tls: set either auto: selfsigned or certFile and keyFile/,
+    ],
+    [
+      "plain-HTTP DoH with no proxy in front",
+      'listeners: { doh: [{ address: "127.0.0.1:8053" }] }',
+      /listeners\.doh\[0\]\.tls: plain HTTP is served only behind a proxy that terminates TLS/,
+    ],
+    [
+      "DNS over HTTP/3",
+      'listeners: { doh3: [{ address: "0.0.0.0:443", tls: { auto: selfsigned } }] }',
+      /listeners\.doh3: not served: Deno has no HTTP\/3 server/,
+    ],
+    [
+      "a client-ID domain that is no name",
+      'listeners: { clientIdDomain: "dns example" }',
+      /listeners\.clientIdDomain: must be a domain name/,
+    ],
+    [
+      "DoT on the port of plain DNS over TCP",
+      'listeners: { dns: [{ address: "127.0.0.1:853" }], dot: [{ address: "0.0.0.0:853", tls: { auto: selfsigned } }] }',
+      /listeners\.dot\[0\]: port 853 \(TCP\) is also taken by listeners\.dns\[0\]/,
+    ],
+    [
       "groups without default",
       'upstreams: { groups: { a: { servers: ["1.1.1.1:53"] } } }',
       /upstreams\.groups: needs a "default" group/,

@@ -104,7 +104,7 @@ const dohListenerSchema = z.strictObject({
       code: "custom",
       path: ["tls"],
       message:
-        "DoH without TLS is served only behind a proxy that terminates it: set tls, or list the proxy in trustedProxies",
+        "plain HTTP is served only behind a proxy that terminates TLS: set tls, or list the proxy in trustedProxies",
     });
   }
 });
@@ -327,7 +327,7 @@ export const listenersSchema = listenersObject.superRefine((l, ctx) => {
       code: "custom",
       path: ["doh3"],
       message:
-        "DNS-over-HTTP/3 is not served: Deno has no HTTP/3 server; serve listeners.doh (HTTP/2 and HTTP/1.1) or listeners.doq instead",
+        "not served: Deno has no HTTP/3 server; serve DNS over HTTPS with listeners.doh (HTTP/2 and HTTP/1.1), or over QUIC with listeners.doq",
     });
   }
   if (l.clientIdDomain !== "" && !DOMAIN.test(l.clientIdDomain)) {
