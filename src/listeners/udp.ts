@@ -5,6 +5,10 @@
  * bounded so a flood cannot grow memory without limit; beyond it datagrams
  * are dropped and counted. Synchronous answers (memo hits) cost no promise
  * of ours and no copy of the query: only the receive and send ops wait.
+ *
+ * Behind dnsdist (`proxy`), a datagram may start with a PROXYv2 header
+ * naming the client (proxy_trust.ts decides whether to believe it); the
+ * answer goes back to the datagram's source without one.
  */
 import { BufferPool } from "../dns/wire/buffer_pool.ts";
 import { oversizeQueryAnswer } from "../dns/wire/truncated_reply.ts";
@@ -12,6 +16,8 @@ import type { ClientInfo, QueryHandler } from "../pipeline/handler.ts";
 import type { Logger } from "../log/logger.ts";
 import type { SocketCounters } from "./worker_messages.ts";
 import { stopAnswer } from "./stop_answer.ts";
+import type { ProxyTrust } from "./proxy_trust.ts";
+import { PROXY_V2_MAX_LENGTH } from "./proxy_v2.ts";
 
 /**
  * Most UDP queries one socket waits on at once (their answers pending,
@@ -28,6 +34,17 @@ export const UDP_MAX_IN_FLIGHT = 1000;
  */
 export const UDP_MAX_QUERY = 4096;
 
+/**
+ * Octets a receive reads: one more than the largest query, so a datagram
+ * that fills the buffer was longer than UDP_MAX_QUERY. With PROXYv2
+ * headers taken, room for the longest header too: a maximal query behind a
+ * maximal header is read whole, and a cut datagram still shows as an
+ * oversize query (its DNS part is then over UDP_MAX_QUERY).
+ */
+export function udpReceiveSize(proxied: boolean): number {
+  return UDP_MAX_QUERY + (proxied ? PROXY_V2_MAX_LENGTH : 0) + 1;
+}
+
 export interface UdpServerOptions {
   hostname: string;
   /** 0 picks an ephemeral port. */
@@ -38,6 +55,11 @@ export interface UdpServerOptions {
   logger: Logger;
   /** @default 1000 */
   maxInFlight?: number;
+  /**
+   * Take PROXYv2 headers from the peers it trusts: the client is then the
+   * one the header names. Without it, a header is just a malformed query.
+   */
+  proxy?: ProxyTrust;
 }
 
 /** A bound UDP listener. */
@@ -66,17 +88,19 @@ export function serveUdp(opts: UdpServerOptions): UdpServer {
     hostname: opts.hostname,
     port: opts.port,
   });
-  const { handler, counters, logger } = opts;
+  const { handler, counters, logger, proxy } = opts;
   const maxInFlight = opts.maxInFlight ?? UDP_MAX_IN_FLIGHT;
   /** Queries whose answer is pending, plus sends not yet completed. */
   let inFlight = 0;
   let stopping = false;
   let closed = false;
   const drained = Promise.withResolvers<void>();
-  // One octet more than the largest query: a datagram that fills the
-  // buffer was longer than UDP_MAX_QUERY. Queries answered later keep their
-  // buffer until then (at most maxInFlight of them, ~4 MiB).
-  const buffers = new BufferPool(UDP_MAX_QUERY + 1, maxInFlight);
+  // Queries answered later keep their buffer until then (at most
+  // maxInFlight of them, ~4 MiB; ~6 MiB with PROXYv2 headers).
+  const buffers = new BufferPool(
+    udpReceiveSize(proxy !== undefined),
+    maxInFlight,
+  );
   /** Queries whose answer the handler has not given yet. */
   const waiting = new Set<Waiting>();
 
@@ -164,10 +188,26 @@ export function serveUdp(opts: UdpServerOptions): UdpServer {
         counters.udpStopping++;
         continue;
       }
+      // The answer goes to `from`; the client may be another (PROXYv2).
       const from = received[1] as Deno.NetAddr;
-      if (received[0].length > UDP_MAX_QUERY) {
+      let query = received[0];
+      let address = from.hostname;
+      let port = from.port;
+      if (proxy !== undefined) {
+        const decision = proxy.datagram(address, port, query);
+        if (decision.kind === "drop") {
+          counters[decision.counter]++;
+          continue;
+        }
+        if (decision.kind === "proxied") {
+          query = query.subarray(decision.headerLength);
+          address = decision.address;
+          port = decision.port;
+        }
+      }
+      if (query.length > UDP_MAX_QUERY) {
         counters.udpOversize++;
-        const reply = oversizeQueryAnswer(received[0]);
+        const reply = oversizeQueryAnswer(query);
         if (reply !== undefined) send(reply, from);
         continue;
       }
@@ -176,22 +216,17 @@ export function serveUdp(opts: UdpServerOptions): UdpServer {
       // cache hit, a zone's answer) is answered, the rest dropped by the
       // pipeline. Two object shapes, no spread: this is the hot path.
       const client: ClientInfo = inFlight < maxInFlight
-        ? { address: from.hostname, port: from.port, transport: "udp" }
-        : {
-          address: from.hostname,
-          port: from.port,
-          transport: "udp",
-          overloaded: true,
-        };
+        ? { address, port, transport: "udp" }
+        : { address, port, transport: "udp", overloaded: true };
       let reply: Promise<Uint8Array | null> | Uint8Array | null;
       try {
-        reply = handler.handle(received[0], client);
+        reply = handler.handle(query, client);
       } catch (err) {
         logger.error("Query handler threw", { error: err });
         continue;
       }
       if (reply instanceof Promise) {
-        sendLater(reply, from, buf, received[0]);
+        sendLater(reply, from, buf, query);
         buf = buffers.take();
       } else if (reply !== null) {
         send(reply, from);

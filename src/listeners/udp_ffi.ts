@@ -5,7 +5,8 @@
  * and one sendmmsg sends the answers that were ready at once (memo and
  * cache hits). Answers that wait on I/O go out one by one with sendto when
  * they are ready. Otherwise it behaves as udp.ts: same counters, the same
- * bound on queries in flight, oversize queries answered TC=1 unread.
+ * bound on queries in flight, oversize queries answered TC=1 unread, the
+ * same PROXYv2 headers taken (`proxy`).
  */
 import { BufferPool } from "../dns/wire/buffer_pool.ts";
 import { oversizeQueryAnswer } from "../dns/wire/truncated_reply.ts";
@@ -13,6 +14,7 @@ import type { ClientInfo, QueryHandler } from "../pipeline/handler.ts";
 import type { Logger } from "../log/logger.ts";
 import type { SocketCounters } from "./worker_messages.ts";
 import { stopAnswer } from "./stop_answer.ts";
+import type { ProxyTrust } from "./proxy_trust.ts";
 import {
   addressOf,
   EAGAIN,
@@ -32,7 +34,12 @@ import {
   SockaddrText,
   stopReceiving,
 } from "./libc_udp.ts";
-import { UDP_MAX_IN_FLIGHT, UDP_MAX_QUERY, type UdpServer } from "./udp.ts";
+import {
+  UDP_MAX_IN_FLIGHT,
+  UDP_MAX_QUERY,
+  udpReceiveSize,
+  type UdpServer,
+} from "./udp.ts";
 
 /** Datagrams one receive may return. */
 export const BATCH = 64;
@@ -44,7 +51,6 @@ export const BATCH = 64;
 const POLL_TIMEOUT_MS = 500;
 /** Room per answer in the send batch; a larger answer is sent by itself. */
 const SEND_SLOT = 4096;
-const RECEIVE_SIZE = UDP_MAX_QUERY + 1;
 
 export interface FfiUdpServerOptions {
   /** From openUdpSocket; the caller closes it (closeUdpSocket) after stop(). */
@@ -56,22 +62,26 @@ export interface FfiUdpServerOptions {
   logger: Logger;
   /** @default 1000 */
   maxInFlight?: number;
+  /** As udp.ts's: PROXYv2 headers from the peers it trusts. */
+  proxy?: ProxyTrust;
 }
 
 /** Starts the receive loop on a bound libc socket. */
 export function serveUdpFfi(opts: FfiUdpServerOptions): UdpServer {
   const c = libc();
-  const { handler, counters, logger } = opts;
+  const { handler, counters, logger, proxy } = opts;
   const { fd, port, family } = opts.socket;
   const maxInFlight = opts.maxInFlight ?? UDP_MAX_IN_FLIGHT;
   const nameLength = family === "ipv4" ? 16 : 28;
-  const buffers = new BufferPool(RECEIVE_SIZE, maxInFlight);
+  // Every slot of the batch reads a whole datagram (udpReceiveSize).
+  const receiveSize = udpReceiveSize(proxy !== undefined);
+  const buffers = new BufferPool(receiveSize, maxInFlight);
   const text = new SockaddrText();
   const recv = new MessageBatch(BATCH, nameLength);
   const send = new MessageBatch(BATCH, nameLength);
   const sendSlab = new Uint8Array(BATCH * SEND_SLOT);
   for (let i = 0; i < BATCH; i++) {
-    recv.setBuffer(i, buffers.take(), RECEIVE_SIZE);
+    recv.setBuffer(i, buffers.take(), receiveSize);
     send.setBuffer(i, sendSlab.subarray(i * SEND_SLOT), SEND_SLOT);
   }
   let inFlight = 0;
@@ -122,24 +132,24 @@ export function serveUdpFfi(opts: FfiUdpServerOptions): UdpServer {
   }
 
   /**
-   * Sends the answer to datagram `slot` when it is ready; the query keeps
-   * its buffer until then (the pipeline may read it) and the slot gets
-   * another.
+   * Sends the answer to datagram `slot` (whose DNS part is `query`) when it
+   * is ready; the query keeps its buffer until then (the pipeline may read
+   * it) and the slot gets another.
    */
-  function answerLater(pending: Promise<Uint8Array | null>, slot: number) {
+  function answerLater(
+    pending: Promise<Uint8Array | null>,
+    slot: number,
+    query: Uint8Array,
+  ) {
     inFlight++;
     const name = recv.names.slice(
       slot * SOCKADDR_SIZE,
       (slot + 1) * SOCKADDR_SIZE,
     );
     const buffer = recv.buffers[slot]!;
-    const entry = {
-      query: buffer.subarray(0, recv.messageLength(slot)),
-      name,
-      answered: false,
-    };
+    const entry = { query, name, answered: false };
     waiting.add(entry);
-    recv.setBuffer(slot, buffers.take(), RECEIVE_SIZE);
+    recv.setBuffer(slot, buffers.take(), receiveSize);
     pending.then((reply) => {
       waiting.delete(entry);
       // Unless SERVFAIL went at the stop's deadline.
@@ -212,16 +222,28 @@ export function serveUdpFfi(opts: FfiUdpServerOptions): UdpServer {
 
   /** The answer to datagram `i` of the batch when it is ready at once. */
   function answer(i: number): Uint8Array | undefined {
-    const length = recv.messageLength(i);
-    const query = recv.buffers[i]!.subarray(0, length);
-    if (length > UDP_MAX_QUERY) {
+    let query = recv.buffers[i]!.subarray(0, recv.messageLength(i));
+    const offset = i * SOCKADDR_SIZE;
+    // The answer goes to the datagram's source; the client may be another.
+    let address = text.address(recv.names, offset);
+    let port = sockaddrPort(recv.names, offset);
+    if (proxy !== undefined) {
+      const decision = proxy.datagram(address, port, query);
+      if (decision.kind === "drop") {
+        counters[decision.counter]++;
+        return undefined;
+      }
+      if (decision.kind === "proxied") {
+        query = query.subarray(decision.headerLength);
+        address = decision.address;
+        port = decision.port;
+      }
+    }
+    if (query.length > UDP_MAX_QUERY) {
       counters.udpOversize++;
       return oversizeQueryAnswer(query);
     }
     counters.queries++;
-    const offset = i * SOCKADDR_SIZE;
-    const address = text.address(recv.names, offset);
-    const port = sockaddrPort(recv.names, offset);
     // Two object shapes, no spread: this is the hot path (as in udp.ts).
     const client: ClientInfo = inFlight < maxInFlight
       ? { address, port, transport: "udp" }
@@ -234,7 +256,7 @@ export function serveUdpFfi(opts: FfiUdpServerOptions): UdpServer {
       return undefined;
     }
     if (reply instanceof Promise) {
-      answerLater(reply, i);
+      answerLater(reply, i, query);
       return undefined;
     }
     return reply ?? undefined;
