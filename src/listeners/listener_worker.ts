@@ -30,6 +30,7 @@ import { serveUdp } from "./udp.ts";
 import { serveUdpFfi } from "./udp_ffi.ts";
 import { serveTcp } from "./tcp.ts";
 import { serveDot } from "./dot.ts";
+import { ProxyTrust } from "./proxy_trust.ts";
 
 /** How often a worker posts its counter deltas. */
 export const COUNTERS_INTERVAL_MS = 1000;
@@ -193,12 +194,14 @@ export function runListenerWorker(createDataPlane: DataPlaneFactory): void {
     plane.cache?.onCutAnswerStored((entry) =>
       post({ type: "cache-share", entries: [entry] })
     );
+    const proxy = msg.proxy && new ProxyTrust(msg.proxy);
     const common = {
       hostname: listener.address,
       port: listener.port,
       handler,
       counters,
       logger,
+      ...(proxy && { proxy }),
     };
     const udp = {
       ...common,

@@ -32,6 +32,7 @@ import {
   emptySocketCounters,
 } from "./worker_messages.ts";
 import { emptyCacheStats } from "../pipeline/cache_stats.ts";
+import type { ProxyTrustInit } from "./proxy_trust.ts";
 import type { FlushOptions } from "../pipeline/flushed_names.ts";
 import type { ExplainedQuestion } from "../pipeline/data_plane.ts";
 import type { Explanation } from "../pipeline/explanation.ts";
@@ -118,6 +119,11 @@ export interface DnsListenersOptions {
   ffiSockets?: boolean;
   /** `listeners.clientIdDomain`: DoT and DoQ server names under it name the client. */
   clientIdDomain?: string;
+  /**
+   * `listeners.proxyProtocolFrom` and the secret: UDP, TCP and DoT
+   * listeners take PROXYv2 headers from those peers (proxy_trust.ts).
+   */
+  proxy?: ProxyTrustInit;
 }
 
 /** The running listeners. */
@@ -313,6 +319,9 @@ function bindError(
   );
 }
 
+/** The transports dnsdist can pass clients to with PROXYv2. */
+const PROXIED = new Set<Transport>(["udp", "tcp", "dot"]);
+
 /** Most sockets per address that `listeners.sockets: 0` (one per CPU) gives. */
 export const MAX_SOCKETS_PER_CPU_SETTING = 8;
 
@@ -401,6 +410,8 @@ async function startWorker(
       ...(ffiSocket && { ffiSocket }),
       ...(config.certificates && { tls: config.certificates.current().pair }),
       ...(opts.clientIdDomain && { clientIdDomain: opts.clientIdDomain }),
+      ...(opts.proxy && PROXIED.has(listener.transport) &&
+        { proxy: opts.proxy }),
       ...(config.doh && { doh: config.doh }),
       ...(config.quicMaxConnections !== undefined &&
         { quicMaxConnections: config.quicMaxConnections }),

@@ -15,9 +15,12 @@
  *
  * - from a peer not listed: dropped (`proxyUntrusted`);
  * - from a listed peer: it must parse (else `proxyMalformed`) and, with a
- *   secret, carry it (else `proxyUnauthenticated`), LOCAL and AF_UNSPEC or
- *   AF_UNIX headers too, which then keep the peer's own address; a PROXY
- *   header for TCP or UDP over IPv4 or IPv6 names the client.
+ *   secret, a PROXY header must carry it (else `proxyUnauthenticated`),
+ *   AF_UNSPEC and AF_UNIX ones too, which then keep the peer's own address;
+ *   a PROXY header for TCP or UDP over IPv4 or IPv6 names the client. A
+ *   LOCAL header from a listed peer is taken without the secret: it keeps
+ *   the peer's address, exactly what no header gives, and dnsdist sends its
+ *   health checks with one and no TLV.
  *
  * Without a secret, config load (src/config/schema_listeners.ts) allows
  * only exact /32 and /128 entries; the constructor checks it again.
@@ -194,7 +197,14 @@ export class ProxyTrust {
         };
     }
     const header = parsed.header;
-    if (this.#secret !== undefined && !carries(header, this.#secret)) {
+    // A LOCAL header from a listed peer needs no secret: it names no
+    // client (the peer stays the client, as with no header at all), and
+    // dnsdist's health checks send one without any TLV. Every PROXY header
+    // must carry the secret, whatever its family.
+    if (
+      this.#secret !== undefined && header.command !== "local" &&
+      !carries(header, this.#secret)
+    ) {
       return UNAUTHENTICATED;
     }
     const source = header.source;

@@ -205,7 +205,7 @@ Deno.test("sameSecret agrees with node:crypto's timingSafeEqual", () => {
   );
 });
 
-Deno.test("ProxyTrust keeps the peer's address for LOCAL, AF_UNSPEC, AF_UNIX and an unspecified transport", () => {
+Deno.test("ProxyTrust keeps the peer's address for LOCAL, AF_UNSPEC, AF_UNIX and an unspecified transport; LOCAL needs no secret", () => {
   const open = new ProxyTrust({ from: ["127.0.0.1"] });
   const locked = new ProxyTrust({ from: ["127.0.0.1"], secret: SECRET });
   const unix = new Uint8Array(16 + 216 + 35);
@@ -225,10 +225,24 @@ Deno.test("ProxyTrust keeps the peer's address for LOCAL, AF_UNSPEC, AF_UNIX and
       port: 999,
       headerLength: length,
     }, name);
-    // The same authentication as a PROXY header.
-    assert.deepEqual(brief(locked.datagram("127.0.0.1", 999, bytes)), {
-      counter: "proxyUnauthenticated",
-    }, name);
+    if (name.startsWith("LOCAL")) {
+      // dnsdist's health checks: LOCAL, no TLV. It names no client.
+      assert.deepEqual(brief(locked.datagram("127.0.0.1", 999, bytes)), {
+        kind: "proxied",
+        address: "127.0.0.1",
+        port: 999,
+        headerLength: length,
+      }, name);
+      // From a stranger, still dropped.
+      assert.deepEqual(brief(locked.datagram("127.0.0.9", 999, bytes)), {
+        counter: "proxyUntrusted",
+      }, name);
+    } else {
+      // The same authentication as a PROXY header naming a client.
+      assert.deepEqual(brief(locked.datagram("127.0.0.1", 999, bytes)), {
+        counter: "proxyUnauthenticated",
+      }, name);
+    }
   }
   const signed = encodeProxyV2({ command: "local", tlvs: [secretTlv()] });
   assert.deepEqual(brief(locked.datagram("::ffff:127.0.0.1", 9, signed)), {

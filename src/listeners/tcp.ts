@@ -9,6 +9,7 @@
 import type { QueryHandler } from "../pipeline/handler.ts";
 import type { Logger } from "../log/logger.ts";
 import type { SocketCounters } from "./worker_messages.ts";
+import type { ProxyTrust } from "./proxy_trust.ts";
 import {
   serveTcpConnection,
   type StreamConn,
@@ -44,6 +45,8 @@ export interface TcpServerOptions {
   maxInFlight?: number;
   /** Share the port with other sockets that set it (SO_REUSEPORT, Linux). @default false */
   reusePort?: boolean;
+  /** Believe PROXYv2 headers from these peers (proxy_trust.ts). */
+  proxy?: ProxyTrust;
 }
 
 /** A bound TCP listener. */
@@ -104,6 +107,7 @@ export function serveStreams(
     logger,
     idleTimeoutMs: opts.idleTimeoutMs ?? TCP_IDLE_TIMEOUT_MS,
     budget,
+    ...(opts.proxy && { proxy: opts.proxy }),
   };
   const sessions = new Set<TcpSession>();
   let stopping = false;

@@ -24,6 +24,7 @@ import {
   MAX_TCP_MESSAGE,
 } from "../dns/wire/tcp_framing.ts";
 import { stopAnswer } from "./stop_answer.ts";
+import type { ProxyTrust } from "./proxy_trust.ts";
 
 /**
  * Most queries of one connection in flight at once, counted until their
@@ -88,6 +89,11 @@ export interface TcpConnectionOptions {
   handler: QueryHandler;
   /** What the queries are counted and logged as. @default "tcp" */
   transport?: "tcp" | "dot";
+  /**
+   * `listeners.proxyProtocolFrom`: the connection may start with a PROXYv2
+   * header (after the TLS handshake on DoT) naming the client.
+   */
+  proxy?: ProxyTrust;
   counters: SocketCounters;
   logger: Logger;
   /** Close when no query arrived for this long. */
@@ -137,14 +143,19 @@ export function serveTcpConnection(
   const remote = conn.remoteAddr as Deno.NetAddr;
   // One ClientInfo for every query of the connection (the pipeline never
   // changes it), and one marked overloaded for past the worker's budget.
-  const asClient: ClientInfo = {
+  let asClient: ClientInfo = {
     address: remote.hostname,
     port: remote.port,
     transport: opts.transport ?? "tcp",
     streams: enqueueStream,
     ...(conn.clientId !== undefined && { clientId: conn.clientId }),
   };
-  const asOverloaded: ClientInfo = { ...asClient, overloaded: true };
+  let asOverloaded: ClientInfo = { ...asClient, overloaded: true };
+  /**
+   * With a proxy trust, the first octets read until it has decided whether
+   * they start with a PROXYv2 header; null once decided (or without one).
+   */
+  let preamble: Uint8Array | null = opts.proxy ? NO_BYTES : null;
   const frames = new FrameReader();
   /** Queries the handler is still answering. */
   const waiting = new Set<Waiting>();
@@ -485,6 +496,43 @@ export function serveTcpConnection(
     }
   }
 
+  /**
+   * The connection's first octets, under a proxy trust: held until it
+   * decides, then the DNS octets after any header go to dispatch, from
+   * the client the header names. A header the trust refuses closes the
+   * connection (counted), before any query is read.
+   */
+  function takePreamble(chunk: Uint8Array) {
+    const held = new Uint8Array(preamble!.length + chunk.length);
+    held.set(preamble!);
+    held.set(chunk, preamble!.length);
+    const decision = opts.proxy!.stream(remote.hostname, remote.port, held);
+    switch (decision.kind) {
+      case "incomplete":
+        preamble = held;
+        return;
+      case "drop":
+        preamble = null;
+        counters[decision.counter]++;
+        abort();
+        return;
+      case "direct":
+        preamble = null;
+        dispatch(held);
+        return;
+      case "proxied":
+        preamble = null;
+        asClient = {
+          ...asClient,
+          address: decision.address,
+          port: decision.port,
+        };
+        asOverloaded = { ...asClient, overloaded: true };
+        dispatch(held.subarray(decision.headerLength));
+        return;
+    }
+  }
+
   async function readLoop() {
     const buf = new Uint8Array(16 * 1024);
     // After the client's EOF, the queries it sent before are still answered.
@@ -507,7 +555,9 @@ export function serveTcpConnection(
         n = null; // reset by the peer, or closed by close()
       }
       if (n === null) eof = true;
-      else if (!closing) dispatch(buf.subarray(0, n));
+      else if (closing) continue;
+      else if (preamble !== null) takePreamble(buf.subarray(0, n));
+      else dispatch(buf.subarray(0, n));
     }
     beginClose();
   }

@@ -14,6 +14,7 @@ import type { ExplainedQuestion } from "../pipeline/data_plane.ts";
 import type { Explanation } from "../pipeline/explanation.ts";
 import type { UpstreamCounts } from "../upstream/upstream_counters.ts";
 import type { LibcUdpSocket } from "./libc_udp.ts";
+import type { ProxyTrustInit } from "./proxy_trust.ts";
 
 /** What one worker serves. */
 export interface WorkerListener {
@@ -76,6 +77,8 @@ export type WorkerRequest =
     doh?: { path: string; trustedProxies: string[] };
     /** DoQ: connections served at once. */
     quicMaxConnections?: number;
+    /** UDP, TCP, DoT: whom PROXYv2 headers are believed from (proxy_trust.ts). */
+    proxy?: ProxyTrustInit;
   }
   | { type: "snapshot"; snapshot: PostedSnapshot }
   /** A TLS listener's certificate was renewed or rotated: new handshakes use it. */

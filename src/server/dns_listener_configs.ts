@@ -1,11 +1,17 @@
 /**
  * The DNS listeners to start, from `listeners`: plain DNS (`dns`), DoT,
  * DoH and DoQ, the encrypted ones with their certificates (one reloader
- * per pair, src/tls/dns_certificates.ts).
+ * per pair, src/tls/dns_certificates.ts), and whom PROXYv2 headers are
+ * believed from.
  */
 import type { Config } from "../config/schema.ts";
 import type { DnsListenerConfig } from "../listeners/listeners.ts";
 import type { DnsCertificates } from "../tls/dns_certificates.ts";
+import {
+  ProxyTrust,
+  type ProxyTrustInit,
+  readProxySecret,
+} from "../listeners/proxy_trust.ts";
 
 /** True when a listener needs a certificate. */
 export function servesTls(listeners: Config["listeners"]): boolean {
@@ -56,4 +62,27 @@ export async function dnsListenerConfigs(
     });
   }
   return out;
+}
+
+/**
+ * `{ proxy }` for startDnsListeners when `listeners.proxyProtocolFrom`
+ * lists peers, with the secret read from its file; `{}` otherwise, so
+ * listeners without it never look for a header.
+ *
+ * @throws {ProxySecretError | ProxyTrustError} saying what to fix
+ */
+export async function proxyTrustInit(
+  listeners: Config["listeners"],
+): Promise<{ proxy?: ProxyTrustInit }> {
+  if (listeners.proxyProtocolFrom.length === 0) return {};
+  const init: ProxyTrustInit = {
+    from: listeners.proxyProtocolFrom,
+    ...(listeners.proxyProtocolSecretFile !== "" && {
+      secret: await readProxySecret(listeners.proxyProtocolSecretFile),
+    }),
+  };
+  // Checked here, where a mistake stops the start with its reason, rather
+  // than in each listener Worker.
+  new ProxyTrust(init);
+  return { proxy: init };
 }

@@ -46,7 +46,11 @@ import {
   queryLogHealthCheck,
   warnIfQueryLogPublic,
 } from "./querylog.ts";
-import { dnsListenerConfigs, servesTls } from "./dns_listener_configs.ts";
+import {
+  dnsListenerConfigs,
+  proxyTrustInit,
+  servesTls,
+} from "./dns_listener_configs.ts";
 import { DnsCertificates } from "../tls/dns_certificates.ts";
 import { createTlsMetrics } from "../metrics/tls_metrics.ts";
 import { VERSION } from "../version.ts";
@@ -194,6 +198,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         dataDir: config.node.dataDir,
         hostname: config.node.name,
         clientIdDomain: config.listeners.clientIdDomain,
+      ...(await proxyTrustInit(config.listeners)),
         logger: logger.with({ component: "tls" }),
       })
       : undefined;
