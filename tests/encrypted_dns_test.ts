@@ -11,6 +11,15 @@ import { startKudurru } from "../src/testing/kudurru_server.ts";
 import { freePort } from "../src/testing/free_port.ts";
 import { startNsd } from "./interop/peers.ts";
 import { cli, eventually, object } from "./blocking/e2e_helpers.ts";
+import { makeTestCertificates } from "../src/upstream/testdata/certs.ts";
+import {
+  answerRecords,
+  buildQuery,
+  frames,
+  readFrame,
+  within,
+  writeAll,
+} from "../src/testing/dns_client.ts";
 
 const ZONE = `$ORIGIN lab.test.
 @        300 IN SOA ns1 hostmaster 1 3600 900 1209600 300
@@ -93,4 +102,66 @@ Deno.test("kudurru serves DoT with a self-signed CA, and a client ID in the serv
     };
     return events.length >= 2 && events.every((e) => e.transport === "dot");
   });
+});
+
+Deno.test("kudurru serves a rotated certificate to new DoT connections while an open one goes on, and keeps the old one over a half-rotated pair", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "kudurru-rotate-" });
+  try {
+    const first = await makeTestCertificates();
+    const certFile = join(dir, "tls.crt");
+    const keyFile = join(dir, "tls.key");
+    await Deno.writeTextFile(certFile, first.cert);
+    await Deno.writeTextFile(keyFile, first.key);
+    const dot = freePort();
+    await using kudurru = await startKudurru({
+      objects: [
+        object("DNSZone", "local-test", {
+          zoneName: "local.test.",
+          type: "primary",
+        }),
+      ],
+      readyZone: "local.test.",
+      upstreamPort: freePort(),
+      listeners: {
+        dot: [{ address: `127.0.0.1:${dot}`, tls: { certFile, keyFile } }],
+      },
+    });
+    const connect = (caCert: string) =>
+      Deno.connectTls({ hostname: "localhost", port: dot, caCerts: [caCert] });
+    const ask = async (conn: Deno.Conn, id: number) => {
+      await writeAll(conn, frames(buildQuery(id, "local.test", "SOA")));
+      const frame = await within(readFrame(conn), 3000);
+      assert.ok(frame, "no answer");
+      return answerRecords(frame).id;
+    };
+    using open = await connect(first.caCert);
+    assert.equal(await ask(open, 1), 1);
+
+    // Half-rotated: the new certificate, the old key. Still the old pair.
+    const second = await makeTestCertificates();
+    await Deno.writeTextFile(certFile, second.cert);
+    await new Promise((r) => setTimeout(r, 1500));
+    using stillOld = await connect(first.caCert);
+    assert.equal(await ask(stillOld, 2), 2);
+
+    // The key follows: new connections get the new certificate.
+    await Deno.writeTextFile(keyFile, second.key);
+    await eventually("the new certificate is served", async () => {
+      try {
+        using fresh = await connect(second.caCert);
+        return await ask(fresh, 3) === 3;
+      } catch {
+        return false;
+      }
+    });
+    // The connection opened first is still served.
+    assert.equal(await ask(open, 4), 4);
+    assert.match(
+      kudurru.output(),
+      /is not the key of the certificate/,
+      "the half-rotated pair was logged",
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
