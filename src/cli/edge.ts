@@ -79,10 +79,10 @@ export const edgeCommand: Command = {
     "  run checks it with dnsdist --check-config, writes it to the run directory (default <data-dir>/edge,\n" +
     "  else /run/kudurru/edge), runs dnsdist and restarts it when it dies or the backends change; probes on\n" +
     "  --ready (default 0.0.0.0:8084): /healthz/live, /healthz/ready (200 when dnsdist has a backend up).",
-  run(args, io) {
+  async run(args, io) {
     const [sub, ...rest] = args;
-    if (sub === "render") return render(rest, io);
-    if (sub === "run") return run(rest, io);
+    if (sub === "render") return await render(rest, io);
+    if (sub === "run") return await run(rest, io);
     throw new UsageError(
       sub === undefined
         ? "kudurru edge: name a subcommand: render or run"

@@ -17,6 +17,7 @@ import {
   type UnboundPeer,
 } from "./test_kit.ts";
 import { renderDnsdistLua } from "./dnsdist_lua.ts";
+import { dnsdistReadiness } from "./readiness.ts";
 
 async function answerOf(port: number, from = "127.0.0.1"): Promise<string> {
   const reply = await query(port, "www.test.", "A", { from, timeoutMs: 1000 });
@@ -65,6 +66,13 @@ Deno.test("dnsdist passes queries with the client's address over PROXYv2 and sto
         const r = await probe(`${edge.probesUrl}/healthz/ready`);
         return r.status === 200 ? r : undefined;
       });
+      // The API takes the per-start key (stored as its scrypt hash) only.
+      const wrong = await dnsdistReadiness({
+        ...edge.supervisor.api()!,
+        apiKey: "not-the-key",
+      });
+      assert.equal(wrong.ready, false);
+      assert.match(wrong.reason, /HTTP 401/);
       assert.equal(await answerOf(edge.dnsPort, "127.0.0.2"), "192.0.2.1");
       // Unbound took the client's address from dnsdist's PROXY header.
       await eventually(
