@@ -258,3 +258,47 @@ Deno.test("new backends restart dnsdist once, after the debounce; a configuratio
     },
   );
 });
+
+interface ApiRule {
+  action: string;
+  matches: number;
+}
+
+Deno.test("authoritative zones go to the authoritative pool, the rest to the resolver pool; every backend in both", async () => {
+  await withPeers([startUnboundPeer()], async ([peer]) => {
+    const edge = await startTestEdge({
+      backends: [`127.0.0.1:${peer!.port}`],
+      authoritativeZones: ["test."],
+    });
+    try {
+      assert.equal(
+        await eventually("an answer", () => answerOf(edge.dnsPort)),
+        "192.0.2.1",
+      );
+      const txt = await query(edge.dnsPort, "health.kudurru.internal.", "TXT");
+      assert.equal(txt.rcode, "NOERROR");
+      const api = edge.supervisor.api()!;
+      const response = await fetch(`${api.url}/api/v1/servers/localhost`, {
+        headers: { "X-API-Key": api.apiKey },
+      });
+      const body = await response.json() as {
+        rules: ApiRule[];
+        servers: { name: string; pools: string[]; weight: number }[];
+      };
+      const matches = (pool: string) =>
+        body.rules.find((r) => r.action.includes(`to pool ${pool}`))?.matches;
+      assert.equal(matches("authoritative"), 1, JSON.stringify(body.rules));
+      assert.equal(matches("resolver"), 1, JSON.stringify(body.rules));
+      assert.deepEqual(
+        body.servers.map((s) => [s.name, s.pools, s.weight]),
+        [[
+          edge.topology.backends[0]!.name,
+          ["authoritative", "resolver"],
+          1000,
+        ]],
+      );
+    } finally {
+      await edge.stop();
+    }
+  });
+});

@@ -40,8 +40,8 @@ export interface UnboundPeer extends RunningServer {
 
 /**
  * Starts Unbound in the foreground on loopback: `test.` and
- * `kudurru.internal.` are local zones, it never sends a query anywhere
- * (no forwarders, no root hints used: every name it is asked is local).
+ * `kudurru.internal.` are local zones and every other name is refused, so
+ * it never sends a query anywhere.
  */
 export async function startUnboundPeer(
   opts: UnboundPeerOptions = {},
@@ -70,6 +70,8 @@ export async function startUnboundPeer(
       "  access-control: 127.0.0.0/8 allow",
       "  do-not-query-localhost: yes",
       '  module-config: "iterator"',
+      // Every other name is refused: Unbound never recurses off the machine.
+      '  local-zone: "." refuse',
       '  local-zone: "test." static',
       '  local-data: "test. 60 IN SOA ns.test. host.test. 1 3600 600 86400 60"',
       `  local-data: "www.test. 60 IN A ${opts.answer ?? "192.0.2.1"}"`,
