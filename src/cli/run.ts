@@ -22,6 +22,7 @@ import { querylogCommand } from "./querylog.ts";
 import { statsCommand } from "./stats.ts";
 import { adminCommand } from "./admin.ts";
 import { tsigCommand } from "./tsig.ts";
+import { edgeCommand } from "./edge.ts";
 
 export const COMMANDS: Command[] = [
   serveCommand,
@@ -41,6 +42,7 @@ export const COMMANDS: Command[] = [
   statsCommand,
   adminCommand,
   tsigCommand,
+  edgeCommand,
 ];
 
 export async function runCli(args: string[], io: CommandIO): Promise<number> {

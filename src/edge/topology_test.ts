@@ -156,7 +156,7 @@ Deno.test("flags that cannot work are refused with a message naming the flag", (
   );
   refuses(
     { backends: "10.0.0.1" },
-    /holds 31 bytes of secret; at least 32/,
+    /the secret is 31 bytes \(line ends not counted\); it needs at least 32/,
     filesWith("x".repeat(31) + "\r\n\n"),
   );
 });

@@ -321,9 +321,28 @@ export class ProxySecretError extends Error {
 }
 
 /**
- * The secret of `listeners.proxyProtocolSecretFile`: the file's bytes, line
- * ends (CR, LF) at its end trimmed, at least PROXY_SECRET_MIN_LENGTH of
- * them. Read once at start; the caller reports the error.
+ * The secret in a secret file's bytes: line ends (CR, LF) at its end
+ * trimmed, at least PROXY_SECRET_MIN_LENGTH octets. dnsdist's side (the
+ * edge supervisor, src/edge/) reads the file the same way.
+ *
+ * @returns the secret, or a sentence saying why the bytes are none
+ */
+export function proxySecretFrom(bytes: Uint8Array): Uint8Array | string {
+  let end = bytes.length;
+  while (end > 0 && (bytes[end - 1] === 0x0a || bytes[end - 1] === 0x0d)) {
+    end--;
+  }
+  if (end < PROXY_SECRET_MIN_LENGTH) {
+    return `the secret is ${end} bytes (line ends not counted); ` +
+      `it needs at least ${PROXY_SECRET_MIN_LENGTH}, such as the output of ` +
+      "`openssl rand -hex 32`";
+  }
+  return bytes.slice(0, end);
+}
+
+/**
+ * The secret of `listeners.proxyProtocolSecretFile` (proxySecretFrom). Read
+ * once at start; the caller reports the error.
  */
 export async function readProxySecret(path: string): Promise<Uint8Array> {
   const setting = `listeners.proxyProtocolSecretFile "${path}"`;
@@ -336,16 +355,9 @@ export async function readProxySecret(path: string): Promise<Uint8Array> {
       : (err as Error).message;
     throw new ProxySecretError(`${setting}: cannot read it: ${why}`);
   }
-  let end = bytes.length;
-  while (end > 0 && (bytes[end - 1] === 0x0a || bytes[end - 1] === 0x0d)) {
-    end--;
+  const secret = proxySecretFrom(bytes);
+  if (typeof secret === "string") {
+    throw new ProxySecretError(`${setting}: ${secret}`);
   }
-  if (end < PROXY_SECRET_MIN_LENGTH) {
-    throw new ProxySecretError(
-      `${setting}: the secret is ${end} bytes (line ends not counted); ` +
-        `it needs at least ${PROXY_SECRET_MIN_LENGTH}, such as the output of ` +
-        "`openssl rand -hex 32`",
-    );
-  }
-  return bytes.slice(0, end);
+  return secret;
 }

@@ -198,7 +198,6 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         dataDir: config.node.dataDir,
         hostname: config.node.name,
         clientIdDomain: config.listeners.clientIdDomain,
-      ...(await proxyTrustInit(config.listeners)),
         logger: logger.with({ component: "tls" }),
       })
       : undefined;
@@ -210,6 +209,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       onNotify: (zone, from) => onNotify(zone, from),
       listeners: await dnsListenerConfigs(config.listeners, certificates),
       clientIdDomain: config.listeners.clientIdDomain,
+      ...(await proxyTrustInit(config.listeners)),
       sockets: config.listeners.sockets,
       ffiSockets: config.listeners.ffiSockets,
       nodeName: config.node.name,
