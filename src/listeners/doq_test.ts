@@ -345,6 +345,42 @@ Deno.test("serveDoq stop answers a query still in flight with SERVFAIL, then clo
   assert.equal(s.server.connections(), 0);
 });
 
+Deno.test("serveDoq stop lets a large answer written at the last moment arrive whole before it closes", async () => {
+  // ~60 KB: more than QUIC sends before the client's first ACKs, so a
+  // close right after the write would cut it.
+  const logger = memoryLogger();
+  const answers = createTestHandler({ logger });
+  const releases: (() => void)[] = [];
+  const late: QueryHandler = {
+    setSnapshot() {},
+    handle(query, client) {
+      return new Promise((resolve) =>
+        releases.push(() =>
+          resolve(answers.handle(query, client) as Uint8Array | null)
+        )
+      );
+    },
+  };
+  await using s = start({ handler: late, logger });
+  const client = await s.connect();
+  const big = client.query(buildQuery(0, "big.test"));
+  await within(
+    (async () => {
+      while (releases.length === 0) await sleep(5);
+    })(),
+    2000,
+  );
+  const stopped = s.server.stop(5000);
+  await sleep(20);
+  releases[0]!();
+  const messages = await within(big, 3000);
+  assert.equal(messages.length, 1);
+  assert.ok(messages[0]!.length > 60_000);
+  assert.equal(rcodeOf(messages[0]!), "NOERROR");
+  await within(stopped, 3000);
+  assert.equal(await closeCode(client), DOQ_NO_ERROR);
+});
+
 Deno.test("serveDoq writes an answer of many messages on the query's stream, then FIN", async () => {
   const logger = memoryLogger();
   const message = (n: number) =>
