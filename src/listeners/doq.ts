@@ -142,7 +142,8 @@ export interface DoqServer {
    */
   setCertificate(pair: CertificatePair): void;
   /**
-   * Stops accepting, takes no more queries, sends the answers in flight,
+   * Stops accepting (new connections are ignored until the endpoint
+   * closes), takes no more queries, sends the answers in flight,
    * closes every connection (DOQ_NO_ERROR) and the endpoint. Answers not
    * ready within `answerWithinMs` (or DOQ_CLOSE_GRACE_MS, whichever is
    * shorter) are sent as SERVFAIL; connections that wrote lately then

@@ -100,7 +100,17 @@ export async function connectDoq(opts: DoqClientOptions): Promise<DoqClient> {
     conn,
     closed,
     exchange,
-    query: (message) => exchange(frameMessage(message)!.slice()),
+    query(message) {
+      const framed = frameMessage(message);
+      if (framed === null) {
+        return Promise.reject(
+          new RangeError(
+            `A DNS message of ${message.length} octets is too long`,
+          ),
+        );
+      }
+      return exchange(framed.slice());
+    },
     close: (closeCode = 0) => {
       try {
         conn.close({ closeCode, reason: "" });
