@@ -31,6 +31,8 @@ import { serveUdpFfi } from "./udp_ffi.ts";
 import { serveTcp } from "./tcp.ts";
 import { serveDot } from "./dot.ts";
 import { ProxyTrust } from "./proxy_trust.ts";
+import { serveDoq } from "./doq.ts";
+import { type DoqStats, emptyDoqStats } from "./doq_stats.ts";
 
 /** How often a worker posts its counter deltas. */
 export const COUNTERS_INTERVAL_MS = 1000;
@@ -71,6 +73,9 @@ export function runListenerWorker(createDataPlane: DataPlaneFactory): void {
   let earlyCache: SerializedEntry[] | null = null;
   let lameduckBeforeStart = false;
 
+  /** A DoQ listener's counts, posted and reset with the others. */
+  const doqStats: DoqStats = emptyDoqStats();
+
   let lastCache = emptyCacheStats();
   /**
    * The first cache delta carries the size even when it is 0: a worker
@@ -93,11 +98,16 @@ export function runListenerWorker(createDataPlane: DataPlaneFactory): void {
     // This worker's resolvers count here (see upstream_counters.ts).
     const upstream = workerUpstreamCounters.drain();
     if (Object.keys(upstream).length > 0) deltas.upstream = upstream;
+    if (!isQuiet(doqStats)) {
+      deltas.doq = { ...doqStats };
+      Object.assign(doqStats, emptyDoqStats());
+    }
     const evicted = plane?.drainRateLimitEvictions?.() ?? 0;
     if (evicted > 0) deltas.rateLimit = { bucketsEvicted: evicted };
     const quiet = isQuiet(deltas.socket) && isQuiet(deltas.handler ?? {}) &&
       deltas.detail === undefined && cache === undefined &&
-      deltas.upstream === undefined && deltas.rateLimit === undefined;
+      deltas.upstream === undefined && deltas.rateLimit === undefined &&
+      deltas.doq === undefined;
     if (!quiet) post({ type: "counters", deltas });
   }
 
@@ -233,6 +243,16 @@ export function runListenerWorker(createDataPlane: DataPlaneFactory): void {
             ...tcp,
             certificate: required(msg.tls, "a certificate"),
             clientIdDomain: msg.clientIdDomain ?? "",
+          });
+          break;
+        case "doq":
+          server = serveDoq({
+            ...common,
+            certificate: required(msg.tls, "a certificate"),
+            clientIdDomain: msg.clientIdDomain ?? "",
+            ...(msg.quicMaxConnections !== undefined &&
+              { maxConnections: msg.quicMaxConnections }),
+            stats: doqStats,
           });
           break;
         default:

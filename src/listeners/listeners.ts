@@ -331,6 +331,8 @@ export function socketCount(
   opts: Pick<DnsListenersOptions, "sockets" | "ffiSockets">,
 ): number {
   if (transport === "udp" && !opts.ffiSockets) return 1;
+  // DoT, DoH and DoQ: one worker per listener.
+  if (transport !== "udp" && transport !== "tcp") return 1;
   const sockets = opts.sockets ?? 1;
   if (sockets > 0) return sockets;
   // Each is a worker with its own pipeline and cache: not 64 on 64 CPUs.

@@ -15,6 +15,7 @@ import type { Explanation } from "../pipeline/explanation.ts";
 import type { UpstreamCounts } from "../upstream/upstream_counters.ts";
 import type { LibcUdpSocket } from "./libc_udp.ts";
 import type { ProxyTrustInit } from "./proxy_trust.ts";
+import type { DoqStats } from "./doq_stats.ts";
 
 /** What one worker serves. */
 export interface WorkerListener {
@@ -173,6 +174,8 @@ export interface CounterDeltas {
   cache?: CacheStats;
   /** Upstream attempts by configured server, when there were any. */
   upstream?: UpstreamCounts;
+  /** A DoQ listener's connection events (doq_stats.ts), when there were any. */
+  doq?: DoqStats;
   /**
    * Rate-limit buckets dropped to stay within `ratelimit.maxBuckets` (a
    * flood from many sources), when there were any.

@@ -43,6 +43,18 @@ const TCP_EVENTS = {
   tcpIdleClosed: "idle_closed",
 } as const;
 
+/** DoQ connection counts (doq_stats.ts) by the `event` label of kudurru_dns_doq_connections_total. */
+const DOQ_EVENTS = {
+  accepted: "accepted",
+  refused: "refused",
+  evicted: "evicted",
+  throttled: "throttled",
+  protocolErrors: "protocol_error",
+  stalled: "stalled",
+  excessiveLoad: "excessive_load",
+  idleClosed: "idle_closed",
+} as const;
+
 /** Socket counters by the `reason` label of kudurru_dns_dropped_total. */
 const DROP_REASONS = {
   udpStopping: "shutting_down",
@@ -114,6 +126,13 @@ export function createQueryMetrics(registry: Registry) {
       "DoH requests refused with a 4xx: a bad method, media type, path or DNS message.",
     registers,
   });
+  const doqConnections = new client.Counter({
+    name: "kudurru_dns_doq_connections_total",
+    help:
+      "DNS-over-QUIC connection events: accepted, refused (at the cap, none idle), evicted (idle, closed at the cap for a new one), throttled (over the handshake rate, ignored), protocol_error, stalled, excessive_load, idle_closed.",
+    labelNames: ["event"] as const,
+    registers,
+  });
   const stageErrors = new client.Counter({
     name: "kudurru_dns_stage_errors_total",
     help: "Stages that failed (the query was answered SERVFAIL), by stage.",
@@ -163,7 +182,13 @@ export function createQueryMetrics(registry: Registry) {
   return {
     record(deltas: CounterDeltas, from: BatchSource): void {
       const transport = closedLabel(from.transport, TRANSPORTS);
-      const { socket, handler, detail } = deltas;
+      const { socket, handler, detail, doq } = deltas;
+      if (doq !== undefined && doq !== null) {
+        for (const [key, event] of Object.entries(DOQ_EVENTS)) {
+          const n = doq[key as keyof typeof DOQ_EVENTS];
+          if (isCount(n)) doqConnections.inc({ event }, n);
+        }
+      }
       if (socket !== undefined) {
         if (isCount(socket.sendErrors)) {
           sendErrors.inc({ transport }, socket.sendErrors);
