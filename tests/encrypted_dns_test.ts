@@ -83,6 +83,10 @@ Deno.test("kudurru serves DoT and DoQ with a self-signed CA, and a client ID in 
   const www = await kdig([...tls(), "www.lab.test", "A"]);
   assert.match(www, /status: NOERROR/, www);
   assert.match(www, /192\.0\.2\.10/, www);
+  // A padded query gets a padded answer (RFC 7830), 468-octet blocks.
+  const padded = await kdig([...tls(), "+padding", "www.lab.test", "A"]);
+  const size = Number(/Received (\d+) B/.exec(padded)?.[1]);
+  assert.equal(size % 468, 0, padded);
 
   // No client ID: the default group, which does not block ads.lab.test.
   const plain = await kdig([...tls(), "ads.lab.test", "A"]);

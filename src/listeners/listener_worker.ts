@@ -31,6 +31,7 @@ import { serveUdpFfi } from "./udp_ffi.ts";
 import { serveTcp } from "./tcp.ts";
 import { serveDot } from "./dot.ts";
 import { ProxyTrust } from "./proxy_trust.ts";
+import { paddingHandler } from "./padding_handler.ts";
 import { serveDoq } from "./doq.ts";
 import { type DoqStats, emptyDoqStats } from "./doq_stats.ts";
 
@@ -51,6 +52,9 @@ type Server = {
   /** TLS listeners: serve `pair` to new connections from now on. */
   setCertificate?(pair: CertificatePair): void | Promise<void>;
 };
+
+/** Transports whose answers are padded when the query asks (padding_handler.ts). */
+const ENCRYPTED = new Set(["dot", "doh", "doq"]);
 
 /** Transports whose connections carry answers of many messages (zone transfers). */
 const STREAMING = new Set(["tcp", "dot", "doq"]);
@@ -192,7 +196,9 @@ export function runListenerWorker(createDataPlane: DataPlaneFactory): void {
       queryLog: msg.queryLog ?? true,
       onNotify: (zone, from) => post({ type: "notified", zone, from }),
     });
-    const { handler } = plane;
+    const handler = ENCRYPTED.has(listener.transport)
+      ? paddingHandler(plane.handler)
+      : plane.handler;
     if (earlySnapshot) {
       handler.setSnapshot(earlySnapshot);
       applied(earlySnapshot);
