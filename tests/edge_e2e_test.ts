@@ -23,6 +23,14 @@ function edgeTaskFlags(): string[] {
   return words.slice(2, words.indexOf("main.ts"));
 }
 
+function stop(child: Deno.ChildProcess | undefined): void {
+  try {
+    child?.kill("SIGTERM");
+  } catch {
+    // already gone
+  }
+}
+
 async function ready(url: string): Promise<number> {
   try {
     const res = await fetch(url);
@@ -44,7 +52,6 @@ Deno.test("a query through dnsdist under kudurru edge run is logged with the rea
   let edge: Deno.ChildProcess | undefined;
   /** What `kudurru edge run` logged, read as it goes (a full pipe would stall it). */
   let edgeLog = Promise.resolve("");
-  let passed = false;
   try {
     await using kudurru = await startKudurru({
       objects: [
@@ -135,17 +142,19 @@ Deno.test("a query through dnsdist under kudurru edge run is logged with the rea
       () => "",
       5_000,
     );
-    passed = true;
+  } catch (error) {
+    // What dnsdist and its supervisor said is the clue to most failures.
+    stop(edge);
+    const log = await edgeLog;
+    throw new Error(
+      `${(error as Error).message}\nkudurru edge run logged:\n${log}`,
+      { cause: error },
+    );
   } finally {
     if (edge !== undefined) {
-      try {
-        edge.kill("SIGTERM");
-      } catch {
-        // already gone
-      }
+      stop(edge);
       await edge.status;
-      const log = await edgeLog;
-      if (!passed) console.error(`kudurru edge run logged:\n${log}`);
+      await edgeLog;
     }
     await Deno.remove(dir, { recursive: true });
   }

@@ -64,11 +64,11 @@ Deno.test("padAnswer rounds the answer up to a multiple of 468 octets with a Pad
     assert.ok(padded.length >= answer.length + 4);
     const decoded = dnsPacket.decode(Buffer.from(padded));
     assert.equal(decoded.answers?.length, answers);
-    // deno-lint-ignore no-explicit-any -- dns-packet's OPT options are untyped
+    // dns-packet's OPT options are untyped.
     const opt = decoded.additionals?.find((r: { type: string }) =>
       r.type === "OPT"
-    ) as any;
-    const padding = opt.options.find((o: { code: number }) => o.code === 12);
+    ) as unknown as { options: { code: number; data: Uint8Array }[] };
+    const padding = opt.options.find((o) => o.code === 12)!;
     assert.equal(padding.data.length, padded.length - answer.length - 4);
     assert.ok(padding.data.every((b: number) => b === 0));
     assert.deepEqual(padded.subarray(0, 10), answer.subarray(0, 10));
