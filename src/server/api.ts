@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { clientAddress, startApiServer } from "../apiserver/api_server.ts";
 import type { ClusterSettings } from "../apiserver/cluster_settings.ts";
 import { auditRoutes } from "../apiserver/routes/audit_routes.ts";
+import { encryptedDnsRoutes } from "../apiserver/routes/encrypted_dns_routes.ts";
 import { nodeRoutes } from "../apiserver/routes/node_routes.ts";
 import { operationsRoutes } from "../apiserver/routes/operations_routes.ts";
 import { queryLogRoutes } from "../apiserver/routes/querylog_routes.ts";
@@ -122,6 +123,10 @@ export async function startApi(w: ApiWiring) {
         readAudit: (query) => w.store.readAudit(query),
         now: shared.now,
       }),
+      encryptedDnsRoutes({
+        config,
+        selfSignedCa: () => selfSignedCaOf(config),
+      }),
     ],
   });
   if (api.generatedPassword !== undefined) {
@@ -132,4 +137,20 @@ export async function startApi(w: ApiWiring) {
     );
   }
   return api;
+}
+
+/** The self-signed CA of the DNS listeners, when one of them uses it. */
+async function selfSignedCaOf(config: Config): Promise<string | undefined> {
+  const { dot, doh, doq } = config.listeners;
+  const auto = [...dot, ...doh, ...doq].some((l) =>
+    l.tls?.auto === "selfsigned"
+  );
+  if (!auto) return undefined;
+  try {
+    return await Deno.readTextFile(
+      join(config.node.dataDir, "keys", "dns-ca.crt"),
+    );
+  } catch {
+    return undefined; // not made yet
+  }
 }

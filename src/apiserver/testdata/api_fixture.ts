@@ -140,10 +140,12 @@ export class ApiClient {
           : value;
     }
     const text = await res.text();
+    // JSON answers parsed; anything else (a zone file, a profile) as text.
+    const json = /json/.test(res.headers.get("content-type") ?? "json");
     return {
       status: res.status,
       headers: res.headers,
-      body: text === "" ? undefined : JSON.parse(text),
+      body: text === "" ? undefined : json ? JSON.parse(text) : text,
     };
   }
 

@@ -17,6 +17,7 @@ import { queryMemoryAudit } from "../../store/memory/memory_audit.ts";
 import type { MemoryStore } from "../../store/memory/memory_store.ts";
 import type { KObject, ObjectKey } from "../../store/store.ts";
 import { auditRoutes } from "../routes/audit_routes.ts";
+import { encryptedDnsRoutes } from "../routes/encrypted_dns_routes.ts";
 import { nodeRoutes } from "../routes/node_routes.ts";
 import {
   type ListRefreshResult,
@@ -50,6 +51,8 @@ export interface OpsFixture extends ApiFixture {
   bound: BoundAddress[];
   down: string[];
   snapshot: { version: number; builtAt: string } | undefined;
+  /** What the encrypted-DNS profile route reads as the self-signed CA. */
+  selfSignedCa: string | undefined;
 }
 
 /** The fixture; `config` as kudurru.yaml writes it. */
@@ -112,6 +115,10 @@ export async function opsFixture(
           loaderStatus: () => loader!.status(),
           permits: shared.permits,
         }),
+        encryptedDnsRoutes({
+          config,
+          selfSignedCa: () => Promise.resolve(the().selfSignedCa),
+        }),
         auditRoutes({
           readAudit: (q) =>
             Promise.resolve().then(() => queryMemoryAudit(store.audit, q)),
@@ -145,6 +152,7 @@ export async function opsFixture(
     bound: [],
     down: [],
     snapshot: undefined,
+    selfSignedCa: undefined,
   });
   held.fixture = fixture;
   return fixture;
