@@ -41,10 +41,11 @@ async function kdig(args: string[]): Promise<string> {
     new TextDecoder().decode(out.stderr);
 }
 
-Deno.test("kudurru serves DoT and DoQ with a self-signed CA, and a client ID in the server name selects the client's group", async () => {
+Deno.test("kudurru serves DoT, DoQ and DoH with a self-signed CA, and a client ID in the server name or the DoH path selects the client's group", async () => {
   await using nsd = await startNsd([{ name: "lab.test.", text: ZONE }]);
   const dot = freePort();
   const doq = freePort();
+  const doh = freePort();
   await using kudurru = await startKudurru({
     objects: [
       object("DNSZone", "local-test", {
@@ -68,6 +69,7 @@ Deno.test("kudurru serves DoT and DoQ with a self-signed CA, and a client ID in 
       clientIdDomain: "dns.test",
       dot: [{ address: `127.0.0.1:${dot}`, tls: { auto: "selfsigned" } }],
       doq: [{ address: `127.0.0.1:${doq}`, tls: { auto: "selfsigned" } }],
+      doh: [{ address: `127.0.0.1:${doh}`, tls: { auto: "selfsigned" } }],
     },
   });
   const ca = join(kudurru.dataDir, "keys", "dns-ca.crt");
@@ -123,22 +125,84 @@ Deno.test("kudurru serves DoT and DoQ with a self-signed CA, and a client ID in 
     "NXDOMAIN",
   );
 
-  await eventually("the DoT and DoQ queries are in the query log", async () => {
-    const log = await cli(
-      "querylog",
-      "--domain",
-      "ads.lab.test",
-      "-o",
-      "json",
-      "--data-dir",
-      kudurru.dataDir,
-    );
-    const { events } = JSON.parse(log) as {
-      events: { transport: string }[];
-    };
-    const transports = events.map((e) => e.transport).sort();
-    return transports.join() === "doq,doq,dot,dot";
-  });
+  // DoH (RFC 8484): kdig (POST), BIND's dig (GET), curl over HTTP/2 and
+  // HTTP/1.1; the client ID is the last path segment.
+  const https = (path: string) => [
+    "@127.0.0.1",
+    "-p",
+    String(doh),
+    `+https=${path}`,
+    `+tls-ca=${ca}`,
+    "+tls-hostname=localhost",
+  ];
+  const dohPlain = await kdig([...https("/dns-query"), "ads.lab.test", "A"]);
+  assert.match(dohPlain, /192\.0\.2\.66/, dohPlain);
+  const dohPhone = await kdig([
+    ...https("/dns-query/phone"),
+    "ads.lab.test",
+    "A",
+  ]);
+  assert.match(dohPhone, /status: NXDOMAIN/, dohPhone);
+  const dig = await new Deno.Command("dig", {
+    args: [
+      "@127.0.0.1",
+      "-p",
+      String(doh),
+      "+https",
+      `+tls-ca=${ca}`,
+      "+tls-hostname=localhost",
+      "+tries=1",
+      "+time=3",
+      "www.lab.test",
+      "A",
+    ],
+    stdout: "piped",
+  }).output();
+  const digText = new TextDecoder().decode(dig.stdout);
+  assert.match(digText, /status: NOERROR/, digText);
+  assert.match(digText, /192\.0\.2\.10/, digText);
+  for (const version of ["--http2", "--http1.1"]) {
+    const out = await new Deno.Command("curl", {
+      args: [
+        "-s",
+        version,
+        "--cacert",
+        ca,
+        "-o",
+        "/dev/null",
+        "-w",
+        "%{http_code} %{content_type} %{http_version}",
+        "-D",
+        "-",
+        // www.lab.test A, ID 0 (RFC 8484 §4.1), base64url without padding.
+        `https://localhost:${doh}/dns-query?dns=AAABAAABAAAAAAAAA3d3dwNsYWIEdGVzdAAAAQAB`,
+      ],
+      stdout: "piped",
+    }).output();
+    const text = new TextDecoder().decode(out.stdout);
+    assert.match(text, /200 application\/dns-message [12]/, text);
+    assert.match(text, /cache-control: max-age=\d+/i, text);
+  }
+
+  await eventually(
+    "the DoT, DoQ and DoH queries are in the query log",
+    async () => {
+      const log = await cli(
+        "querylog",
+        "--domain",
+        "ads.lab.test",
+        "-o",
+        "json",
+        "--data-dir",
+        kudurru.dataDir,
+      );
+      const { events } = JSON.parse(log) as {
+        events: { transport: string }[];
+      };
+      const transports = events.map((e) => e.transport).sort();
+      return transports.join() === "doh,doh,doq,doq,dot,dot";
+    },
+  );
 });
 
 Deno.test("kudurru serves a rotated certificate to new DoT connections while an open one goes on, and keeps the old one over a half-rotated pair", async () => {

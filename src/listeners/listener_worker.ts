@@ -33,6 +33,7 @@ import { serveDot } from "./dot.ts";
 import { ProxyTrust } from "./proxy_trust.ts";
 import { paddingHandler } from "./padding_handler.ts";
 import { serveDoq } from "./doq.ts";
+import { serveDoh } from "./doh.ts";
 import { type DoqStats, emptyDoqStats } from "./doq_stats.ts";
 
 /** How often a worker posts its counter deltas. */
@@ -249,6 +250,16 @@ export function runListenerWorker(createDataPlane: DataPlaneFactory): void {
             ...tcp,
             certificate: required(msg.tls, "a certificate"),
             clientIdDomain: msg.clientIdDomain ?? "",
+          });
+          break;
+        case "doh":
+          server = serveDoh({
+            ...common,
+            path: msg.doh?.path ?? "/dns-query",
+            trustedProxies: msg.doh?.trustedProxies ?? [],
+            ...(msg.tls && { certificate: msg.tls }),
+            ...(msg.tcp.maxInFlight !== undefined &&
+              { maxInFlight: msg.tcp.maxInFlight }),
           });
           break;
         case "doq":
