@@ -16,6 +16,8 @@ export interface DnsperfResult {
 
 /** How to run dnsperf. */
 export interface DnsperfOptions {
+  /** `-m`; DoT connections are `clients`. @default "udp" */
+  mode?: "udp" | "dot";
   port: number;
   queryFile: string;
   clients: number;
@@ -57,7 +59,8 @@ export function parseDnsperfReport(text: string): DnsperfResult | null {
 
 /** Runs dnsperf once; throws with its output when it reports nothing. */
 export async function runDnsperf(opts: DnsperfOptions): Promise<DnsperfResult> {
-  const args = ["-m", "udp", "-s", "127.0.0.1", "-p", String(opts.port)];
+  const mode = opts.mode ?? "udp";
+  const args = ["-m", mode, "-s", "127.0.0.1", "-p", String(opts.port)];
   args.push("-d", opts.queryFile, "-c", String(opts.clients));
   if (opts.seconds !== undefined) args.push("-l", String(opts.seconds));
   if (opts.passes !== undefined) args.push("-n", String(opts.passes));
@@ -78,7 +81,7 @@ export async function runDnsperf(opts: DnsperfOptions): Promise<DnsperfResult> {
   const result = parseDnsperfReport(text);
   if (result === null) {
     throw new Error(
-      `Cannot read the dnsperf report for port ${opts.port} (exit ${out.code}${
+      `Cannot read the dnsperf report for ${mode} port ${opts.port} (exit ${out.code}${
         out.signal ? `, ${out.signal}` : ""
       }):\n${text}`,
     );
