@@ -23,6 +23,7 @@ import { statsCommand } from "./stats.ts";
 import { adminCommand } from "./admin.ts";
 import { tsigCommand } from "./tsig.ts";
 import { edgeCommand } from "./edge.ts";
+import { importCommand } from "./import.ts";
 
 export const COMMANDS: Command[] = [
   serveCommand,
@@ -43,6 +44,7 @@ export const COMMANDS: Command[] = [
   adminCommand,
   tsigCommand,
   edgeCommand,
+  importCommand,
 ];
 
 export async function runCli(args: string[], io: CommandIO): Promise<number> {

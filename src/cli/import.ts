@@ -1,0 +1,98 @@
+/**
+ * `kudurru import TOOL PATH [-o FILE] [--settings-out FILE]`: another DNS
+ * server's configuration as kudurru objects (a `kind: List` that
+ * `kudurru apply -f` takes) and the kudurru.yaml settings they need, with
+ * a report of what was mapped and what was skipped and why. Nothing is
+ * applied: the operator reads the report, then applies the objects and
+ * merges the settings.
+ */
+import YAML from "yaml";
+import { parseFlags, UsageError } from "./command.ts";
+import type { Command } from "./command.ts";
+import { IMPORTERS } from "../import/importers.ts";
+import { ImportError, type ImportResult } from "../import/import_result.ts";
+import { replaceFile } from "./replace_file.ts";
+
+export const importCommand: Command = {
+  name: "import",
+  summary: "Turn another DNS server's configuration into kudurru objects",
+  get usage() {
+    const tools = Object.entries(IMPORTERS).map(([tool, e]) =>
+      `    ${tool.padEnd(10)} ${e.reads}`
+    ).join("\n");
+    return "  kudurru import TOOL PATH [-o FILE] [--settings-out FILE]\n" +
+      "  Prints the objects as a kind: List for kudurru apply -f (or writes them to FILE), the\n" +
+      "  kudurru.yaml settings they need (or writes them to --settings-out), and a report on\n" +
+      "  standard error of what was mapped and what was skipped, and why. Nothing is applied.\n" +
+      `  TOOL is one of:\n${tools}`;
+  },
+  async run(args, io) {
+    const { values, positionals } = parseFlags("import", args, {
+      output: { type: "string", short: "o" },
+      "settings-out": { type: "string" },
+    }, 2);
+    const [tool, path] = positionals;
+    const known = Object.keys(IMPORTERS).join(", ");
+    if (tool === undefined || path === undefined) {
+      throw new UsageError(
+        `kudurru import: name the tool and its configuration, such as: kudurru import bind /etc/bind/named.conf (tools: ${known})`,
+      );
+    }
+    const entry = IMPORTERS[tool];
+    if (entry === undefined) {
+      throw new UsageError(
+        `kudurru import: no importer for "${tool}"; there are: ${known}`,
+      );
+    }
+    let result: ImportResult;
+    try {
+      result = await entry.importer(path);
+    } catch (error) {
+      if (
+        error instanceof ImportError || error instanceof Deno.errors.NotFound
+      ) {
+        io.stderr(`kudurru import ${tool}: ${(error as Error).message}\n`);
+        return 1;
+      }
+      throw error;
+    }
+    const list = YAML.stringify({
+      apiVersion: "v1",
+      kind: "List",
+      items: result.objects,
+    });
+    const settings = Object.keys(result.settings).length === 0
+      ? ""
+      : YAML.stringify(result.settings);
+    if (values.output !== undefined) {
+      await writeText(values.output, list);
+    } else io.stdout(list);
+    if (values["settings-out"] !== undefined) {
+      await writeText(values["settings-out"], settings);
+    } else if (settings !== "") {
+      io.stderr(`# Merge into kudurru.yaml:\n${settings}`);
+    }
+    io.stderr(renderReport(result));
+    return 0;
+  },
+};
+
+async function writeText(path: string, text: string): Promise<void> {
+  const bytes = new TextEncoder().encode(text);
+  await replaceFile(path, async (file) => {
+    for (let at = 0; at < bytes.length;) {
+      at += await file.write(bytes.subarray(at));
+    }
+  });
+}
+
+/** The report: counts, then each mapped and skipped line. */
+export function renderReport(result: ImportResult): string {
+  const { mapped, skipped } = result.report;
+  const lines = [
+    `# ${result.objects.length} objects; ${mapped.length} mapped, ${skipped.length} skipped`,
+    ...mapped.map((n) => `mapped   ${n.where}: ${n.what} → ${n.detail}`),
+    ...skipped.map((n) => `skipped  ${n.where}: ${n.what}: ${n.detail}`),
+  ];
+  return lines.join("\n") + "\n";
+}
