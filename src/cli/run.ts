@@ -24,6 +24,7 @@ import { adminCommand } from "./admin.ts";
 import { tsigCommand } from "./tsig.ts";
 import { edgeCommand } from "./edge.ts";
 import { importCommand } from "./import.ts";
+import { makeCompletionCommand } from "./completion.ts";
 
 export const COMMANDS: Command[] = [
   serveCommand,
@@ -45,6 +46,7 @@ export const COMMANDS: Command[] = [
   tsigCommand,
   edgeCommand,
   importCommand,
+  makeCompletionCommand(() => COMMANDS),
 ];
 
 export async function runCli(args: string[], io: CommandIO): Promise<number> {
