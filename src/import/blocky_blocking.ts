@@ -99,7 +99,8 @@ function importList(
       return;
     }
     const text = entry.trim();
-    if (text.includes("\n")) {
+    // blocky reads any source with a line break as inline rules.
+    if (entry.includes("\n")) {
       sources.push({ inline: entry });
       imp.mapped(at, show(text), "inline source (format auto)");
     } else if (/^https?:\/\/[^/\s]/i.test(text)) {
