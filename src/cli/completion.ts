@@ -32,7 +32,8 @@ export function makeCompletionCommand(commands: () => Command[]): Command {
       "  bash: kudurru completion bash > /etc/bash_completion.d/kudurru\n" +
       '  zsh:  kudurru completion zsh > "${fpath[1]}/_kudurru"\n' +
       "  fish: kudurru completion fish > ~/.config/fish/completions/kudurru.fish",
-    run(args, io) {
+    // deno-lint-ignore require-await -- a usage error must reject, not throw
+    async run(args, io) {
       const [shell] = args;
       if (args.length !== 1 || !SHELLS.includes(shell as Shell)) {
         throw new UsageError(
@@ -40,7 +41,7 @@ export function makeCompletionCommand(commands: () => Command[]): Command {
         );
       }
       io.stdout(script(shell as Shell, commands()));
-      return Promise.resolve(0);
+      return 0;
     },
   };
 }

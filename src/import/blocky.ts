@@ -194,7 +194,7 @@ function parseBlockyYaml(path: string, bytes: Uint8Array): YamlMap {
 /** What another tool's YAML is, by the keys only it writes. */
 function otherTool(doc: YamlMap): string | undefined {
   if ("schema_version" in doc || ("dns" in doc && "filters" in doc)) {
-    return "an AdGuard Home configuration (AdGuardHome.yaml); use `kudurru import adguardhome`";
+    return "an AdGuard Home configuration (AdGuardHome.yaml); use `kudurru import adguard`";
   }
   if ("apiVersion" in doc && "kind" in doc) {
     return "Kubernetes or kudurru objects; use `kudurru apply -f`";

@@ -3,6 +3,10 @@
  * one tool's configuration (import_result.ts says what it gives back).
  */
 import type { ImportResult, ReadFile } from "./import_result.ts";
+import { importAdguard } from "./adguard.ts";
+import { importBind } from "./bind.ts";
+import { importBlocky } from "./blocky.ts";
+import { importDnsmasq } from "./dnsmasq.ts";
 
 export type Importer = (
   path: string,
@@ -15,4 +19,16 @@ export interface ImporterEntry {
   reads: string;
 }
 
-export const IMPORTERS: Record<string, ImporterEntry> = {};
+export const IMPORTERS: Record<string, ImporterEntry> = {
+  adguard: { importer: importAdguard, reads: "AdGuardHome.yaml" },
+  bind: {
+    importer: importBind,
+    reads: "named.conf (its zone files beside it, or in options { directory })",
+  },
+  blocky: { importer: importBlocky, reads: "blocky's config.yml" },
+  dnsmasq: {
+    importer: importDnsmasq,
+    reads:
+      "a dnsmasq configuration file, or a directory such as /etc/dnsmasq.d",
+  },
+};

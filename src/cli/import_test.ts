@@ -1,0 +1,83 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import YAML from "yaml";
+import { bufferIO, UsageError } from "./command.ts";
+import { importCommand } from "./import.ts";
+import { decodeYaml } from "../objects/decode.ts";
+
+const IMPORTS = new URL("../../../shared/data/imports/", import.meta.url);
+const sample = (path: string) => new URL(path, IMPORTS).pathname;
+
+Deno.test("kudurru import prints objects kudurru apply takes, the settings to merge and the report", async () => {
+  const out = bufferIO();
+  const code = await importCommand.run(
+    ["blocky", sample("blocky/config.yml")],
+    out.io,
+  );
+  assert.equal(code, 0, out.stderr());
+  const list = YAML.parse(out.stdout());
+  assert.equal(list.kind, "List");
+  // What `kudurru apply -f` reads: every item decodes, none is diagnosed.
+  const decoded = decodeYaml("import.yaml", out.stdout());
+  assert.equal(decoded.diagnoses.length, 0, JSON.stringify(decoded.diagnoses));
+  assert.equal(decoded.objects.length, list.items.length);
+  assert.ok(list.items.some((o: { kind: string }) => o.kind === "BlockList"));
+  // The settings go to standard error, ready to merge, then the report.
+  assert.match(out.stderr(), /# Merge into kudurru\.yaml:\nupstreams:/);
+  assert.match(out.stderr(), /^# \d+ objects; \d+ mapped, \d+ skipped$/m);
+  assert.match(out.stderr(), /^skipped {2}\S+: /m);
+});
+
+Deno.test("kudurru import -o and --settings-out write files; the wrong tool's file is refused with a clear message", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "kudurru-import-" });
+  try {
+    const out = bufferIO();
+    const code = await importCommand.run([
+      "dnsmasq",
+      sample("dnsmasq/apple.china.conf"),
+      "-o",
+      join(dir, "objects.yaml"),
+      "--settings-out",
+      join(dir, "settings.yaml"),
+    ], out.io);
+    assert.equal(code, 0, out.stderr());
+    assert.equal(out.stdout(), "");
+    const settings = YAML.parse(
+      await Deno.readTextFile(join(dir, "settings.yaml")),
+    );
+    assert.ok(Object.keys(settings.upstreams.conditional).length >= 100);
+    assert.equal(
+      YAML.parse(await Deno.readTextFile(join(dir, "objects.yaml"))).kind,
+      "List",
+    );
+
+    const wrong = bufferIO();
+    assert.equal(
+      await importCommand.run(
+        [
+          "blocky",
+          sample("adguardhome/AdGuardHome.configmigrate-v34-output.yml"),
+        ],
+        wrong.io,
+      ),
+      1,
+    );
+    assert.match(wrong.stderr(), /kudurru import blocky: .*AdGuard Home/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("kudurru import names the tools it knows", async () => {
+  await assert.rejects(
+    () => importCommand.run(["pihole-x", "/tmp/x"], bufferIO().io),
+    (e: Error) =>
+      e instanceof UsageError &&
+      /there are: adguard, bind, blocky, dnsmasq/.test(e.message),
+  );
+  await assert.rejects(
+    () => importCommand.run([], bufferIO().io),
+    UsageError,
+  );
+  assert.match(importCommand.usage, /bind +named\.conf/);
+});
