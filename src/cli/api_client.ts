@@ -167,7 +167,7 @@ export class ApiClient implements Disposable {
   }
 
   #unreachable(err: unknown): string {
-    const detail = messageOf(err);
+    const detail = causeChain(err);
     if (err instanceof DOMException && err.name === "TimeoutError") {
       return `${this.server} did not answer in time`;
     }
@@ -255,6 +255,19 @@ export async function dataOf(res: Response): Promise<unknown> {
 function lastPart(detail: string): string {
   const parts = detail.split(/:\s+/);
   return parts.slice(-2).join(": ");
+}
+
+/**
+ * The messages of `err` and its causes: fetch's own is only "fetch failed",
+ * the fault (refused, a certificate) is in its cause.
+ */
+function causeChain(err: unknown): string {
+  const parts: string[] = [];
+  for (let e = err; e !== undefined && parts.length < 5;) {
+    parts.push(messageOf(e));
+    e = e instanceof Error ? e.cause : undefined;
+  }
+  return parts.join(": ");
 }
 
 function messageOf(err: unknown): string {
