@@ -25,6 +25,9 @@ import { tsigCommand } from "./tsig.ts";
 import { edgeCommand } from "./edge.ts";
 import { importCommand } from "./import.ts";
 import { makeCompletionCommand } from "./completion.ts";
+import { loginCommand } from "./login.ts";
+import { contextCommand } from "./context.ts";
+import { apiCommand } from "./api.ts";
 
 export const COMMANDS: Command[] = [
   serveCommand,
@@ -46,6 +49,9 @@ export const COMMANDS: Command[] = [
   tsigCommand,
   edgeCommand,
   importCommand,
+  loginCommand,
+  contextCommand,
+  apiCommand,
   makeCompletionCommand(() => COMMANDS),
 ];
 
