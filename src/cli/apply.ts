@@ -63,7 +63,8 @@ const VERB: Record<string, string> = {
   deleted: "deleted",
 };
 
-function describeOutcome(o: ObjectOutcome): string | undefined {
+/** "DNSZone/home created", or nothing for an outcome that names no object. */
+export function describeOutcome(o: ObjectOutcome): string | undefined {
   const verb = VERB[o.result];
   return o.object && verb ? `${o.object} ${verb}\n` : undefined;
 }

@@ -3,8 +3,9 @@
  * server's configuration as kudurru objects (a `kind: List` that
  * `kudurru apply -f` takes) and the kudurru.yaml settings they need, with
  * a report of what was mapped and what was skipped and why. Nothing is
- * applied: the operator reads the report, then applies the objects and
- * merges the settings.
+ * applied unless asked (`--apply`, to the local data directory as
+ * `kudurru apply -f` would): the operator reads the report first, and the
+ * settings are always merged by hand (kudurru.yaml is the operator's file).
  */
 import YAML from "yaml";
 import { parseFlags, UsageError } from "./command.ts";
@@ -12,6 +13,9 @@ import type { Command } from "./command.ts";
 import { IMPORTERS } from "../import/importers.ts";
 import { ImportError, type ImportResult } from "../import/import_result.ts";
 import { replaceFile } from "./replace_file.ts";
+import { openLocalStore, STORE_FLAGS } from "./local_store.ts";
+import { applyYamlText } from "../objects/apply_file.ts";
+import { describeOutcome } from "./apply.ts";
 
 export const importCommand: Command = {
   name: "import",
@@ -20,16 +24,20 @@ export const importCommand: Command = {
     const tools = Object.entries(IMPORTERS).map(([tool, e]) =>
       `    ${tool.padEnd(10)} ${e.reads}`
     ).join("\n");
-    return "  kudurru import TOOL PATH [-o FILE] [--settings-out FILE]\n" +
+    return "  kudurru import TOOL PATH [-o FILE] [--settings-out FILE] [--apply [--data-dir DIR] [--config FILE]]\n" +
       "  Prints the objects as a kind: List for kudurru apply -f (or writes them to FILE), the\n" +
       "  kudurru.yaml settings they need (or writes them to --settings-out), and a report on\n" +
-      "  standard error of what was mapped and what was skipped, and why. Nothing is applied.\n" +
+      "  standard error of what was mapped and what was skipped, and why. Nothing is applied\n" +
+      "  unless --apply: then the objects are applied to the local data directory (merge the\n" +
+      "  settings into kudurru.yaml yourself: the upstream groups they name must exist).\n" +
       `  TOOL is one of:\n${tools}`;
   },
   async run(args, io) {
     const { values, positionals } = parseFlags("import", args, {
+      ...STORE_FLAGS,
       output: { type: "string", short: "o" },
       "settings-out": { type: "string" },
+      apply: { type: "boolean" },
     }, 2);
     const [tool, path] = positionals;
     const known = Object.keys(IMPORTERS).join(", ");
@@ -73,9 +81,36 @@ export const importCommand: Command = {
       io.stderr(`# Merge into kudurru.yaml:\n${settings}`);
     }
     io.stderr(renderReport(result));
-    return 0;
+    if (!values.apply) return 0;
+    return await applyImported(list, `kudurru import ${tool}`, values, io);
   },
 };
+
+/** Applies the List to the local store, one line per object; 1 when any failed. */
+async function applyImported(
+  list: string,
+  source: string,
+  flags: { "data-dir"?: string | undefined; config?: string | undefined },
+  io: { stdout(t: string): void; stderr(t: string): void },
+): Promise<number> {
+  const store = await openLocalStore(flags);
+  try {
+    const report = await applyYamlText(store, source, list, {
+      manager: "api",
+      actor: "cli",
+      onOutcome: (o) => {
+        const line = describeOutcome(o);
+        if (line !== undefined) io.stderr(line);
+      },
+    });
+    for (const d of report.diagnoses) {
+      io.stderr(`${d.severity}: ${d.message}${d.hint ? ` (${d.hint})` : ""}\n`);
+    }
+    return report.diagnoses.some((d) => d.severity === "error") ? 1 : 0;
+  } finally {
+    await store.close();
+  }
+}
 
 async function writeText(path: string, text: string): Promise<void> {
   const bytes = new TextEncoder().encode(text);

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import YAML from "yaml";
 import { bufferIO, UsageError } from "./command.ts";
 import { importCommand } from "./import.ts";
+import { runCli } from "./run.ts";
 import { decodeYaml } from "../objects/decode.ts";
 
 const IMPORTS = new URL("../../../shared/data/imports/", import.meta.url);
@@ -80,4 +81,42 @@ Deno.test("kudurru import names the tools it knows", async () => {
     UsageError,
   );
   assert.match(importCommand.usage, /bind +named\.conf/);
+});
+
+Deno.test("kudurru import --apply writes the objects to the local data directory; again, they are unchanged", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "kudurru-import-apply-" });
+  try {
+    const conf = sample("bind/pdns/named.conf");
+    const first = bufferIO();
+    assert.equal(
+      await runCli(
+        ["import", "bind", conf, "--apply", "--data-dir", dir],
+        first.io,
+      ),
+      0,
+      first.stderr(),
+    );
+    assert.match(first.stderr(), /^DNSZone\/\S+ created$/m);
+    const zones = bufferIO();
+    assert.equal(
+      await runCli(["get", "zones", "-o", "json", "--data-dir", dir], zones.io),
+      0,
+    );
+    const names = JSON.parse(zones.stdout()).items.map((
+      z: { spec: { zoneName: string } },
+    ) => z.spec.zoneName);
+    assert.ok(names.length > 0);
+    const again = bufferIO();
+    assert.equal(
+      await runCli(
+        ["import", "bind", conf, "--apply", "--data-dir", dir],
+        again.io,
+      ),
+      0,
+    );
+    assert.doesNotMatch(again.stderr(), / created$/m);
+    assert.match(again.stderr(), / unchanged$/m);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
