@@ -1,7 +1,8 @@
 /**
  * `kudurru query` against a real `kudurru serve` with DoT and DoH listeners
  * (`tls: { auto: selfsigned }`) and NSD as its upstream: a local zone's
- * name over UDP, TCP, DoT and DoH; a name a Policy blocks explained as
+ * name over UDP, TCP, DoT and DoH; a name the Policy of the loopback
+ * clients blocks explained as
  * `Status: blocked (list …)`; a client ID over DoT and DoH putting the
  * client in its ClientGroup, whose Policy blocks a name the others get.
  */
@@ -49,7 +50,9 @@ Deno.test("kudurru query asks a real kudurru over UDP, TCP, DoT and DoH and expl
       object("BlockList", "kids-ads", {
         sources: [{ inline: "tracker.lab.test\n" }],
       }),
-      object("Policy", "everyone", {
+      object("ClientGroup", "loopback", { clients: [{ ip: "127.0.0.1" }] }),
+      object("Policy", "loopback", {
+        clientGroupRefs: ["loopback"],
         blockListRefs: ["kids-ads"],
         blockMode: "nxdomain",
       }),
