@@ -28,6 +28,7 @@ import { makeCompletionCommand } from "./completion.ts";
 import { loginCommand } from "./login.ts";
 import { contextCommand } from "./context.ts";
 import { apiCommand } from "./api.ts";
+import { queryCommand } from "./query.ts";
 
 export const COMMANDS: Command[] = [
   serveCommand,
@@ -52,6 +53,7 @@ export const COMMANDS: Command[] = [
   loginCommand,
   contextCommand,
   apiCommand,
+  queryCommand,
   makeCompletionCommand(() => COMMANDS),
 ];
 
