@@ -119,7 +119,15 @@ export interface FwdRecord {
  */
 export function parseFwd(words: string[]): FwdRecord | undefined {
   const unquote = (w: string) => w.replace(/^"(.*)"$/, "$1");
-  const [protocol, forwarder, dnssec, proxyType, ...rest] = words.map(unquote);
+  const joined = words.map(unquote);
+  // "name (address)" is one forwarder, though a blank splits it in two
+  // words and a zone file lexer takes the brackets for line grouping: a
+  // third word that is not the dnssecValidation flag is the address.
+  const third = joined[2];
+  if (third !== undefined && !/^(true|false)$/i.test(third)) {
+    joined.splice(1, 2, `${joined[1]} (${third.replace(/^\(|\)$/g, "")})`);
+  }
+  const [protocol, forwarder, dnssec, proxyType, ...rest] = joined;
   if (protocol === undefined || forwarder === undefined) return undefined;
   const withProxy = /^(http|socks5)$/i.test(proxyType ?? "");
   const priorityWord = withProxy ? rest[4] : rest[0];
