@@ -210,6 +210,25 @@ function mapGroups(
   refs: Map<number, Refs>,
   at: (table: string, id: number) => string,
 ): KObject[] {
+  // Names first, so a client's note can name its groups.
+  const names = new Map<number, { group: string; policy: string }>();
+  for (const group of tables.groups) {
+    names.set(
+      group.id,
+      group.id === 0 ? { group: "default", policy: "default" } : {
+        group: ctx.uniqueName(
+          "ClientGroup",
+          group.name,
+          `pihole-group-${group.id}`,
+        ),
+        policy: ctx.uniqueName(
+          "Policy",
+          group.name,
+          `pihole-group-${group.id}`,
+        ),
+      },
+    );
+  }
   const members = new Map<number, Record<string, unknown>[]>();
   for (const client of tables.clients) {
     const where = at("client", client.id);
@@ -243,9 +262,7 @@ function mapGroups(
     ctx.mapped(
       where,
       what,
-      `ClientGroup ${
-        ids.map((g) => g === 0 ? "default" : `of group ${g}`).join(", ")
-      }`,
+      `ClientGroup ${ids.map((g) => names.get(g)!.group).join(", ")}`,
     );
   }
   const objects: KObject[] = [];
@@ -253,12 +270,7 @@ function mapGroups(
     const where = at("group", group.id);
     const own = refs.get(group.id)!;
     const isDefault = group.id === 0;
-    const name = isDefault
-      ? "default"
-      : ctx.uniqueName("ClientGroup", group.name, `pihole-group-${group.id}`);
-    const policy = isDefault
-      ? "default"
-      : ctx.uniqueName("Policy", group.name, `pihole-group-${group.id}`);
+    const { group: name, policy } = names.get(group.id)!;
     const clients = [
       ...(isDefault ? [{ cidr: "0.0.0.0/0" }, { cidr: "::/0" }] : []),
       ...(members.get(group.id) ?? []),
