@@ -74,7 +74,9 @@ Deno.test("kudurru import names the tools it knows", async () => {
     () => importCommand.run(["pihole-x", "/tmp/x"], bufferIO().io),
     (e: Error) =>
       e instanceof UsageError &&
-      /there are: adguard, bind, blocky, dnsmasq/.test(e.message),
+      /there are: adguard, bind, blocky, dnsmasq, pihole, technitium/.test(
+        e.message,
+      ),
   );
   await assert.rejects(
     () => importCommand.run([], bufferIO().io),

@@ -7,6 +7,8 @@ import { importAdguard } from "./adguard.ts";
 import { importBind } from "./bind.ts";
 import { importBlocky } from "./blocky.ts";
 import { importDnsmasq } from "./dnsmasq.ts";
+import { importPihole } from "./pihole.ts";
+import { importTechnitium } from "./technitium.ts";
 
 export type Importer = (
   path: string,
@@ -30,5 +32,15 @@ export const IMPORTERS: Record<string, ImporterEntry> = {
     importer: importDnsmasq,
     reads:
       "a dnsmasq configuration file, or a directory such as /etc/dnsmasq.d",
+  },
+  pihole: {
+    importer: importPihole,
+    reads:
+      "a Teleporter zip (v6) or tar.gz (v5), or a directory such as /etc/pihole (pihole.toml, gravity.db)",
+  },
+  technitium: {
+    importer: importTechnitium,
+    reads:
+      "a directory (or one file) of zone exports as text, the settings JSON and app configs; not a backup zip",
   },
 };
