@@ -16,6 +16,7 @@ import { replaceFile } from "./replace_file.ts";
 import { openLocalStore, STORE_FLAGS } from "./local_store.ts";
 import { applyYamlText } from "../objects/apply_file.ts";
 import { describeOutcome } from "./apply.ts";
+import { importDiff, renderDiff } from "./import_diff.ts";
 
 export const importCommand: Command = {
   name: "import",
@@ -27,8 +28,9 @@ export const importCommand: Command = {
     return "  kudurru import TOOL PATH [-o FILE] [--settings-out FILE] [--apply [--data-dir DIR] [--config FILE]]\n" +
       "  Prints the objects as a kind: List for kudurru apply -f (or writes them to FILE), the\n" +
       "  kudurru.yaml settings they need (or writes them to --settings-out), and a report on\n" +
-      "  standard error of what was mapped and what was skipped, and why. Nothing is applied\n" +
-      "  unless --apply: then the objects are applied to the local data directory (merge the\n" +
+      "  standard error of what was mapped and what was skipped, and why, and what applying them\n" +
+      "  to the local data directory would change. Nothing is applied unless --apply: then the\n" +
+      "  objects are applied to the local data directory (merge the\n" +
       "  settings into kudurru.yaml yourself: the upstream groups they name must exist).\n" +
       `  TOOL is one of:\n${tools}`;
   },
@@ -81,10 +83,41 @@ export const importCommand: Command = {
       io.stderr(`# Merge into kudurru.yaml:\n${settings}`);
     }
     io.stderr(renderReport(result));
-    if (!values.apply) return 0;
+    if (!values.apply) {
+      await printDiff(result, values, io);
+      return 0;
+    }
     return await applyImported(list, `kudurru import ${tool}`, values, io);
   },
 };
+
+/**
+ * What applying would change in the local data directory, when there is
+ * one; nothing is written.
+ */
+async function printDiff(
+  result: ImportResult,
+  flags: { "data-dir"?: string | undefined; config?: string | undefined },
+  io: { stderr(t: string): void },
+): Promise<void> {
+  let store;
+  try {
+    store = await openLocalStore(flags, { existing: true, readOnly: true });
+  } catch {
+    io.stderr(
+      "# No data directory here to compare with: applying would create every object\n",
+    );
+    return;
+  }
+  try {
+    io.stderr(
+      "# Applying (--apply) would:\n" +
+        renderDiff(await importDiff(store, result.objects)),
+    );
+  } finally {
+    await store.close();
+  }
+}
 
 /** Applies the List to the local store, one line per object; 1 when any failed. */
 async function applyImported(

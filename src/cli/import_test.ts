@@ -89,6 +89,15 @@ Deno.test("kudurru import --apply writes the objects to the local data directory
   const dir = await Deno.makeTempDir({ prefix: "kudurru-import-apply-" });
   try {
     const conf = sample("bind/pdns/named.conf");
+    const none = bufferIO();
+    assert.equal(
+      await runCli(
+        ["import", "bind", conf, "--data-dir", join(dir, "nothing-here")],
+        none.io,
+      ),
+      0,
+    );
+    assert.match(none.stderr(), /applying would create every object/);
     const first = bufferIO();
     assert.equal(
       await runCli(
@@ -118,6 +127,15 @@ Deno.test("kudurru import --apply writes the objects to the local data directory
     );
     assert.doesNotMatch(again.stderr(), / created$/m);
     assert.match(again.stderr(), / unchanged$/m);
+    // Without --apply: what applying would change, nothing written.
+    const dry = bufferIO();
+    assert.equal(
+      await runCli(["import", "bind", conf, "--data-dir", dir], dry.io),
+      0,
+    );
+    assert.match(dry.stderr(), /^# Applying \(--apply\) would:$/m);
+    assert.match(dry.stderr(), /^would leave unchanged DNSZone\/\S+$/m);
+    assert.doesNotMatch(dry.stderr(), /^would (create|change) /m);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
