@@ -8,12 +8,12 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { startKudurru } from "../testing/kudurru_server.ts";
-import { freePort } from "../testing/free_port.ts";
-import { object } from "../../tests/blocking/e2e_helpers.ts";
-import { startNsd } from "../../tests/interop/peers.ts";
-import { bufferIO } from "./command.ts";
-import { queryCommand } from "./query.ts";
+import { startKudurru } from "../../src/testing/kudurru_server.ts";
+import { freePort } from "../../src/testing/free_port.ts";
+import { object } from "../blocking/e2e_helpers.ts";
+import { startNsd } from "../interop/peers.ts";
+import { bufferIO } from "../../src/cli/command.ts";
+import { queryCommand } from "../../src/cli/query.ts";
 
 const ZONE = `$ORIGIN lab.test.
 @        300 IN SOA ns1 hostmaster 1 3600 900 1209600 300
