@@ -1,19 +1,27 @@
-/** `kudurru delete KIND NAME`: remove an object the API owns. */
+/**
+ * `kudurru delete KIND NAME`: remove an object the API owns, from this
+ * machine's data directory or, after `kudurru login`, through the server's
+ * API (target.ts decides).
+ */
 import { type Command, parseFlags, UsageError } from "./command.ts";
 import { findKind } from "../api/v1alpha1/kinds.ts";
 import { formatKey } from "../api/v1alpha1/meta.ts";
 import { ManagedByError } from "../store/store.ts";
-import { openLocalStore, STORE_FLAGS } from "./local_store.ts";
+import { openLocalStore } from "./local_store.ts";
+import { resolveTarget, TARGET_FLAGS } from "./target.ts";
+import { ApiObjects } from "./api_objects.ts";
 
 export const deleteCommand: Command = {
   name: "delete",
   summary: "Delete an object",
   usage:
-    "  kudurru delete KIND NAME [-n NAMESPACE] [--force] [--data-dir DIR] [--config FILE]\n" +
-    "  --force  delete an object another manager (a file, bootstrap) owns",
+    "  kudurru delete KIND NAME [-n NAMESPACE] [--force] [--context NAME | --data-dir DIR | --config FILE]\n" +
+    "  --force  delete an object another manager (a file, bootstrap) owns (on this machine only)\n" +
+    "  Deletes through the API of --context, or of the current context (kudurru login); with --data-dir\n" +
+    "  or --config, or when not logged in, in this machine's data directory.",
   async run(args, io) {
     const { values, positionals } = parseFlags("delete", args, {
-      ...STORE_FLAGS,
+      ...TARGET_FLAGS,
       namespace: { type: "string", short: "n" },
       force: { type: "boolean" },
     }, 2);
@@ -30,7 +38,20 @@ export const deleteCommand: Command = {
       namespace: kind.namespaced ? values.namespace ?? "default" : "",
       name,
     };
-    const store = await openLocalStore(values, { existing: true });
+    const target = await resolveTarget("delete", values, io);
+    if (target.kind === "api") {
+      if (values.force) {
+        // The API never overrides another manager: that is what it is for.
+        throw new UsageError(
+          "kudurru delete: --force works on this machine's data directory (--data-dir); through the API, change the object where its manager declares it",
+        );
+      }
+      using api = await ApiObjects.open(target.context);
+      await api.delete(kind, key.namespace, name);
+      io.stdout(`${formatKey(key)} deleted\n`);
+      return 0;
+    }
+    const store = await openLocalStore(target.store, { existing: true });
     try {
       await store.delete(key, {
         manager: "api",

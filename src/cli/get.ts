@@ -1,20 +1,29 @@
-/** `kudurru get KIND [NAME]`: print stored objects. */
+/**
+ * `kudurru get KIND [NAME]`: print stored objects, from this machine's data
+ * directory or, after `kudurru login`, from the server's API (target.ts
+ * decides), in the same formats either way.
+ */
 import { type Command, parseFlags, UsageError } from "./command.ts";
-import { findKind } from "../api/v1alpha1/kinds.ts";
+import { findKind, type KindInfo } from "../api/v1alpha1/kinds.ts";
 import { KINDS } from "../api/v1alpha1/kinds.ts";
-import { openLocalStore, STORE_FLAGS } from "./local_store.ts";
+import type { KObject } from "../api/v1alpha1/meta.ts";
+import { openLocalStore } from "./local_store.ts";
 import { parseOutputFormat, renderObjects } from "./output.ts";
+import { resolveTarget, type Target, TARGET_FLAGS } from "./target.ts";
+import { ApiObjects } from "./api_objects.ts";
 
 export const getCommand: Command = {
   name: "get",
   summary: "Print objects of one kind, or one object",
   usage:
-    "  kudurru get KIND [NAME] [-n NAMESPACE | -A] [-o table|yaml|json] [--data-dir DIR] [--config FILE]\n" +
+    "  kudurru get KIND [NAME] [-n NAMESPACE | -A] [-o table|yaml|json] [--context NAME | --data-dir DIR | --config FILE]\n" +
     "  KIND is one of: " + KINDS.map((k) => k.kind).join(", ") +
-    " (or a plural or short name)",
+    " (or a plural or short name)\n" +
+    "  Reads the server of --context, or of the current context (kudurru login); with --data-dir or\n" +
+    "  --config, or when not logged in, this machine's data directory.",
   async run(args, io) {
     const { values, positionals } = parseFlags("get", args, {
-      ...STORE_FLAGS,
+      ...TARGET_FLAGS,
       namespace: { type: "string", short: "n" },
       "all-namespaces": { type: "boolean", short: "A" },
       output: { type: "string", short: "o" },
@@ -32,24 +41,55 @@ export const getCommand: Command = {
     const namespace = kind.namespaced && !values["all-namespaces"]
       ? values.namespace ?? (name ? "default" : undefined)
       : undefined;
-    const store = await openLocalStore(values, { readOnly: true });
-    try {
-      if (name) {
-        const object = await store.get({
-          kind: kind.kind,
-          namespace: namespace ?? "",
-          name,
-        });
-        io.stdout(
-          renderObjects([object], format === "table" ? "yaml" : format, true),
-        );
-        return 0;
-      }
-      const list = await store.list(kind.kind, namespace ? { namespace } : {});
-      io.stdout(renderObjects(list.items, format, false));
+    const target = await resolveTarget("get", values, io);
+    if (name) {
+      const object = await getObject(target, kind, namespace ?? "", name);
+      io.stdout(
+        renderObjects([object], format === "table" ? "yaml" : format, true),
+      );
       return 0;
-    } finally {
-      await store.close();
     }
+    io.stdout(
+      renderObjects(await listObjects(target, kind, namespace), format, false),
+    );
+    return 0;
   },
 };
+
+/** One object from `target`. @throws when there is none */
+export async function getObject(
+  target: Target,
+  kind: KindInfo,
+  namespace: string,
+  name: string,
+): Promise<KObject> {
+  if (target.kind === "api") {
+    using api = await ApiObjects.open(target.context);
+    return await api.get(kind, namespace, name);
+  }
+  const store = await openLocalStore(target.store, { readOnly: true });
+  try {
+    return await store.get({ kind: kind.kind, namespace, name });
+  } finally {
+    await store.close();
+  }
+}
+
+/** Every object of `kind` in `target` (in `namespace`, or in all). */
+export async function listObjects(
+  target: Target,
+  kind: KindInfo,
+  namespace: string | undefined,
+): Promise<KObject[]> {
+  if (target.kind === "api") {
+    using api = await ApiObjects.open(target.context);
+    return await api.list(kind, namespace);
+  }
+  const store = await openLocalStore(target.store, { readOnly: true });
+  try {
+    return (await store.list(kind.kind, namespace ? { namespace } : {}))
+      .items;
+  } finally {
+    await store.close();
+  }
+}
