@@ -6,11 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { bufferIO, type Command, UsageError } from "./command.ts";
+import { bufferIO } from "./command.ts";
 import { runCli } from "./run.ts";
-import { describeCommand } from "./describe.ts";
-import { recordsCommand } from "./records.ts";
-import { zonesCommand } from "./zones.ts";
 import { freePort } from "../testing/free_port.ts";
 import { query } from "../testing/dns_client.ts";
 import {
@@ -21,28 +18,13 @@ import {
 
 const PASSWORD = "correct horse battery staple";
 
-/** The commands run.ts does not list yet run the way runCli runs the rest. */
-const NEW_COMMANDS: Command[] = [describeCommand, zonesCommand, recordsCommand];
-
 async function cli(
   args: string[],
   env: Record<string, string>,
   stdin = "",
 ) {
   const b = bufferIO(stdin, env);
-  const command = NEW_COMMANDS.find((c) => c.name === args[0]);
-  let code: number;
-  if (command === undefined) {
-    code = await runCli(args, b.io);
-  } else {
-    try {
-      code = await command.run(args.slice(1), b.io);
-    } catch (err) {
-      if (!(err instanceof Error)) throw err;
-      b.io.stderr(`kudurru ${command.name}: ${err.message}\n`);
-      code = err instanceof UsageError ? 2 : 1;
-    }
-  }
+  const code = await runCli(args, b.io);
   return { code, stdout: b.stdout(), stderr: b.stderr() };
 }
 

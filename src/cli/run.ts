@@ -29,6 +29,9 @@ import { loginCommand } from "./login.ts";
 import { contextCommand } from "./context.ts";
 import { apiCommand } from "./api.ts";
 import { queryCommand } from "./query.ts";
+import { describeCommand } from "./describe.ts";
+import { zonesCommand } from "./zones.ts";
+import { recordsCommand } from "./records.ts";
 
 export const COMMANDS: Command[] = [
   serveCommand,
@@ -54,6 +57,9 @@ export const COMMANDS: Command[] = [
   contextCommand,
   apiCommand,
   queryCommand,
+  describeCommand,
+  zonesCommand,
+  recordsCommand,
   makeCompletionCommand(() => COMMANDS),
 ];
 
