@@ -46,6 +46,12 @@ export interface ZoneFileImport {
   notes: string[];
 }
 
+/** Parser limits over the API upload's defaults (zone_file_parse.ts). */
+export interface ZoneFileLimits {
+  maxBytes?: number;
+  maxRecords?: number;
+}
+
 /** The zone file could not be taken at all (over a parser limit). */
 export class ZoneFileTooLarge extends Error {}
 
@@ -58,10 +64,11 @@ export function importZoneFile(
   text: string,
   zoneName: string,
   label: string,
+  limits: ZoneFileLimits = {},
 ): ZoneFileImport {
   let parse;
   try {
-    parse = parseZoneFile(text, { origin: zoneName });
+    parse = parseZoneFile(text, { origin: zoneName, ...limits });
   } catch (error) {
     if (error instanceof ZoneFileLimitError) {
       throw new ZoneFileTooLarge(error.message);
