@@ -48,6 +48,7 @@ import { tsigKeyRef, UniqueNames, zoneObjectBase } from "./bind_names.ts";
 import {
   chunkEndpoints,
   importZoneFile,
+  type ZoneFileLimits,
   ZoneFileTooLarge,
 } from "./bind_zone_file.ts";
 import {
@@ -59,6 +60,17 @@ import {
 
 /** The namespace imported record sets go into. */
 const NAMESPACE = "default";
+/**
+ * The zone file limits of an import. The API's upload limits
+ * (zone_file_parse.ts: 4 MiB, 100,000 records) keep one request from
+ * holding a server's memory; an import reads a file the operator named on
+ * their own machine, where a zone of a million records is an ordinary
+ * thing to move. These bound only what one process can hold.
+ */
+export const ZONE_FILE_LIMITS: ZoneFileLimits = {
+  maxBytes: 256 * 1024 * 1024,
+  maxRecords: 5_000_000,
+};
 /** How deep `include` statements may nest. */
 const MAX_INCLUDE_DEPTH = 8;
 
@@ -741,7 +753,7 @@ class BindImport {
     }
     let zf;
     try {
-      zf = importZoneFile(text, ctx.zoneName, label);
+      zf = importZoneFile(text, ctx.zoneName, label, ZONE_FILE_LIMITS);
     } catch (error) {
       if (!(error instanceof ZoneFileTooLarge)) throw error;
       this.#skip(ctx.st, ctx.what, `${label}: ${error.message}`);

@@ -18,10 +18,11 @@ import { isSubdomainOf } from "../dns/name.ts";
 import type { SoaRdata } from "../dns/rrset.ts";
 import { formatRdata } from "../zone/format.ts";
 import {
-  parseZoneFile,
   ZoneFileLimitError,
   type ZoneFileRecord,
 } from "../zone/zone_file_parse.ts";
+export type { ZoneFileLimits } from "./bind_zone_pieces.ts";
+import { parsePieces, type ZoneFileLimits } from "./bind_zone_pieces.ts";
 import type { ImportNote } from "./import_result.ts";
 
 const SOA = 6;
@@ -51,6 +52,9 @@ export class ZoneFileTooLarge extends Error {}
 
 /**
  * Reads `text`, the file `label` of zone `zoneName` (lowercase, absolute).
+ * `limits` raise the parser's (the API upload's) for a local import; a
+ * file past PIECE_CHARS is parsed in pieces (bind_zone_pieces.ts), so its
+ * records are never all held at once.
  *
  * @throws {ZoneFileTooLarge} when the file is past the parser's limits
  */
@@ -58,16 +62,8 @@ export function importZoneFile(
   text: string,
   zoneName: string,
   label: string,
+  limits: ZoneFileLimits = {},
 ): ZoneFileImport {
-  let parse;
-  try {
-    parse = parseZoneFile(text, { origin: zoneName });
-  } catch (error) {
-    if (error instanceof ZoneFileLimitError) {
-      throw new ZoneFileTooLarge(error.message);
-    }
-    throw error;
-  }
   const out: ZoneFileImport = {
     nameservers: [],
     endpoints: [],
@@ -77,92 +73,136 @@ export function importZoneFile(
   };
   const skip = (line: number, what: string, detail: string) =>
     out.skipped.push({ where: `${label}:${line}`, what, detail });
-  for (const s of parse.skipped) skip(s.line, s.text, s.reason);
-  if (parse.skippedCount > parse.skipped.length) {
+  // RRsets by owner and type, in file order; each holds only its targets
+  // and where they came from, not the parsed records.
+  const groups = new Map<string, Group>();
+  let listed = 0;
+  let skippedCount = 0;
+  try {
+    for (const parse of parsePieces(text, zoneName, limits)) {
+      for (const s of parse.skipped) {
+        if (listed++ < MAX_LISTED) skip(s.line, s.text, s.reason);
+      }
+      skippedCount += parse.skippedCount;
+      for (const r of parse.records) addRecord(r, zoneName, out, groups, skip);
+    }
+  } catch (error) {
+    if (error instanceof ZoneFileLimitError) {
+      throw new ZoneFileTooLarge(error.message);
+    }
+    throw error;
+  }
+  if (skippedCount > Math.min(listed, MAX_LISTED)) {
     out.skipped.push({
       where: label,
-      what: `${parse.skippedCount - parse.skipped.length} more lines`,
-      detail: "skipped as well; the report lists the first 1000",
+      what: `${skippedCount - Math.min(listed, MAX_LISTED)} more lines`,
+      detail: `skipped as well; the report lists the first ${MAX_LISTED}`,
     });
   }
-  const groups = new Map<string, ZoneFileRecord[]>();
-  for (const r of parse.records) {
-    if (!isSubdomainOf(r.owner, zoneName)) {
-      skip(r.line, r.text, `${r.owner} is outside the zone ${zoneName}`);
-    } else if (r.code === SOA) {
-      if (r.owner !== zoneName) {
-        skip(
-          r.line,
-          r.text,
-          "an SOA below the apex belongs to that zone's own DNSZone",
-        );
-      } else if (out.soa !== undefined) {
-        skip(r.line, r.text, "a zone has one SOA; the first one is kept");
-      } else {
-        out.soa = soaSpec(r.rdata as SoaRdata, out.notes);
-        if (r.ttl !== undefined) out.soaTTL = r.ttl;
-      }
-    } else if (r.code === NS && r.owner === zoneName) {
-      const target = formatRdata(r.rdata);
-      if (out.nameservers.includes(target)) continue;
-      if (out.nameservers.length >= MAX_NAMESERVERS) {
-        skip(
-          r.line,
-          r.text,
-          `a DNSZone lists at most ${MAX_NAMESERVERS} nameservers`,
-        );
-      } else out.nameservers.push(target);
-    } else {
-      const key = `${r.owner} ${r.code}`;
-      const group = groups.get(key);
-      if (group === undefined) groups.set(key, [r]);
-      else group.push(r);
-    }
+  // Each group is let go once it is an endpoint.
+  for (const [key, group] of groups) {
+    groups.delete(key);
+    addEndpoint(group, out, skip);
   }
-  for (const group of groups.values()) addEndpoint(group, out, skip);
   return out;
 }
 
-function addEndpoint(
-  group: ZoneFileRecord[],
+/** Skipped lines the report lists for one file. */
+const MAX_LISTED = 1000;
+
+/**
+ * One RRset being gathered: the endpoint it becomes, and its first record
+ * for the report. Kept small: a million-record zone has about as many.
+ */
+interface Group {
+  endpoint: Endpoint;
+  /** Built once the RRset is past a few targets (most hold one or two). */
+  seen?: Set<string>;
+  line: number;
+  text: string;
+  records: number;
+}
+
+type Skip = (line: number, what: string, detail: string) => void;
+
+function addRecord(
+  r: ZoneFileRecord,
+  zoneName: string,
   out: ZoneFileImport,
-  skip: (line: number, what: string, detail: string) => void,
+  groups: Map<string, Group>,
+  skip: Skip,
 ): void {
-  const first = group[0]!;
-  const seen = new Set<string>();
-  const targets: string[] = [];
-  let ttl: number | undefined;
-  for (const r of group) {
+  if (!isSubdomainOf(r.owner, zoneName)) {
+    skip(r.line, r.text, `${r.owner} is outside the zone ${zoneName}`);
+  } else if (r.code === SOA) {
+    if (r.owner !== zoneName) {
+      skip(
+        r.line,
+        r.text,
+        "an SOA below the apex belongs to that zone's own DNSZone",
+      );
+    } else if (out.soa !== undefined) {
+      skip(r.line, r.text, "a zone has one SOA; the first one is kept");
+    } else {
+      out.soa = soaSpec(r.rdata as SoaRdata, out.notes);
+      if (r.ttl !== undefined) out.soaTTL = r.ttl;
+    }
+  } else if (r.code === NS && r.owner === zoneName) {
     const target = formatRdata(r.rdata);
-    if (seen.has(target)) continue;
-    if (targets.length >= MAX_TARGETS) {
+    if (out.nameservers.includes(target)) return;
+    if (out.nameservers.length >= MAX_NAMESERVERS) {
+      skip(
+        r.line,
+        r.text,
+        `a DNSZone lists at most ${MAX_NAMESERVERS} nameservers`,
+      );
+    } else out.nameservers.push(target);
+  } else {
+    const key = `${r.owner} ${r.code}`;
+    let group = groups.get(key);
+    if (group === undefined) {
+      const endpoint = { dnsName: r.owner, recordType: r.type, targets: [] };
+      group = { endpoint, line: r.line, text: r.text, records: 0 };
+      groups.set(key, group);
+    }
+    group.records++;
+    const { endpoint } = group;
+    const target = formatRdata(r.rdata);
+    if (group.seen === undefined && endpoint.targets.length >= 8) {
+      group.seen = new Set(endpoint.targets);
+    }
+    if (group.seen?.has(target) ?? endpoint.targets.includes(target)) return;
+    if (endpoint.targets.length >= MAX_TARGETS) {
       skip(
         r.line,
         r.text,
         `an RRset holds at most ${MAX_TARGETS} records here`,
       );
-      continue;
+      return;
     }
-    seen.add(target);
-    targets.push(target);
-    if (r.ttl !== undefined) ttl = Math.min(ttl ?? r.ttl, r.ttl);
+    group.seen?.add(target);
+    endpoint.targets.push(target);
+    if (r.ttl !== undefined) {
+      endpoint.recordTTL = Math.min(endpoint.recordTTL ?? r.ttl, r.ttl);
+    }
   }
-  const endpoint: Endpoint = {
-    dnsName: first.owner,
-    recordType: first.type,
-    targets,
-    ...(ttl !== undefined && { recordTTL: ttl }),
-  };
+}
+
+function addEndpoint(group: Group, out: ZoneFileImport, skip: Skip): void {
+  const { endpoint } = group;
   // The parser's rdata passed kudurru's own checks; this catches what the
   // object adds (one target for CNAME and DNAME).
   const check = endpointSchema.safeParse(endpoint);
   if (!check.success) {
     const why = check.error.issues.map((i) => i.message).join("; ");
-    for (const r of group) skip(r.line, r.text, `not a valid endpoint: ${why}`);
+    const rest = group.records > 1
+      ? ` (the RRset's ${group.records} records)`
+      : "";
+    skip(group.line, group.text, `not a valid endpoint${rest}: ${why}`);
     return;
   }
   out.endpoints.push(endpoint);
-  out.records += targets.length;
+  out.records += endpoint.targets.length;
 }
 
 /** SOA timers kept within the DNSZone's bounds, each change noted. */
