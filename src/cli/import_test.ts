@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import YAML from "yaml";
 import { bufferIO, UsageError } from "./command.ts";
-import { importCommand } from "./import.ts";
+import { importCommand, renderList } from "./import.ts";
 import { runCli } from "./run.ts";
 import { decodeYaml } from "../objects/decode.ts";
 
@@ -139,4 +139,32 @@ Deno.test("kudurru import --apply writes the objects to the local data directory
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("a large import is written as JSON, which kudurru apply reads as YAML", () => {
+  const endpoints = Array.from({ length: 1000 }, (_, i) => ({
+    dnsName: `h${i}.example.test`,
+    recordType: "A",
+    targets: ["192.0.2.1"],
+  }));
+  const objects = Array.from({ length: 101 }, (_, i) => ({
+    apiVersion: "kudurru.io/v1alpha1",
+    kind: "DNSRecordSet",
+    metadata: { name: `big-${i}`, namespace: "default" },
+    spec: { zoneRef: { name: "example-test" }, endpoints },
+  }));
+  const result = {
+    objects,
+    settings: {},
+    report: { mapped: [], skipped: [] },
+  } as unknown as Parameters<typeof renderList>[0];
+  const text = renderList(result);
+  assert.equal(text[0], "{");
+  const decoded = decodeYaml("import.json", text);
+  assert.equal(decoded.objects.length, 101);
+  assert.equal(
+    renderList({ ...result, objects: objects.slice(0, 2) })[0],
+    "a",
+    "small Lists stay YAML",
+  );
 });
