@@ -68,7 +68,7 @@ export function authentication(opts: AuthenticationOptions): Authenticate {
       },
       session: {
         csrf: session.claims.csrf,
-        mustChangePassword: session.user?.spec!.mustChangePassword ?? false,
+        mustChangePassword: session.user?.spec?.mustChangePassword ?? false,
       },
     };
   };
