@@ -97,12 +97,19 @@ function classify(provider: string, error: unknown): Error {
       { cause: error },
     );
   }
-  // openid-client's messages say which check failed ("unexpected JWT
-  // "aud" (audience) claim value"); they hold no token.
-  const message = error instanceof Error ? error.message : String(error);
+  // openid-client wraps the failed check (oauth4webapi's error, whose
+  // message names it: unexpected ID Token "nonce" claim value); the
+  // messages hold no token. An error answer of the token endpoint has its
+  // OAuth error code (invalid_grant).
+  const outer = error instanceof Error ? error : new Error(String(error));
+  const inner = outer.cause instanceof Error ? outer.cause : outer;
+  const code = (outer as { error?: unknown }).error;
+  const detail = typeof code === "string"
+    ? `${inner.message} (${code})`
+    : inner.message;
   return new LoginRefusedError(
     "id_token",
-    `The login could not be verified: ${message.slice(0, 200)}`,
+    `The login could not be verified: ${detail.slice(0, 200)}`,
   );
 }
 

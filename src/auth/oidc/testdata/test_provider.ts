@@ -107,7 +107,10 @@ export async function startTestProvider(
 /** What loadExistingGrant uses of oidc-provider's context (it ships no types). */
 interface GrantContext {
   oidc: {
-    session: { grantIdFor(clientId: string): string | undefined; accountId: string };
+    session: {
+      grantIdFor(clientId: string): string | undefined;
+      accountId: string;
+    };
     client: { clientId: string };
     provider: {
       Grant: {
