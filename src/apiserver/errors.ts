@@ -35,6 +35,11 @@ export const ERROR_KEYS = {
     means:
       "a cookie-authenticated write without the X-Kudurru-CSRF header or from another origin",
   },
+  login_refused: {
+    status: 403,
+    means:
+      "a login through an identity provider was refused; `reason` says why",
+  },
   not_found: { status: 404, means: "no such object or route" },
   method_not_allowed: { status: 405, means: "the route has no such method" },
   conflict: {
@@ -70,21 +75,16 @@ export const ERROR_KEYS = {
     status: 429,
     means: "too many attempts; Retry-After says when to try again",
   },
-  login_refused: {
-    status: 403,
-    means:
-      "a login through an identity provider was refused: no role binding, an unverifiable token, a used or expired login; the message says which",
-  },
   internal: { status: 500, means: "a bug: the server log has the details" },
+  idp_unavailable: {
+    status: 502,
+    means:
+      "the identity provider cannot be reached; Retry-After says when to try again",
+  },
   unavailable: {
     status: 503,
     means:
       "the server cannot do it now (a full disk, a locked database, no DNS listener running); nothing was changed",
-  },
-  idp_unavailable: {
-    status: 502,
-    means:
-      "the identity provider cannot be reached; Retry-After says when kudurru tries it again",
   },
 } as const satisfies Record<string, { status: number; means: string }>;
 
