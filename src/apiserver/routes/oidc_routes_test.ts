@@ -420,3 +420,39 @@ Deno.test("logout answers the provider's end-session URL", async () => {
   const after = await t.browser.request(`${API_ORIGIN}/api/v1/auth/status`);
   assert.equal(JSON.parse(after.body).data.authenticated, false);
 });
+
+Deno.test("account routes of local users answer a provider's user without a crash", async () => {
+  await using t = await setup(USERS, {
+    bindings: [{
+      role: "admin",
+      scope: { kind: "cluster" },
+      subjects: [{ kind: "Group", name: "corp:dns-ops" }],
+    }],
+  });
+  assert.equal(
+    (await t.browser.request(await toCallback(t.browser, "alice"))).status,
+    302,
+  );
+  const status = await t.browser.request(`${API_ORIGIN}/api/v1/auth/status`);
+  const csrf = JSON.parse(status.body).data.csrf;
+  const headers = {
+    "x-kudurru-csrf": csrf,
+    "content-type": "application/json",
+    origin: API_ORIGIN,
+  };
+  for (
+    const [method, path, body] of [
+      ["DELETE", "/api/v1/auth/sessions", undefined],
+      ["POST", "/api/v1/auth/password", '{"current":"a","new":"b"}'],
+      ["POST", "/api/v1/auth/totp", undefined],
+      ["GET", "/api/v1/users", undefined],
+    ] as const
+  ) {
+    const res = await t.browser.request(`${API_ORIGIN}${path}`, {
+      method,
+      headers,
+      ...(body !== undefined && { body }),
+    });
+    assert.ok(res.status < 500, `${method} ${path}: ${res.status} ${res.body}`);
+  }
+});
