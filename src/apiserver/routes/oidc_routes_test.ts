@@ -186,6 +186,10 @@ Deno.test("an ID token with another nonce is refused", async () => {
   assert.equal(done.status, 403, done.body);
   assert.equal(errorOf(done).reason, "id_token");
   assert.match(errorOf(done).message, /nonce/);
+  // Refused or not, the pre-auth cookie is gone.
+  assert.ok(
+    done.headers.getSetCookie().some((c) => /^kudurru_oidc=;/.test(c)),
+  );
   const status = await t.browser.request(`${API_ORIGIN}/api/v1/auth/status`);
   assert.equal(JSON.parse(status.body).data.authenticated, false);
 });

@@ -1,3 +1,4 @@
+/** From ID token claims to a user name, groups and the identity key. */
 import assert from "node:assert/strict";
 import { type ClaimMappings, LoginRefusedError, mapClaims } from "./claims.ts";
 

@@ -1,3 +1,4 @@
+/** Which bindings a provider's login gets, and what its session keeps. */
 import assert from "node:assert/strict";
 import type { Binding } from "../../rbac/binding.ts";
 import { LoginRefusedError, type OidcIdentity } from "./claims.ts";

@@ -1,3 +1,4 @@
+/** The pre-auth cookie: sealed, scoped to one provider, expiring, used once; and `next`. */
 import assert from "node:assert/strict";
 import { masterKey } from "../encryption_keys.ts";
 import { seal, sealingKeys } from "../sealed.ts";

@@ -1,3 +1,4 @@
+/** The provider registry: refused configurations, secrets, discovery backoff. */
 import assert from "node:assert/strict";
 import {
   IdpUnavailableError,

@@ -1,3 +1,4 @@
+/** Sessions of a provider's login (sessions.ts): bound groups, and the provider's removal. */
 import assert from "node:assert/strict";
 import { masterKey } from "../encryption_keys.ts";
 import { seal, sealingKeys } from "../sealed.ts";
