@@ -201,6 +201,8 @@ async function login(c: Context, deps: OidcRoutesDeps): Promise<Response> {
       secure: deps.tls,
       path: callbackPath(deps, provider),
       maxAge: PREAUTH_LIFETIME_MS / 1000,
+      // Over TLS `__Secure-`: no plain-HTTP page of the host can set it.
+      ...(deps.tls && { prefix: "secure" as const }),
     },
   );
   return c.redirect(url.href, 302);
@@ -215,11 +217,14 @@ async function callback(
   limit(c, deps);
   const address = deps.clientAddress(c);
   const now = deps.now();
-  const cookie = getCookie(c, PREAUTH_COOKIE);
+  const cookie = deps.tls
+    ? getCookie(c, PREAUTH_COOKIE, "secure")
+    : getCookie(c, PREAUTH_COOKIE);
   // Used once, whatever happens next.
   deleteCookie(c, PREAUTH_COOKIE, {
     path: callbackPath(deps, provider),
     secure: deps.tls,
+    ...(deps.tls && { prefix: "secure" as const }),
   });
   try {
     const preAuth = await openPreAuth(

@@ -34,7 +34,11 @@ const BINDINGS = [{
 
 async function setup(
   users: TestUsers = USERS,
-  opts: { bindings?: unknown[]; provider?: Record<string, unknown> } = {},
+  opts: {
+    bindings?: unknown[];
+    provider?: Record<string, unknown>;
+    tls?: boolean;
+  } = {},
 ) {
   const idp = await startTestProvider(users);
   const fixture = await apiFixture({
@@ -44,6 +48,7 @@ async function setup(
       },
       rbac: { bindings: opts.bindings ?? BINDINGS },
     },
+    ...(opts.tls !== undefined && { tls: opts.tls }),
   });
   const browser = new Browser((req) => fixture.api.app.request(req));
   return {
@@ -459,4 +464,20 @@ Deno.test("account routes of local users answer a provider's user without a cras
     });
     assert.ok(res.status < 500, `${method} ${path}: ${res.status} ${res.body}`);
   }
+});
+
+Deno.test("over TLS the pre-auth cookie is __Secure- and the redirect URI https", async () => {
+  await using t = await setup(USERS, { tls: true });
+  const start = await t.browser.request(
+    `${API_ORIGIN}/api/v1/auth/oidc/corp/login`,
+  );
+  assert.equal(start.status, 302, start.body);
+  const cookie = start.headers.getSetCookie()[0]!;
+  assert.match(cookie, /^__Secure-kudurru_oidc=v1\./);
+  assert.match(cookie, /; Secure/);
+  const authorize = new URL(start.headers.get("location")!);
+  assert.equal(
+    authorize.searchParams.get("redirect_uri"),
+    "https://localhost/api/v1/auth/oidc/corp/callback",
+  );
 });

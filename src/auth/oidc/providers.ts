@@ -56,6 +56,7 @@ export class Provider {
     readonly settings: ProviderConfig,
     private readonly secret: string,
     private readonly now: () => number,
+    private readonly clockSkewSeconds = 0,
   ) {}
 
   get id(): string {
@@ -95,7 +96,10 @@ export class Provider {
       const config = await client.discovery(
         issuer,
         this.settings.clientID,
-        undefined,
+        // Seconds added to our clock for the ID token time checks.
+        this.clockSkewSeconds === 0
+          ? undefined
+          : { [client.clockSkew]: this.clockSkewSeconds },
         client.ClientSecretBasic(this.secret),
         {
           timeout: DISCOVERY_TIMEOUT_S,
@@ -151,6 +155,8 @@ export class ProviderRegistry {
     opts: {
       now: () => number;
       readFile?: (path: string) => Promise<string>;
+      /** Seconds added to the clock of the ID token checks (tests: an expired token). */
+      clockSkewSeconds?: number;
     },
   ): Promise<ProviderRegistry> {
     const readFile = opts.readFile ?? Deno.readTextFile;
@@ -187,7 +193,9 @@ export class ProviderRegistry {
           `${where} has no client secret: set clientSecretFile (or clientSecret)`,
         );
       }
-      providers.push(new Provider(config, secret, opts.now));
+      providers.push(
+        new Provider(config, secret, opts.now, opts.clockSkewSeconds ?? 0),
+      );
     }
     return new ProviderRegistry(providers);
   }

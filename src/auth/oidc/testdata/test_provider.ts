@@ -31,7 +31,7 @@ export interface TestProvider extends AsyncDisposable {
 /** Starts the provider on 127.0.0.1 with `users`; `providerId` names the callback path. */
 export async function startTestProvider(
   users: TestUsers,
-  opts: { providerId?: string; idTokenTtl?: number } = {},
+  opts: { providerId?: string } = {},
 ): Promise<TestProvider> {
   const providerId = opts.providerId ?? "corp";
   const { privateKey } = await generateKeyPair("RS256", { extractable: true });
@@ -67,7 +67,7 @@ export async function startTestProvider(
     // The claims in the ID token itself, as Authentik, Keycloak and Entra send them.
     conformIdTokenClaims: false,
     features: { devInteractions: { enabled: true } },
-    ttl: { IdToken: opts.idTokenTtl ?? 3600 },
+    ttl: { IdToken: 3600 },
     findAccount: (_ctx: unknown, id: string) => {
       const claims = users[id];
       if (claims === undefined) return undefined;
