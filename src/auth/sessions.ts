@@ -110,6 +110,8 @@ export async function openSession(
   if (claims.iat > now + 60_000) return undefined; // from the future: a clock or a forgery
   if (claims.idp !== undefined) {
     if (!idpKnown(claims.idp)) return undefined;
+    // A provider's users are named `<provider>:<name>`, never like local ones.
+    if (!claims.u.startsWith(`${claims.idp}:`)) return undefined;
     return await refreshed(claims, undefined, keys, now);
   }
   const user = await findUser(store, claims.u);
