@@ -25,6 +25,8 @@ import { authentication } from "./authentication.ts";
 import { guardCheck } from "./guard_check.ts";
 import { accountRoutes } from "./routes/account_routes.ts";
 import { authRoutes } from "./routes/auth_routes.ts";
+import { oidcRoutes } from "./routes/oidc_routes.ts";
+import { ProviderRegistry } from "../auth/oidc/providers.ts";
 import { objectRoutes, type Permits } from "./routes/objects.ts";
 import { requestOrigin } from "./request_origin.ts";
 import { apiDocsRoutes } from "./api_docs/docs_route.ts";
@@ -83,6 +85,11 @@ export async function buildApi(
   for (const note of keys.notes) logger.info(note);
   const sessionKeys = await sealingKeys(keys, "sessionCookie");
   const totpKeys = await sealingKeys(keys, "totpSecret");
+  const loginStateKeys = await sealingKeys(keys, "loginState");
+  const providers = await ProviderRegistry.create(
+    config.auth.identityProviders,
+    { now },
+  );
   const first = await ensureFirstAdmin(store, {
     password: secretVariable(opts.env, "KUDURRU_ADMIN_PASSWORD") ??
       (config.auth.bootstrap.adminPassword ||
@@ -122,6 +129,19 @@ export async function buildApi(
       tls: opts.tls,
       now,
       localLogin: config.auth.localLogin,
+      bindings: () => bindings.bindings(),
+      clientAddress,
+    }),
+    oidcRoutes({
+      providers,
+      sessionKeys,
+      loginStateKeys,
+      times,
+      tls: opts.tls,
+      pathPrefix,
+      now,
+      limiter,
+      logger,
       bindings: () => bindings.bindings(),
       clientAddress,
     }),
@@ -177,6 +197,7 @@ export async function buildApi(
       tls: opts.tls,
       now,
       clientAddress,
+      idpKnown: (id) => providers.get(id) !== undefined,
     }),
   }, modules);
   return {

@@ -29,6 +29,8 @@ export interface AuthenticationOptions {
   now: () => number;
   /** The client's address, for last use of a token. */
   clientAddress(c: Context): string;
+  /** Whether an identity provider is still configured (its sessions end when not). */
+  idpKnown?: (id: string) => boolean;
 }
 
 /** The app's authenticate function. */
@@ -47,6 +49,7 @@ export function authentication(opts: AuthenticationOptions): Authenticate {
       opts.sessionKeys,
       opts.times,
       now,
+      opts.idpKnown,
     );
     if (session === undefined) {
       clearSessionCookie(c, opts.tls);
@@ -55,17 +58,17 @@ export function authentication(opts: AuthenticationOptions): Authenticate {
     if (session.refreshed !== undefined) {
       setSessionCookie(c, session.refreshed, opts);
     }
-    const spec = session.user.spec!;
     return {
       principal: {
         kind: "User",
-        name: session.user.metadata.name,
-        groups: [],
+        name: session.claims.u,
+        // A provider's login: the groups its bindings named at login.
+        groups: session.claims.g ?? [],
         via: "session",
       },
       session: {
         csrf: session.claims.csrf,
-        mustChangePassword: spec.mustChangePassword,
+        mustChangePassword: session.user?.spec?.mustChangePassword ?? false,
       },
     };
   };

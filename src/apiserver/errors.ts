@@ -35,6 +35,11 @@ export const ERROR_KEYS = {
     means:
       "a cookie-authenticated write without the X-Kudurru-CSRF header or from another origin",
   },
+  login_refused: {
+    status: 403,
+    means:
+      "a login through an identity provider was refused; `reason` says why",
+  },
   not_found: { status: 404, means: "no such object or route" },
   method_not_allowed: { status: 405, means: "the route has no such method" },
   conflict: {
@@ -71,6 +76,11 @@ export const ERROR_KEYS = {
     means: "too many attempts; Retry-After says when to try again",
   },
   internal: { status: 500, means: "a bug: the server log has the details" },
+  idp_unavailable: {
+    status: 502,
+    means:
+      "the identity provider cannot be reached; Retry-After says when to try again",
+  },
   unavailable: {
     status: 503,
     means:

@@ -5,6 +5,11 @@
  * request (sliding) or `lifetime` after the login, and every session of a
  * user ends when the user's sessionsValidAfter moves past its login
  * (password change, "log out everywhere", disabling the user).
+ *
+ * A login through an identity provider has no User object (its name,
+ * `<provider>:<name>`, is no object name): its session carries the
+ * provider and the groups that bindings named at login, and ends when the
+ * provider is no longer configured.
  */
 import type { User } from "../api/v1alpha1/auth_kinds.ts";
 import type { Store } from "../store/store.ts";
@@ -28,6 +33,10 @@ export interface SessionClaims {
   seen: number;
   /** The CSRF value writes must echo. */
   csrf: string;
+  /** The identity provider of a login through one (src/auth/oidc/). */
+  idp?: string;
+  /** That login's groups that some binding named: never the raw list. */
+  g?: string[];
 }
 
 /** How long sessions last (auth.session). */
@@ -54,10 +63,30 @@ export async function newSession(
   return { cookie: await seal(claims, keys), claims };
 }
 
+/** A new session for `name`, logged in through the provider `idp`. */
+export async function newIdpSession(
+  name: string,
+  idp: string,
+  groups: string[],
+  keys: SealingKeys,
+  now: number,
+): Promise<{ cookie: string; claims: SessionClaims }> {
+  const claims: SessionClaims = {
+    u: name,
+    iat: now,
+    seen: now,
+    csrf: toBase64url(crypto.getRandomValues(new Uint8Array(18))),
+    idp,
+    g: groups,
+  };
+  return { cookie: await seal(claims, keys), claims };
+}
+
 /** A session that holds, with the user, and a refreshed cookie when one is due. */
 export interface LiveSession {
   claims: SessionClaims;
-  user: User;
+  /** The local user; undefined for a login through an identity provider. */
+  user: User | undefined;
   /** Set when the cookie should be sent again with a later `seen`. */
   refreshed?: string;
 }
@@ -72,16 +101,32 @@ export async function openSession(
   keys: SealingKeys,
   times: SessionTimes,
   now: number,
+  idpKnown: (id: string) => boolean = () => false,
 ): Promise<LiveSession | undefined> {
   const claims = asClaims(await open(cookie, keys));
   if (claims === undefined) return undefined;
   if (now - claims.seen > times.idleMs) return undefined;
   if (now - claims.iat > times.lifetimeMs) return undefined;
   if (claims.iat > now + 60_000) return undefined; // from the future: a clock or a forgery
+  if (claims.idp !== undefined) {
+    if (!idpKnown(claims.idp)) return undefined;
+    // A provider's users are named `<provider>:<name>`, never like local ones.
+    if (!claims.u.startsWith(`${claims.idp}:`)) return undefined;
+    return await refreshed(claims, undefined, keys, now);
+  }
   const user = await findUser(store, claims.u);
   if (user === undefined || user.spec!.disabled) return undefined;
   const after = user.spec!.sessionsValidAfter;
   if (after !== undefined && claims.iat < Date.parse(after)) return undefined;
+  return await refreshed(claims, user, keys, now);
+}
+
+async function refreshed(
+  claims: SessionClaims,
+  user: User | undefined,
+  keys: SealingKeys,
+  now: number,
+): Promise<LiveSession> {
   if (now - claims.seen < REFRESH_AFTER_MS) return { claims, user };
   const next = { ...claims, seen: now };
   return { claims: next, user, refreshed: await seal(next, keys) };
@@ -94,5 +139,11 @@ function asClaims(value: unknown): SessionClaims | undefined {
     typeof c.u !== "string" || typeof c.iat !== "number" ||
     typeof c.seen !== "number" || typeof c.csrf !== "string"
   ) return undefined;
+  if (c.idp !== undefined) {
+    if (
+      typeof c.idp !== "string" || !Array.isArray(c.g) ||
+      !c.g.every((g) => typeof g === "string")
+    ) return undefined;
+  } else if (c.g !== undefined) return undefined;
   return c as SessionClaims;
 }

@@ -50,6 +50,8 @@ export async function apiFixture(
     readOnlyReason?: () => string | undefined;
     /** See ApiServerOptions.budget. */
     budget?: BusyBudget;
+    /** Cookies as when TLS terminates at the API. @default false */
+    tls?: boolean;
   } = {},
 ): Promise<ApiFixture> {
   const dataDir = await Deno.makeTempDir({ prefix: "kudurru-api-" });
@@ -72,7 +74,7 @@ export async function apiFixture(
     logger: memoryLogger(),
     env: (name) => env[name],
     hostname: "test",
-    tls: false,
+    tls: opts.tls ?? false,
     now: clock.now,
     ...(opts.extraRoutes !== undefined && { extraRoutes: opts.extraRoutes }),
     ...(opts.readOnlyReason !== undefined &&

@@ -1,0 +1,351 @@
+/**
+ * OpenID Connect web login: the providers the login page offers, the
+ * redirect to one (with state, nonce and PKCE in a sealed pre-auth cookie
+ * only the callback sees), the callback that validates the ID token and
+ * starts the same session cookie a password login does, and the logout
+ * URL of the provider. The building blocks are in src/auth/oidc/; this
+ * file is the HTTP around them.
+ */
+import { z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import type { LoginLimiter } from "../../auth/login_limits.ts";
+import { LoginRefusedError, mapClaims } from "../../auth/oidc/claims.ts";
+import {
+  endSessionUrl,
+  finishLogin,
+  startLogin,
+} from "../../auth/oidc/flow.ts";
+import { resolveGrants } from "../../auth/oidc/grants.ts";
+import {
+  openPreAuth,
+  PREAUTH_COOKIE,
+  PREAUTH_LIFETIME_MS,
+  safeNext,
+  sealPreAuth,
+  UsedStates,
+} from "../../auth/oidc/preauth.ts";
+import {
+  IdpUnavailableError,
+  type Provider,
+  type ProviderRegistry,
+} from "../../auth/oidc/providers.ts";
+import type { SealingKeys } from "../../auth/sealed.ts";
+import { newIdpSession, type SessionTimes } from "../../auth/sessions.ts";
+import type { Logger } from "../../log/logger.ts";
+import type { Binding } from "../../rbac/binding.ts";
+import { clearSessionCookie, setSessionCookie } from "../authentication.ts";
+import { ok } from "../envelope.ts";
+import { ApiError } from "../errors.ts";
+import type { RoutesTable } from "../routes_table.ts";
+import { errorResponses } from "./openapi_parts.ts";
+
+export interface OidcRoutesDeps {
+  providers: ProviderRegistry;
+  sessionKeys: SealingKeys;
+  /** The `loginState` purpose keys, for the pre-auth cookie. */
+  loginStateKeys: SealingKeys;
+  times: SessionTimes;
+  tls: boolean;
+  /** listeners.api.pathPrefix, normalized ("" or "/x"). */
+  pathPrefix: string;
+  now: () => number;
+  limiter: LoginLimiter;
+  logger: Logger;
+  bindings(): Promise<readonly Binding[]>;
+  clientAddress(c: Context): string;
+}
+
+const providerParam = z.object({ provider: z.string() });
+
+/** The OpenID Connect routes. */
+export function oidcRoutes(deps: OidcRoutesDeps) {
+  const used = new UsedStates();
+  return (routes: RoutesTable): void => {
+    routes.define({
+      method: "get",
+      path: "/api/v1/auth/providers",
+      guard: { public: true, because: "the login page lists them" },
+      openapi: {
+        tags: ["Auth"],
+        summary: "The identity providers one may log in with",
+        responses: {
+          200: {
+            description: "Each provider's id and label",
+            content: {
+              "application/json": {
+                schema: z.object({
+                  data: z.object({
+                    providers: z.array(
+                      z.object({ id: z.string(), displayName: z.string() }),
+                    ),
+                  }),
+                  took_ms: z.number(),
+                }),
+              },
+            },
+          },
+        },
+      },
+    }, (c) =>
+      ok(c, {
+        providers: deps.providers.list().map((p) => ({
+          id: p.id,
+          displayName: p.displayName,
+        })),
+      }));
+
+    routes.define({
+      method: "get",
+      path: "/api/v1/auth/oidc/{provider}/login",
+      guard: { public: true, because: "it is how a provider's login starts" },
+      openapi: {
+        tags: ["Auth"],
+        summary: "Start a login at an identity provider (a browser redirect)",
+        request: {
+          params: providerParam,
+          query: z.object({
+            next: z.string().optional().openapi({
+              description:
+                "Path on this server to go to after the login (default /)",
+            }),
+          }),
+        },
+        responses: {
+          302: { description: "To the provider; the pre-auth cookie is set" },
+          ...errorResponses,
+        },
+      },
+    }, (c) => login(c, deps));
+
+    routes.define({
+      method: "get",
+      path: "/api/v1/auth/oidc/{provider}/callback",
+      guard: {
+        public: true,
+        because: "the provider sends the browser back here",
+      },
+      openapi: {
+        tags: ["Auth"],
+        summary:
+          "Where the provider returns: checks the login, starts a session",
+        request: { params: providerParam },
+        responses: {
+          302: { description: "Logged in; the session cookie is set" },
+          ...errorResponses,
+        },
+      },
+    }, (c) => callback(c, deps, used));
+
+    routes.define({
+      method: "post",
+      path: "/api/v1/auth/oidc/{provider}/logout",
+      guard: { public: true, because: "ending a session needs no rights" },
+      openapi: {
+        tags: ["Auth"],
+        summary:
+          "Log out; answers the provider's logout URL to go to, when it has one",
+        request: { params: providerParam },
+        responses: {
+          200: {
+            description: "Logged out here",
+            content: {
+              "application/json": {
+                schema: z.object({
+                  data: z.object({ endSessionUrl: z.string().optional() }),
+                  took_ms: z.number(),
+                }),
+              },
+            },
+          },
+          ...errorResponses,
+        },
+      },
+    }, async (c) => {
+      const provider = providerOf(c, deps);
+      clearSessionCookie(c, deps.tls);
+      let url: URL | undefined;
+      try {
+        url = await endSessionUrl(provider, `${originOf(c, deps)}/`);
+      } catch (error) {
+        // Logged out here all the same; the provider's session stays.
+        if (!(error instanceof IdpUnavailableError)) throw error;
+      }
+      return ok(c, url === undefined ? {} : { endSessionUrl: url.href });
+    });
+  };
+}
+
+async function login(c: Context, deps: OidcRoutesDeps): Promise<Response> {
+  const provider = providerOf(c, deps);
+  limit(c, deps);
+  const next = safeNext(c.req.query("next"));
+  if (next === undefined) {
+    throw new ApiError("bad_request", "next must be a path on this server", {
+      hint: "a path starting with a single /, such as /zones",
+    });
+  }
+  const now = deps.now();
+  const redirectUri = `${originOf(c, deps)}${callbackPath(deps, provider)}`;
+  const { url, preAuth } = await idp(
+    startLogin(provider, redirectUri, next, now),
+  );
+  setCookie(
+    c,
+    PREAUTH_COOKIE,
+    await sealPreAuth(preAuth, deps.loginStateKeys),
+    {
+      httpOnly: true,
+      // Lax: the provider's redirect back is a top-level GET, which Lax sends.
+      sameSite: "Lax",
+      secure: deps.tls,
+      path: callbackPath(deps, provider),
+      maxAge: PREAUTH_LIFETIME_MS / 1000,
+      // Over TLS `__Secure-`: no plain-HTTP page of the host can set it.
+      ...(deps.tls && { prefix: "secure" as const }),
+    },
+  );
+  return c.redirect(url.href, 302);
+}
+
+async function callback(
+  c: Context,
+  deps: OidcRoutesDeps,
+  used: UsedStates,
+): Promise<Response> {
+  const provider = providerOf(c, deps);
+  limit(c, deps);
+  const address = deps.clientAddress(c);
+  const now = deps.now();
+  const cookie = deps.tls
+    ? getCookie(c, PREAUTH_COOKIE, "secure")
+    : getCookie(c, PREAUTH_COOKIE);
+  // Used once, whatever happens next.
+  deleteCookie(c, PREAUTH_COOKIE, {
+    path: callbackPath(deps, provider),
+    secure: deps.tls,
+    ...(deps.tls && { prefix: "secure" as const }),
+  });
+  try {
+    const preAuth = await openPreAuth(
+      cookie,
+      provider.id,
+      deps.loginStateKeys,
+      now,
+    );
+    if (preAuth === undefined) {
+      throw new LoginRefusedError(
+        "no_login",
+        "This login was not started here, took over 10 minutes, or was started in another browser: start it again",
+      );
+    }
+    if (!used.use(preAuth.s, preAuth.exp, now)) {
+      throw new LoginRefusedError(
+        "replayed",
+        "This login was already used: start it again",
+      );
+    }
+    const claims = await idp(
+      finishLogin(provider, preAuth, new URL(c.req.url)),
+    );
+    const identity = mapClaims(
+      provider.id,
+      provider.settings.claimMappings,
+      claims,
+    );
+    const grants = resolveGrants(identity, await deps.bindings());
+    const session = await newIdpSession(
+      identity.username,
+      provider.id,
+      grants.groups,
+      deps.sessionKeys,
+      now,
+    );
+    setSessionCookie(c, session.cookie, deps);
+    deps.limiter.succeeded(address, limitKey(address));
+    deps.logger.info("Logged in through an identity provider", {
+      provider: provider.id,
+      user: identity.username,
+      sub: identity.key.sub,
+      roles: grants.roles.join(", "),
+    });
+    return c.redirect(preAuth.next, 302);
+  } catch (error) {
+    if (!(error instanceof LoginRefusedError)) throw error;
+    deps.limiter.failed(address, limitKey(address));
+    deps.logger.info("Refused a login through an identity provider", {
+      provider: provider.id,
+      reason: error.reason,
+    });
+    throw new ApiError("login_refused", error.message, {
+      details: { reason: error.reason },
+    });
+  }
+}
+
+/** The provider the path names; 404 for an unknown one. */
+function providerOf(c: Context, deps: OidcRoutesDeps): Provider {
+  const id = c.req.param("provider") ?? "";
+  const provider = deps.providers.get(id);
+  if (provider === undefined) {
+    throw new ApiError(
+      "not_found",
+      `No identity provider "${id.slice(0, 64)}"`,
+      {
+        hint: "GET /api/v1/auth/providers lists them",
+      },
+    );
+  }
+  return provider;
+}
+
+/**
+ * The password login's limiter, per client address only: a key shared by
+ * every user of a provider would let one client lock everyone out.
+ */
+function limit(c: Context, deps: OidcRoutesDeps): void {
+  const address = deps.clientAddress(c);
+  const block = deps.limiter.check(address, limitKey(address));
+  if (block !== undefined) {
+    throw new ApiError(
+      "rate_limited",
+      "Too many failed logins; try again later",
+      {
+        headers: { "Retry-After": String(block.retryAfterSeconds) },
+        details: { retryAfterSeconds: block.retryAfterSeconds },
+      },
+    );
+  }
+}
+
+function limitKey(address: string): string {
+  return `\u0000oidc\u0000${address}`;
+}
+
+/** `promise`, with a provider that cannot be reached as a 502. */
+async function idp<T>(promise: Promise<T>): Promise<T> {
+  try {
+    return await promise;
+  } catch (error) {
+    if (!(error instanceof IdpUnavailableError)) throw error;
+    throw new ApiError("idp_unavailable", error.message, {
+      headers: { "Retry-After": String(error.retryAfterSeconds) },
+      hint: "log in with a local password meanwhile, or try again later",
+      cause: error,
+    });
+  }
+}
+
+function callbackPath(deps: OidcRoutesDeps, provider: Provider): string {
+  return `${deps.pathPrefix}/api/v1/auth/oidc/${provider.id}/callback`;
+}
+
+/**
+ * This server's origin as the browser sees it. The redirect URI built from
+ * it must be registered at the provider, so a forged Host header only makes
+ * the provider refuse the login.
+ */
+function originOf(c: Context, deps: OidcRoutesDeps): string {
+  const url = new URL(c.req.url);
+  return `${deps.tls ? "https:" : url.protocol}//${url.host}`;
+}
