@@ -9,8 +9,7 @@
  */
 import { dirname, isAbsolute, join } from "node:path";
 import YAML, { YAMLError } from "yaml";
-import { formatKey, keyOf, type KObject } from "../api/v1alpha1/meta.ts";
-import { validateObject } from "../api/v1alpha1/validate.ts";
+import type { KObject } from "../api/v1alpha1/meta.ts";
 import {
   ImportError,
   type ImportResult,
@@ -20,8 +19,9 @@ import {
   ImportContext,
   isMap,
   stringList,
+  validOnly,
   type YamlMap,
-} from "./adguard_context.ts";
+} from "./import_context.ts";
 import { mapUpstreams } from "./adguard_upstreams.ts";
 import { mapCache } from "./adguard_cache.ts";
 import { mapFiltering } from "./adguard_filtering.ts";
@@ -323,20 +323,4 @@ function noteServiceSchedule(
     `blocked services pause on ${days.join(", ")}`,
     "a pause window (services allowed in the listed hours) cannot be written as a Policy schedule",
   );
-}
-
-/** Every object checked as the API would; one that fails is reported, not returned. */
-function validOnly(ctx: ImportContext, objects: KObject[]): KObject[] {
-  return objects.filter((object) => {
-    const result = validateObject(object);
-    if (result.ok) return true;
-    ctx.skipped(
-      formatKey(keyOf(object)),
-      object.kind,
-      `invalid: ${
-        result.issues.map((i) => `${i.path}: ${i.message}`).join("; ")
-      }`,
-    );
-    return false;
-  });
 }

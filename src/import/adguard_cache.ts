@@ -4,11 +4,7 @@
  * (and bytes per listener worker), so the size is converted approximately.
  */
 import { parseDuration } from "../config/duration.ts";
-import {
-  type ImportContext,
-  seconds,
-  type YamlMap,
-} from "./adguard_context.ts";
+import { type ImportContext, seconds, type YamlMap } from "./import_context.ts";
 
 /**
  * Bytes one cached answer takes in AdGuard Home's cache, roughly: a packed

@@ -18,7 +18,7 @@ import {
   namespaced,
   stringList,
   type YamlMap,
-} from "./adguard_context.ts";
+} from "./import_context.ts";
 import {
   clientUpstreamGroup,
   uniqueGroup,

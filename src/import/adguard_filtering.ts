@@ -14,7 +14,7 @@ import {
   seconds,
   stringList,
   type YamlMap,
-} from "./adguard_context.ts";
+} from "./import_context.ts";
 
 /** The lists made, by how a Policy refers to them. */
 export interface FilteringResult {

@@ -16,7 +16,7 @@ import {
   type ImportContext,
   isMap,
   namespaced,
-} from "./adguard_context.ts";
+} from "./import_context.ts";
 
 interface Rewrite {
   where: string;

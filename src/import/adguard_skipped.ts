@@ -9,7 +9,7 @@ import {
   type ImportContext,
   isMap,
   type YamlMap,
-} from "./adguard_context.ts";
+} from "./import_context.ts";
 
 const NODE = "a node setting: give it in kudurru.yaml `listeners`";
 

@@ -20,7 +20,7 @@ import {
   type ImportContext,
   stringList,
   type YamlMap,
-} from "./adguard_context.ts";
+} from "./import_context.ts";
 
 /** One group of `upstreams.groups`, as kudurru.yaml writes it. */
 export interface UpstreamGroup {

@@ -8,9 +8,8 @@
  * pihole_groups.ts).
  */
 import { join } from "node:path";
-import { formatKey, keyOf, type KObject } from "../api/v1alpha1/meta.ts";
-import { validateObject } from "../api/v1alpha1/validate.ts";
-import { ImportContext } from "./adguard_context.ts";
+import type { KObject } from "../api/v1alpha1/meta.ts";
+import { ImportContext, validOnly } from "./import_context.ts";
 import type { ImportResult, ReadFile } from "./import_result.ts";
 import { readPiholeFiles } from "./pihole_archive.ts";
 import {
@@ -176,20 +175,4 @@ function mapSetupVars(
       "v5 settings this importer does not read (Pi-hole v6 converts them into pihole.toml: import a v6 export for those)",
     );
   }
-}
-
-/** Every object checked as the API would; one that fails is reported, not returned. */
-function validOnly(ctx: ImportContext, objects: KObject[]): KObject[] {
-  return objects.filter((object) => {
-    const result = validateObject(object);
-    if (result.ok) return true;
-    ctx.skipped(
-      formatKey(keyOf(object)),
-      object.kind,
-      `invalid: ${
-        result.issues.map((i) => `${i.path}: ${i.message}`).join("; ")
-      }`,
-    );
-    return false;
-  });
 }

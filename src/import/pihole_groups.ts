@@ -13,7 +13,7 @@
  */
 import type { KObject } from "../api/v1alpha1/meta.ts";
 import { isCidr, isIpAddress } from "../dns/ip_text.ts";
-import { type ImportContext, namespaced } from "./adguard_context.ts";
+import { type ImportContext, namespaced } from "./import_context.ts";
 import type { GravityDomain, GravityTables } from "./pihole_gravity.ts";
 
 /** Largest inline source a BlockList takes (blocklist.ts). */

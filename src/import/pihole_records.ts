@@ -18,7 +18,7 @@ import {
   recordsOf,
 } from "./dnsmasq_records.ts";
 import { ZoneBuilder } from "./dnsmasq_zones.ts";
-import { type ImportContext, isMap } from "./adguard_context.ts";
+import { type ImportContext, isMap } from "./import_context.ts";
 import type { Toml } from "./pihole_toml.ts";
 
 /** One line giving records, with where it came from. */

@@ -14,7 +14,7 @@ import ipaddr from "ipaddr.js";
 import { parseUpstreamServer } from "../config/upstream_server.ts";
 import { isIpAddress } from "../dns/ip_text.ts";
 import { normalizeName } from "../blocking/parse/names.ts";
-import { type ImportContext, isMap, type YamlMap } from "./adguard_context.ts";
+import { type ImportContext, isMap, type YamlMap } from "./import_context.ts";
 import { ImportError } from "./import_result.ts";
 
 export type Toml = YamlMap;

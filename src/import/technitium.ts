@@ -16,10 +16,9 @@
  * refused with the way to get text exports instead.
  */
 import { basename, join } from "node:path";
-import { formatKey, keyOf, type KObject } from "../api/v1alpha1/meta.ts";
-import { validateObject } from "../api/v1alpha1/validate.ts";
+import type { KObject } from "../api/v1alpha1/meta.ts";
 import { checkDomainName, normalizeName, toFqdn } from "../dns/name.ts";
-import { ImportContext, namespaced } from "./adguard_context.ts";
+import { ImportContext, namespaced, validOnly } from "./import_context.ts";
 import type { UpstreamSettings } from "./adguard_upstreams.ts";
 import {
   ImportError,
@@ -286,20 +285,4 @@ function defaultPolicy(ctx: ImportContext, lists: ServerLists): KObject[] {
         { allowListRefs: lists.allowListRefs }),
     }),
   ];
-}
-
-/** Every object checked as the API would; one that fails is reported, not returned. */
-function validOnly(ctx: ImportContext, objects: KObject[]): KObject[] {
-  return objects.filter((object) => {
-    const result = validateObject(object);
-    if (result.ok) return true;
-    ctx.skipped(
-      formatKey(keyOf(object)),
-      object.kind,
-      `invalid: ${
-        result.issues.map((i) => `${i.path}: ${i.message}`).join("; ")
-      }`,
-    );
-    return false;
-  });
 }

@@ -18,7 +18,7 @@ import {
   namespaced,
   stringList,
   type YamlMap,
-} from "./adguard_context.ts";
+} from "./import_context.ts";
 import { listName, type ServerLists } from "./technitium_settings.ts";
 
 /** True for a JSON object that is the app's config. */

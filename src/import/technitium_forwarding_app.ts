@@ -15,7 +15,7 @@ import {
   isMap,
   stringList,
   type YamlMap,
-} from "./adguard_context.ts";
+} from "./import_context.ts";
 import { uniqueGroup, type UpstreamSettings } from "./adguard_upstreams.ts";
 import { forwarderServer } from "./technitium_forwarders.ts";
 

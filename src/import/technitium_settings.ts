@@ -17,7 +17,7 @@ import {
   namespaced,
   stringList,
   type YamlMap,
-} from "./adguard_context.ts";
+} from "./import_context.ts";
 import type { UpstreamSettings } from "./adguard_upstreams.ts";
 import { forwarderServer } from "./technitium_forwarders.ts";
 

@@ -30,11 +30,7 @@ import {
 } from "../zone/zone_file_parse.ts";
 import { zoneObjectBase } from "./bind_names.ts";
 import { chunkEndpoints, importZoneFile } from "./bind_zone_file.ts";
-import {
-  groupName,
-  type ImportContext,
-  namespaced,
-} from "./adguard_context.ts";
+import { groupName, type ImportContext, namespaced } from "./import_context.ts";
 import { uniqueGroup, type UpstreamSettings } from "./adguard_upstreams.ts";
 import { API_VERSION } from "../api/v1alpha1/meta.ts";
 import {

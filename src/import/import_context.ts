@@ -1,10 +1,17 @@
 /**
- * What the parts of the AdGuard Home importer share: the report being
- * written, the key paths already accounted for (so the leftovers can be
- * reported as skipped, never dropped in silence), and the small helpers
- * for object names and domain names every part needs.
+ * What the parts of an importer share (AdGuard Home's first; Pi-hole's and
+ * Technitium's too): the report being written, the key paths already
+ * accounted for (so the leftovers can be reported as skipped, never
+ * dropped in silence), the small helpers for object names and domain names
+ * every part needs, and the last check of every object made.
  */
-import { API_VERSION, type KObject } from "../api/v1alpha1/meta.ts";
+import {
+  API_VERSION,
+  formatKey,
+  keyOf,
+  type KObject,
+} from "../api/v1alpha1/meta.ts";
+import { validateObject } from "../api/v1alpha1/validate.ts";
 import type { ImportNote, ImportReport } from "./import_result.ts";
 
 /** Namespace of every namespaced object the import writes. */
@@ -127,4 +134,20 @@ export function stringList(value: unknown): string[] {
 /** Seconds as a Go-style duration ("10s"). */
 export function seconds(n: number): string {
   return `${n}s`;
+}
+
+/** Every object checked as the API would; one that fails is reported, not returned. */
+export function validOnly(ctx: ImportContext, objects: KObject[]): KObject[] {
+  return objects.filter((object) => {
+    const result = validateObject(object);
+    if (result.ok) return true;
+    ctx.skipped(
+      formatKey(keyOf(object)),
+      object.kind,
+      `invalid: ${
+        result.issues.map((i) => `${i.path}: ${i.message}`).join("; ")
+      }`,
+    );
+    return false;
+  });
 }
