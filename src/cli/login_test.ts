@@ -43,6 +43,11 @@ async function run(
   return { code, stdout: b.stdout(), stderr: b.stderr() };
 }
 
+/** The token with its last character changed (to another one, always). */
+function tampered(token: string): string {
+  return token.slice(0, -1) + (token.endsWith("A") ? "B" : "A");
+}
+
 /** startKudurru waits for DNS; the API listener may come a moment later. */
 async function apiUp(url: string): Promise<void> {
   for (let i = 0; i < 300; i++) {
@@ -147,7 +152,7 @@ Deno.test({
         "-",
         "--name",
         "bad",
-      ], { stdin: context.token.slice(0, -1) + "A\n", env });
+      ], { stdin: tampered(context.token) + "\n", env });
       assert.equal(bad.code, 1);
       assert.match(bad.stderr, /does not accept the token/);
       const use = await run(contextCommand, ["use", "lab"], { env });
