@@ -33,7 +33,7 @@ const STATEMENT = /^\s*key\s+"?([A-Za-z0-9_.-]+?)"?\s*\{([^}]*)\}\s*;?\s*$/;
  * @throws {Error} saying what is wrong, never quoting the secret
  */
 export function parseTsigKeyFile(text: string, ref: string): NamedTsigKey {
-  const bare = text.replace(/(#|\/\/)[^\n]*/g, "");
+  const bare = withoutComments(text);
   const statement = STATEMENT.exec(bare);
   if (statement === null) {
     throw new Error(
@@ -68,6 +68,27 @@ export function parseTsigKeyFile(text: string, ref: string): NamedTsigKey {
     algorithm: algorithm as TsigAlgorithm,
     secret,
   };
+}
+
+/**
+ * `text` without its `#` and `//` comments, outside quotes only: a base64
+ * secret may hold "//" (about one key in a hundred), and cutting it there
+ * served a different secret than the peer's, every MAC then BADSIG.
+ */
+function withoutComments(text: string): string {
+  let out = "";
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (c === '"') quoted = !quoted;
+    if (!quoted && (c === "#" || (c === "/" && text[i + 1] === "/"))) {
+      while (i < text.length && text[i] !== "\n") i++;
+      out += "\n";
+      continue;
+    }
+    out += c;
+  }
+  return out;
 }
 
 /** A key file left out, and why. */
