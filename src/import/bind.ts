@@ -29,11 +29,7 @@ import { API_VERSION, type KObject } from "../api/v1alpha1/meta.ts";
 import { checkDomainName, normalizeName, toFqdn } from "../dns/name.ts";
 import { TSIG_ALGORITHMS } from "../dns/tsig/tsig.ts";
 import { TSIG_KEY_DIR } from "../transfer/tsig_key_files.ts";
-import {
-  hostPort,
-  readMatchList,
-  readServerList,
-} from "./bind_address_list.ts";
+import { hostPort, readServerList } from "./bind_address_list.ts";
 import { ConfSyntaxError } from "./bind_conf_lex.ts";
 import {
   allWordsOf,
@@ -45,6 +41,7 @@ import {
   wordsOf,
 } from "./bind_conf_parse.ts";
 import { tsigKeyRef, UniqueNames, zoneObjectBase } from "./bind_names.ts";
+import { zonePolicy } from "./bind_zone_policy.ts";
 import {
   chunkEndpoints,
   importZoneFile,
@@ -613,107 +610,17 @@ class BindImport {
     }
   }
 
-  /** The zone's `policy` from its allow-*, also-notify and notify options. */
+  /** The zone's `policy` (bind_zone_policy.ts). */
   #policy(ctx: ZoneContext): Record<string, unknown> {
-    const policy: Record<string, unknown> = {};
-    const get = (name: string) => ctx.options.get(name) ?? this.#defaults[name];
-    const note = (st: ConfStatement, detail: string) =>
-      this.#skip(st, `${ctx.what}: ${allWordsOf(st)[0]}`, detail);
-    const query = get("allow-query");
-    if (query !== undefined) {
-      const list = readMatchList(blockOf(query) ?? EMPTY, this.#acls);
-      for (const p of list.problems) note(query, `left out of queryACL: ${p}`);
-      if (list.keys.length > 0) {
-        note(
-          query,
-          `key ${list.keys.join(", ")}: kudurru does not check TSIG on queries`,
-        );
-      }
-      if (list.none || (!list.any && list.entries.length === 0)) {
-        policy.queryAccess = "deny";
-      } else if (!list.any) {
-        policy.queryAccess = "useNetworkACL";
-        policy.queryACL = list.entries.slice(0, 1000);
-      }
-    }
-    const transfer = get("allow-transfer");
-    if (transfer !== undefined) {
-      const list = readMatchList(blockOf(transfer) ?? EMPTY, this.#acls);
-      for (const p of list.problems) {
-        note(transfer, `left out of transferACL: ${p}`);
-      }
-      const refs = [...new Set(list.keys.map((k) => this.#keyRef(k)))];
-      if (list.any) policy.zoneTransfer = "allow";
-      else if (list.entries.length > 0) {
-        policy.zoneTransfer = "useNetworkACL";
-        policy.transferACL = list.entries.slice(0, 1000);
-      } else if (refs.length > 0) policy.zoneTransfer = "allow";
-      else policy.zoneTransfer = "deny";
-      if (refs.length > 0) {
-        policy.transferTSIGKeyRefs = refs.slice(0, 16);
-        if (list.entries.length > 0) {
-          note(
-            transfer,
-            "BIND lets a transfer through on a listed address or a key; kudurru wants the address and a signature with one of transferTSIGKeyRefs",
-          );
-        }
-      }
-    }
-    const notifyOption = get("notify");
-    const notify = notifyOption
-      ? (wordsOf(notifyOption)[1] ?? "").toLowerCase()
-      : undefined;
-    const also = get("also-notify");
-    const targets: string[] = [];
-    if (also !== undefined) {
-      const list = readServerList(also, this.#primaryLists);
-      for (const p of list.problems) {
-        note(also, `left out of notifyTargets: ${p}`);
-      }
-      for (const s of list.servers) {
-        const target = hostPort(s.address, s.port, true);
-        if (s.key !== undefined) {
-          note(
-            also,
-            `${target} key ${s.key}: kudurru signs every NOTIFY with the zone's first transferTSIGKeyRefs, not a key per target`,
-          );
-        }
-        if (s.tls !== undefined) {
-          note(also, `${target} tls ${s.tls}: NOTIFY goes over plain DNS`);
-        }
-        if (!targets.includes(target) && targets.length < 64) {
-          targets.push(target);
-        }
-      }
-    }
-    if (notify === "no") {
-      policy.notify = "none";
-      if (targets.length > 0) {
-        note(also!, "notify no: the also-notify targets are not used");
-      }
-    } else if (notify === "explicit") {
-      policy.notify = targets.length > 0 ? "specified" : "none";
-    } else if (notify !== undefined) {
-      // yes, primary-only, master-only: the zone's NS and the extra targets.
-      policy.notify = targets.length > 0 ? "both" : "zoneNameServers";
-    } else if (targets.length > 0) {
-      // BIND's default is notify yes.
-      policy.notify = "both";
-    }
-    if (policy.notify === "specified" || policy.notify === "both") {
-      policy.notifyTargets = targets;
-    }
-    const update = ctx.options.get("allow-update");
-    if (update !== undefined) {
-      const list = readMatchList(blockOf(update) ?? EMPTY, this.#acls);
-      if (!list.none) {
-        note(
-          update,
-          "dynamic updates (RFC 2136) arrive in a later version of kudurru: policy.update stays deny",
-        );
-      }
-    }
-    return policy;
+    return zonePolicy({
+      option: (name) => ctx.options.get(name) ?? this.#defaults[name],
+      zoneOption: (name) => ctx.options.get(name),
+      acls: this.#acls,
+      primaryLists: this.#primaryLists,
+      keyRef: (name) => this.#keyRef(name),
+      note: (st, detail) =>
+        this.#skip(st, `${ctx.what}: ${allWordsOf(st)[0]}`, detail),
+    });
   }
 
   /** The reference of a key named in a list, as its `key` statement gives it. */
@@ -951,9 +858,6 @@ class BindImport {
   readonly #setNames = new UniqueNames();
   readonly #groupBySet = new Map<string, string>();
 }
-
-/** An empty address match list (a statement written without braces). */
-const EMPTY: ConfBlock = { statements: [], line: 0 };
 
 const POLICY_READ = [
   "allow-query",
