@@ -35,6 +35,7 @@ import {
   type ListOptions,
   NotFoundError,
   type ObjectList,
+  type OperationRecord,
   type RequestOrigin,
   type RuntimeValue,
   type SetRuntimeOptions,
@@ -380,6 +381,11 @@ export function createBackedStore(
         open();
         return backend.readAudit(query);
       }),
+    recordOperation: (op) =>
+      settle(() => {
+        open();
+        backend.appendAudit(op.key, operationAudit(op, now()));
+      }),
     close() {
       if (closed) return Promise.resolve();
       closed = true;
@@ -390,4 +396,19 @@ export function createBackedStore(
     },
   };
   return store;
+}
+
+/** The audit row of an operation: no before; `after` as the caller gave it. */
+function operationAudit(op: OperationRecord, at: Date): AuditEntry {
+  return {
+    time: at.toISOString(),
+    actor: op.actor,
+    manager: "operation",
+    action: op.action,
+    generation: 0,
+    ...(op.authorization !== undefined &&
+      { authorization: op.authorization }),
+    ...(op.client !== undefined && { client: op.client }),
+    ...(op.after !== undefined && { after: structuredClone(op.after) }),
+  };
 }

@@ -109,6 +109,12 @@ export interface StoreBackend {
     value: RuntimeValue | undefined,
     audit: AuditEntry,
   ): boolean;
+  /**
+   * Writes one audit row on its own, for an operation that changes nothing
+   * the store holds (a cache flush, a list refresh); it records the current
+   * resourceVersion.
+   */
+  appendAudit(key: ObjectKey, audit: AuditEntry): void;
   /** A page of the audit trail; throws InvalidAuditQueryError. */
   readAudit(query: AuditQuery): AuditPage;
   close(): void;

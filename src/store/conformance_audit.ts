@@ -227,6 +227,54 @@ export function registerAuditTests(name: string, open: OpenAuditStore): void {
     assert.equal(cleared!.after, undefined);
   });
 
+  test("records an operation with its origin", async (s) => {
+    await s.store.apply(zone("a", "a.example."), { manager: "api" });
+    await s.store.recordOperation({
+      actor: "alice",
+      action: "flush",
+      key: { kind: "Cache", namespace: "", name: "a.example." },
+      after: { subtree: true },
+      authorization: "token abc",
+      client: "192.0.2.7",
+    });
+    await s.store.recordOperation({
+      actor: "bob",
+      action: "refresh",
+      key: { kind: "BlockList", namespace: "", name: "ads" },
+    });
+    const [refresh, flush, created] = (await s.readAudit()).items;
+    assert.deepEqual(
+      { ...flush!, id: 0, time: "" },
+      {
+        id: 0,
+        time: "",
+        actor: "alice",
+        manager: "operation",
+        action: "flush",
+        kind: "Cache",
+        namespace: "",
+        name: "a.example.",
+        resourceVersion: created!.resourceVersion,
+        generation: 0,
+        authorization: "token abc",
+        client: "192.0.2.7",
+        after: { subtree: true },
+      },
+    );
+    assert.equal(flush!.time, at(0));
+    assert.equal(refresh!.action, "refresh");
+    assert.equal(refresh!.after, undefined);
+    assert.deepEqual(
+      (await s.readAudit({ kind: "BlockList" })).items.map((r) => r.actor),
+      ["bob"],
+    );
+    // Nothing stored changed: no watch event, no new resourceVersion.
+    assert.equal(
+      (await s.store.list("DNSZone")).resourceVersion,
+      String(created!.resourceVersion),
+    );
+  });
+
   test("refuses a bad limit, time or continue token", async (s) => {
     for (
       const q of [

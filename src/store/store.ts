@@ -148,6 +148,20 @@ export interface SetRuntimeOptions extends RequestOrigin {
   actor?: string;
 }
 
+/**
+ * An operation that changes nothing the store holds (a cache flush, a
+ * block list fetched now), recorded so the one audit trail says who asked.
+ */
+export interface OperationRecord extends RequestOrigin {
+  actor: string;
+  /** What was done: "flush", "refresh". */
+  action: string;
+  /** What it was done to: a stored object's key, or a thing such as {kind: "Cache"}. */
+  key: ObjectKey;
+  /** What was asked (or what came of it), kept as the row's `after`. */
+  after?: unknown;
+}
+
 export interface Store {
   /** Throws NotFoundError. */
   get(key: ObjectKey): Promise<KObject>;
@@ -191,6 +205,8 @@ export interface Store {
    * Rejects with InvalidAuditQueryError for a bad limit, time or token.
    */
   readAudit(query?: AuditQuery): Promise<AuditPage>;
+  /** Writes the audit row of an operation (manager "operation"). */
+  recordOperation(op: OperationRecord): Promise<void>;
   close(): Promise<void>;
 }
 

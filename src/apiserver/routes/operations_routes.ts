@@ -56,7 +56,7 @@ export type ListRefreshResult =
 
 export interface OperationsRoutesDeps {
   /** Where blocking.disabledUntil is kept, and the BlockLists are read. */
-  store: Pick<Store, "get" | "getRuntime" | "setRuntime">;
+  store: Pick<Store, "get" | "getRuntime" | "setRuntime" | "recordOperation">;
   /** Epoch ms. */
   now: () => number;
   /** `blocking.enabled` as the server started with it: false is off, pause or not. */
@@ -72,9 +72,8 @@ export interface OperationsRoutesDeps {
   /** How long a refresh waits for the downloads before answering 202. @default 10000 */
   refreshWaitMs?: number;
   /**
-   * Hears of the operations that change no stored state (cache flushes,
-   * list refreshes), so the server log says who asked: the Store's audit
-   * trail holds only changes to what it stores.
+   * Hears what came of the operations that change no stored state (cache
+   * flushes, list refreshes); their audit rows say who asked.
    */
   logger?: Logger;
 }
@@ -85,6 +84,8 @@ const MIN_DISABLE_MS = 1000;
 export const DEFAULT_DISABLE_MS = 5 * 60_000;
 const DEFAULT_REFRESH_WAIT_MS = 10_000;
 const REFRESH_SUFFIX = ":refresh";
+/** The name a flush of every cached answer is audited and logged under. */
+const ALL = "(all)";
 
 const blockingState = z.object({
   enabled: z.boolean().openapi({
@@ -301,13 +302,21 @@ function cacheRoutes(routes: RoutesTable, deps: OperationsRoutesDeps) {
         "to flush every cached answer, leave out both",
       );
     }
+    // Audited before it runs: a flush the trail cannot record is refused
+    // (a full disk answers 503), so no flush goes unrecorded.
+    await deps.store.recordOperation({
+      ...requestOrigin(c),
+      action: "flush",
+      key: { kind: "Cache", namespace: "", name: name ?? ALL },
+      after: { subtree },
+    });
     const flushed = await offMainThread(
       c,
       deps.flushCache(name as string | undefined, { subtree }),
     );
     deps.logger?.info("Cache flushed through the API", {
       ...requestOrigin(c),
-      name: name ?? "(all)",
+      name: name ?? ALL,
       subtree,
       removed: flushed,
     });
@@ -391,9 +400,10 @@ function refreshRoutes(routes: RoutesTable, deps: OperationsRoutesDeps) {
     if (!sources.some((s) => s.url !== undefined && s.enabled !== false)) {
       return ok(c, { ...base, state: "nothing", sources: [] });
     }
-    deps.logger?.info("Block list refresh asked through the API", {
+    await deps.store.recordOperation({
       ...requestOrigin(c),
-      list: `${key.namespace}/${key.name}`,
+      action: "refresh",
+      key,
     });
     const result = await offMainThread(
       c,

@@ -157,6 +157,29 @@ Deno.test("api cache flush: everything, one name, a subtree", async () => {
     { name: "example.com.", subtree: true },
     { name: ".", subtree: true },
   ]);
+  // Each flush has its audit row: who, how, from where, what.
+  const rows = f.store.audit.filter((r) => r.key.kind === "Cache");
+  assert.deepEqual(
+    rows.map((r) => [r.key.name, r.action, r.actor, r.after]),
+    [
+      ["(all)", "flush", "admin", { subtree: false }],
+      ["(all)", "flush", "admin", { subtree: false }],
+      ["ads.example.com", "flush", "admin", { subtree: false }],
+      ["example.com.", "flush", "admin", { subtree: true }],
+      [".", "flush", "admin", { subtree: true }],
+    ],
+  );
+  assert.equal(rows[0]!.manager, "operation");
+  assert.equal(rows[0]!.authorization, "session");
+});
+
+Deno.test("api cache flush: a flush the audit trail cannot record is refused and not run", async () => {
+  await using f = await opsFixture();
+  f.store.recordOperation = () =>
+    Promise.reject(new Error("database or disk is full"));
+  const res = await f.admin.request("POST", "/api/v1/cache/flush", {});
+  assert.equal(res.status, 503, JSON.stringify(res.body));
+  assert.deepEqual(f.flushes, []);
 });
 
 Deno.test("api cache flush: a bad name or shape is 422 and flushes nothing", async () => {
@@ -215,6 +238,11 @@ Deno.test("api list refresh: asks the fetcher for that list and says what came o
       namespace: "default",
       name: "ads",
     }]);
+    const row = f.store.audit.at(-1)!;
+    assert.deepEqual(
+      [row.key, row.action, row.actor, row.manager],
+      [f.refreshes[0], "refresh", "admin", "operation"],
+    );
   });
   await t.step("slow downloads: 202, the status will tell", async () => {
     f.refresh = () => new Promise(() => {});
@@ -249,6 +277,7 @@ Deno.test("api list refresh: asks the fetcher for that list and says what came o
       assert.equal(res.status, 200);
       assert.equal(res.body.data.state, "nothing");
       assert.equal(f.refreshes.length, before);
+      assert.notEqual(f.store.audit.at(-1)!.key.name, "off", "nothing done");
     },
   );
   await t.step("no such list, or no :refresh: 404", async () => {

@@ -234,6 +234,10 @@ class MemoryBackend implements StoreBackend {
     return true;
   }
 
+  appendAudit(key: ObjectKey, audit: AuditEntry): void {
+    this.audit.push({ ...audit, key, resourceVersion: this.#resourceVersion });
+  }
+
   readAudit(query: AuditQuery): AuditPage {
     return queryMemoryAudit(this.audit, query);
   }

@@ -8,7 +8,7 @@ import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { type AuditEntry, RUNTIME_AUDIT_KIND } from "../backend.ts";
 import { runtimeAuditBodies } from "../audit_body.ts";
 import { AUDIT_INSERT_V3, auditInsertValues } from "./sqlite_schema_v3.ts";
-import type { RuntimeValue } from "../store.ts";
+import type { ObjectKey, RuntimeValue } from "../store.ts";
 import { rollback } from "../../sqlite/migrations.ts";
 
 export class SqliteRuntimeTable {
@@ -44,6 +44,12 @@ export class SqliteRuntimeTable {
     };
     if (row.actor !== null) value.actor = String(row.actor);
     return value;
+  }
+
+  /** An audit row on its own, at the current resourceVersion (StoreBackend.appendAudit). */
+  appendAudit(key: ObjectKey, audit: AuditEntry): void {
+    const rv = Number(this.#resourceVersion.get()?.value ?? 0);
+    this.#addAudit.run(...auditInsertValues(audit, key, rv));
   }
 
   /** Stores (or, for undefined, deletes) a value; false when a delete found nothing. */

@@ -298,6 +298,10 @@ class SqliteBackend implements StoreBackend {
     return this.#runtime.write(key, value, audit);
   }
 
+  appendAudit(key: ObjectKey, audit: AuditEntry): void {
+    this.#runtime.appendAudit(key, audit);
+  }
+
   readAudit(query: AuditQuery): AuditPage {
     return this.#audit.query(query);
   }
