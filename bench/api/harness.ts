@@ -50,6 +50,8 @@ export async function serveApi(opts: {
   config?: Record<string, unknown>;
   extraRoutes?: (shared: SharedRouteDeps) => RouteModule[];
   clientFrom?: (request: Request) => string | undefined;
+  /** @default 0, a port the kernel picks */
+  port?: number;
 }): Promise<ServedApi> {
   const config = configSchema.parse({
     node: { dataDir: opts.dataDir, name: "bench" },
@@ -71,7 +73,7 @@ export async function serveApi(opts: {
   });
   const server = Deno.serve({
     hostname: "127.0.0.1",
-    port: 0,
+    port: opts.port ?? 0,
     onListen: () => {},
   }, (request, info) => {
     const from = opts.clientFrom?.(request);

@@ -28,19 +28,24 @@ export interface TestProvider extends AsyncDisposable {
   stop(): Promise<void>;
 }
 
-/** Starts the provider on 127.0.0.1 with `users`; `providerId` names the callback path. */
+/**
+ * Starts the provider on 127.0.0.1 with `users`; `providerId` names the
+ * callback path, `apiOrigin` the origin kudurru's API is reached at (a
+ * benchmark serves it on a real port).
+ */
 export async function startTestProvider(
   users: TestUsers,
-  opts: { providerId?: string } = {},
+  opts: { providerId?: string; apiOrigin?: string } = {},
 ): Promise<TestProvider> {
   const providerId = opts.providerId ?? "corp";
+  const apiOrigin = opts.apiOrigin ?? API_ORIGIN;
   const { privateKey } = await generateKeyPair("RS256", { extractable: true });
   const jwk = { ...await exportJWK(privateKey), use: "sig", alg: "RS256" };
   const server: Server = createServer();
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const port = (server.address() as { port: number }).port;
   const issuer = `http://127.0.0.1:${port}`;
-  const redirect = `${API_ORIGIN}/api/v1/auth/oidc/${providerId}/callback`;
+  const redirect = `${apiOrigin}/api/v1/auth/oidc/${providerId}/callback`;
   const provider = new Provider(issuer, {
     jwks: { keys: [jwk] },
     cookies: { keys: ["test-cookie-key-0123456789"] },
@@ -49,7 +54,7 @@ export async function startTestProvider(
         client_id: CLIENT_ID,
         client_secret: CLIENT_SECRET,
         redirect_uris: [redirect],
-        post_logout_redirect_uris: [`${API_ORIGIN}/`],
+        post_logout_redirect_uris: [`${apiOrigin}/`],
       },
       {
         client_id: OTHER_CLIENT_ID,
