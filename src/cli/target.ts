@@ -75,6 +75,21 @@ export async function resolveTarget(
   return { kind: "api", context: pickContext(file) };
 }
 
+/**
+ * The data directory of a command that works only there (export,
+ * restore), or an error saying so when `target` is a server's API.
+ *
+ * @throws {Error} when the target is a context
+ */
+export function localOnly(command: string, target: Target): StoreFlagValues {
+  if (target.kind === "local") return target.store;
+  throw new Error(
+    `${command} works on a server's own data directory, not through its API (${
+      whereOf(target.context)
+    } is current): run it on the server, or pass --data-dir DIR or --config FILE`,
+  );
+}
+
 /** How errors of the API path name where they came from. */
 export function whereOf(context: CliContext): string {
   return `context "${context.name}" (${context.server})`;
