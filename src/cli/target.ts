@@ -1,6 +1,7 @@
 /**
- * Where an object command (get, apply, delete, describe, zones) works: on
- * a server's API or on this machine's data directory. Once a user has run
+ * Where a command that works locally or on a server (get, apply, delete,
+ * describe, zones, blocking, cache, querylog, stats) works: on a server's
+ * API or on this machine's data directory. Once a user has run
  * `kudurru login`, the server is what they mean, and going through its API
  * keeps their roles in force; --data-dir or --config say "this machine",
  * and --context names a server outright. Nothing is printed on the local
