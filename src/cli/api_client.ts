@@ -33,6 +33,8 @@ export interface ApiFailure {
   message: string;
   hint?: string;
   issues?: { path: string; message: string }[];
+  /** What a 403 lacks: the permission to ask an admin for. */
+  missing?: { resource: string; verb: string; scope: string };
   retryAfterSeconds?: number;
   totpRequired?: boolean;
 }
@@ -222,6 +224,17 @@ export async function failureOf(res: Response): Promise<ApiFailure> {
       message: string;
     } => typeof i?.path === "string" && typeof i?.message === "string");
   }
+  const missing = error.missing as Record<string, unknown> | undefined;
+  if (
+    typeof missing?.resource === "string" &&
+    typeof missing.verb === "string" && typeof missing.scope === "string"
+  ) {
+    failure.missing = {
+      resource: missing.resource,
+      verb: missing.verb,
+      scope: missing.scope,
+    };
+  }
   if (typeof error.retryAfterSeconds === "number") {
     failure.retryAfterSeconds = error.retryAfterSeconds;
   }
@@ -229,12 +242,21 @@ export async function failureOf(res: Response): Promise<ApiFailure> {
   return failure;
 }
 
-/** A failure as lines for stderr: the message, the hint, the issues. */
+/**
+ * A failure as lines for stderr: the message, the permission a 403
+ * lacks, the hint, the issues.
+ */
 export function describeFailure(failure: ApiFailure): string {
   const head = `${failure.message}${
     failure.key ? ` (${failure.status} ${failure.key})` : ""
   }`;
   const lines = [head];
+  const missing = failure.missing;
+  if (missing) {
+    lines.push(
+      `missing: ${missing.verb} on ${missing.resource} (scope ${missing.scope})`,
+    );
+  }
   if (failure.hint) lines.push(`hint: ${failure.hint}`);
   for (const issue of failure.issues ?? []) {
     lines.push(`  ${issue.path}: ${issue.message}`);

@@ -129,4 +129,20 @@ Deno.test("failureOf reads the error envelope, or the start of a page that is no
     }),
   );
   assert.equal(describeFailure(page), "502 Bad Gateway: <h1>Bad Gateway</h1>");
+  const refused = await failureOf(
+    Response.json({
+      error: {
+        key: "forbidden",
+        message: "Not allowed by the caller's roles",
+        hint: "ask an admin for a role that grants it",
+        missing: { resource: "cache", verb: "flush", scope: "cluster" },
+      },
+    }, { status: 403 }),
+  );
+  assert.equal(
+    describeFailure(refused),
+    "Not allowed by the caller's roles (403 forbidden)\n" +
+      "missing: flush on cache (scope cluster)\n" +
+      "hint: ask an admin for a role that grants it",
+  );
 });

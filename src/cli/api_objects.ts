@@ -1,7 +1,7 @@
 /**
  * The object routes of a server's API for the CLI's object commands: list
- * (every page), get, apply (create or replace), delete, and any other JSON
- * call, with the context's token. An error answer becomes an ApiCallError
+ * (every page), get, apply (create or replace), delete, any other JSON
+ * call, and answers read as they stream, with the context's token. An error answer becomes an ApiCallError
  * whose message names the context and the server, so a user with several
  * contexts sees which one refused, and a 401 says to log in again.
  */
@@ -60,22 +60,10 @@ export class ApiObjects implements Disposable {
    * @throws {Error} when the server cannot be reached, naming the context
    */
   async call(method: string, path: string, body?: unknown): Promise<unknown> {
-    let res: Response;
-    try {
-      res = await this.#client.request(method, path, {
-        token: this.context.token,
-        ...(body !== undefined && { body: JSON.stringify(body) }),
-        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-      });
-    } catch (err) {
-      throw new Error(
-        `${whereOf(this.context)}: ${
-          err instanceof Error ? err.message : String(err)
-        }`,
-        { cause: err },
-      );
-    }
-    if (!res.ok) throw new ApiCallError(this.context, await failureOf(res));
+    const res = await this.#send(method, path, {
+      ...(body !== undefined && { body: JSON.stringify(body) }),
+      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    });
     if (res.status === 204) {
       await res.body?.cancel();
       return undefined;
@@ -90,6 +78,43 @@ export class ApiObjects implements Disposable {
         }: ${method} ${path} answered something that is not JSON: is the context's server a kudurru API?`,
       );
     }
+  }
+
+  /**
+   * A request whose answer is read as it comes (an export, a live tail):
+   * the 2xx Response, without the call's time limit; `signal` ends it.
+   *
+   * @throws {ApiCallError} for an error answer
+   * @throws {Error} when the server cannot be reached, naming the context
+   */
+  async stream(path: string, signal?: AbortSignal): Promise<Response> {
+    return await this.#send("GET", path, {
+      ...(signal !== undefined && { signal }),
+    });
+  }
+
+  /** One request with the context's token; a 2xx Response, else an error. */
+  async #send(
+    method: string,
+    path: string,
+    req: { body?: string; signal?: AbortSignal },
+  ): Promise<Response> {
+    let res: Response;
+    try {
+      res = await this.#client.request(method, path, {
+        ...req,
+        token: this.context.token,
+      });
+    } catch (err) {
+      throw new Error(
+        `${whereOf(this.context)}: ${
+          err instanceof Error ? err.message : String(err)
+        }`,
+        { cause: err },
+      );
+    }
+    if (!res.ok) throw new ApiCallError(this.context, await failureOf(res));
+    return res;
   }
 
   /** Every object of `kind` (in `namespace`, or all of them), page by page. */

@@ -1,9 +1,11 @@
 /**
  * `kudurru blocking disable [DURATION] | enable | status`: the temporary,
- * cluster-wide blocking switch. It writes the runtime
- * value blocking.disabledUntil to state.db in the data directory, like the
- * other object commands; a running server reads it within a second, and it
- * survives restarts and runs out by itself.
+ * cluster-wide blocking switch. Locally it writes the runtime value
+ * blocking.disabledUntil to state.db in the data directory, like the other
+ * object commands; a running server reads it within a second, and it
+ * survives restarts and runs out by itself. With a context (target.ts) it
+ * reads and sets the same value through the server's /api/v1/blocking,
+ * and prints the same lines.
  */
 import {
   BLOCKING_DISABLED_KEY,
@@ -27,7 +29,6 @@ import {
   missingDataDirMessage,
   openLocalStore,
   resolveDataDir,
-  STORE_FLAGS,
   type StoreFlagValues,
 } from "./local_store.ts";
 import { isDirectory } from "../server/data_dir.ts";
@@ -35,6 +36,10 @@ import {
   askRunningServer,
   type RunningServer,
 } from "../server/control_socket.ts";
+import type { BlockingStateAnswer } from "../apiserver/routes/operations_routes.ts";
+import { resolveTarget, TARGET_FLAGS } from "./target.ts";
+import type { CliContext } from "./contexts.ts";
+import { ApiObjects } from "./api_objects.ts";
 
 /** `kudurru blocking disable` without a duration. */
 export const DEFAULT_DISABLE_MS = 5 * 60_000;
@@ -48,7 +53,10 @@ const ACTOR = "cli";
 const SUBCOMMANDS = ["disable", "enable", "status"] as const;
 type Subcommand = typeof SUBCOMMANDS[number];
 
-const FLAGS_USAGE = "[--data-dir DIR] [--config FILE]";
+const FLAGS_USAGE = "[--context NAME | --data-dir DIR | --config FILE]";
+
+const OFF_BY_CONFIGURATION =
+  "Blocking is off by configuration (blocking.enabled: false since the server started)\n";
 
 const pad = (n: number) => String(n).padStart(2, "0");
 
@@ -125,12 +133,36 @@ async function describeState(store: Store, io: CommandIO): Promise<string> {
   const now = new Date();
   const left = until - now.getTime();
   if (left <= 0) return "Blocking is on\n";
+  return pausedLine(until, left, now, stored.actor);
+}
+
+/** "Blocking is off until 14:05:00 (4m59s left, set by cli)". */
+function pausedLine(
+  until: number,
+  leftMs: number,
+  now: Date,
+  actor: string | undefined,
+): string {
   // Whole seconds: "4m59s left", never "4m59s812ms left".
-  const leftText = formatDuration(Math.max(1, Math.ceil(left / 1000)) * 1000);
-  const by = stored.actor ? `, set by ${stored.actor}` : "";
+  const leftText = formatDuration(
+    Math.max(1, Math.ceil(leftMs / 1000)) * 1000,
+  );
+  const by = actor ? `, set by ${actor}` : "";
   return `Blocking is off until ${
     formatLocalTime(new Date(until), now)
   } (${leftText} left${by})\n`;
+}
+
+/** What status prints for the state a server's API reports. */
+function stateLine(state: BlockingStateAnswer): string {
+  if (!state.configured) return OFF_BY_CONFIGURATION;
+  const until = state.disabledUntil === undefined
+    ? NaN
+    : Date.parse(state.disabledUntil);
+  if (state.enabled || Number.isNaN(until)) return "Blocking is on\n";
+  // The server's count of what is left: this machine's clock may differ.
+  const leftMs = (state.remainingSeconds ?? 1) * 1000;
+  return pausedLine(until, leftMs, new Date(), state.setBy);
 }
 
 /**
@@ -180,7 +212,7 @@ async function runStatus(
   if (server.state === "running") {
     const enabled = runningEnabled(server.running.config);
     const lines = enabled === false
-      ? "Blocking is off by configuration (blocking.enabled: false since the server started)\n"
+      ? OFF_BY_CONFIGURATION
       : await withStore(values, (store) => describeState(store, io));
     io.stdout(lines);
     if (inFile !== undefined && enabled !== undefined && inFile !== enabled) {
@@ -225,7 +257,7 @@ async function run(
   io: CommandIO,
   askServer: AskServer,
 ): Promise<number> {
-  const { values, positionals } = parseFlags("blocking", args, STORE_FLAGS);
+  const { values, positionals } = parseFlags("blocking", args, TARGET_FLAGS);
   const [word, ...rest] = positionals;
   const sub = whichSubcommand(word);
   const maxArgs = sub === "disable" ? 1 : 0;
@@ -238,8 +270,12 @@ async function run(
   const forMs = sub === "disable" && rest[0] !== undefined
     ? parseDisableDuration(rest[0])
     : DEFAULT_DISABLE_MS;
-  if (sub === "status") return await runStatus(values, io, askServer);
-  const store = await openLocalStore(values);
+  const target = await resolveTarget("blocking", values, io);
+  if (target.kind === "api") {
+    return await runOverApi(target.context, sub, rest[0], forMs, io);
+  }
+  if (sub === "status") return await runStatus(target.store, io, askServer);
+  const store = await openLocalStore(target.store);
   try {
     if (sub === "disable") {
       const until = await disableBlocking(store, forMs, { actor: ACTOR });
@@ -256,6 +292,40 @@ async function run(
   } finally {
     await store.close();
   }
+}
+
+/** The subcommand on a context's server, through /api/v1/blocking. */
+async function runOverApi(
+  context: CliContext,
+  sub: Subcommand,
+  forText: string | undefined,
+  forMs: number,
+  io: CommandIO,
+): Promise<number> {
+  using api = await ApiObjects.open(context);
+  if (sub === "status") {
+    const state = await api.call("GET", "/api/v1/blocking");
+    io.stdout(stateLine(state as BlockingStateAnswer));
+    return 0;
+  }
+  if (sub === "enable") {
+    await api.call("PUT", "/api/v1/blocking", { enabled: true });
+    io.stdout("Blocking is on\n");
+    return 0;
+  }
+  const state = await api.call("PUT", "/api/v1/blocking", {
+    enabled: false,
+    ...(forText !== undefined && { for: forText }),
+  }) as BlockingStateAnswer;
+  const until = state.disabledUntil === undefined
+    ? Date.now() + forMs
+    : Date.parse(state.disabledUntil);
+  io.stdout(
+    `Blocking is off until ${formatLocalTime(new Date(until))} (${
+      formatDuration(forMs)
+    })\n`,
+  );
+  return 0;
 }
 
 /** `blocking`; tests substitute how status asks the running server. */
@@ -281,7 +351,10 @@ const blockingCommandText = {
       Print what the server running on the data directory does: "Blocking is
       on", "Blocking is off until <time> (<left> left)", or that its
       configuration turns it off (blocking.enabled: false). kudurru.yaml is
-      read when kudurru starts; when it now says otherwise, status says so.`,
+      read when kudurru starts; when it now says otherwise, status says so.
+  Works on the server of --context, or of the current context (kudurru login);
+  with --data-dir or --config, or when not logged in, on this machine's data
+  directory.`,
 };
 
 export const blockingCommand: Command = makeBlockingCommand();

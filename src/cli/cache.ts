@@ -8,14 +8,12 @@
  * the next start does not bring them back. "No server" means no socket,
  * or nobody listening on it; a socket this user may not use, or a data
  * directory that is not there, is an error, never a quiet success.
+ * With a context (target.ts) it asks the context's server through the API
+ * (/api/v1/cache/flush) instead.
  */
 import { join } from "node:path";
 import { type Command, parseFlags, UsageError } from "./command.ts";
-import {
-  missingDataDirMessage,
-  resolveDataDir,
-  STORE_FLAGS,
-} from "./local_store.ts";
+import { missingDataDirMessage, resolveDataDir } from "./local_store.ts";
 import { isDirectory } from "../server/data_dir.ts";
 import {
   flushNameProblem,
@@ -24,19 +22,23 @@ import {
 } from "../server/control_socket.ts";
 import { flushCacheDump, LOCAL_DB_FILE } from "../server/local_db.ts";
 import { closestMatch } from "../config/closest_match.ts";
+import { resolveTarget, TARGET_FLAGS, whereOf } from "./target.ts";
+import { ApiObjects } from "./api_objects.ts";
 
 const SUBCOMMANDS = ["flush"];
 
-const CACHE_FLAGS = { ...STORE_FLAGS, subtree: { type: "boolean" } } as const;
+const CACHE_FLAGS = { ...TARGET_FLAGS, subtree: { type: "boolean" } } as const;
 
 export const cacheCommand: Command = {
   name: "cache",
   summary: "Flush cached answers",
   usage:
-    "  kudurru cache flush [NAME [--subtree]] [--data-dir DIR] [--config FILE]\n" +
+    "  kudurru cache flush [NAME [--subtree]] [--context NAME | --data-dir DIR | --config FILE]\n" +
     "  Without NAME every cached answer goes; with NAME, those for that exact name (every type).\n" +
     "  --subtree: NAME and every name below it (example.com: www.example.com too, not notexample.com); . --subtree is everything.\n" +
-    "  A running server on the data directory flushes at once; otherwise the saved cache in local.db is cleaned.",
+    "  A running server on the data directory flushes at once; otherwise the saved cache in local.db is cleaned.\n" +
+    "  With --context, or a current context (kudurru login), the context's server flushes, through its API;\n" +
+    "  --data-dir or --config mean this machine.",
   async run(args, io) {
     const { values, positionals } = parseFlags("cache", args, CACHE_FLAGS, 2);
     const [sub, name] = positionals;
@@ -62,16 +64,28 @@ export const cacheCommand: Command = {
     if (problem !== undefined) {
       throw new UsageError(`kudurru cache flush: ${problem}`);
     }
-    const dataDir = resolveDataDir(values);
-    if (!(await isDirectory(dataDir))) {
-      io.stderr(`kudurru cache flush: ${missingDataDirMessage(dataDir)}\n`);
-      return 1;
-    }
     /** "3 cached answers for x.example and below", "1 saved cached answer". */
     const what = (n: number, saved = "") =>
       `${n} ${saved}cached answer${n === 1 ? "" : "s"}${
         name === undefined ? "" : ` for ${name}${subtree ? " and below" : ""}`
       }`;
+    const target = await resolveTarget("cache", values, io);
+    if (target.kind === "api") {
+      using api = await ApiObjects.open(target.context);
+      const answer = await api.call("POST", "/api/v1/cache/flush", {
+        ...(name !== undefined && { name }),
+        ...(subtree && { subtree }),
+      }) as { flushed: number };
+      io.stdout(
+        `Flushed ${what(answer.flushed)} from ${whereOf(target.context)}.\n`,
+      );
+      return 0;
+    }
+    const dataDir = resolveDataDir(target.store);
+    if (!(await isDirectory(dataDir))) {
+      io.stderr(`kudurru cache flush: ${missingDataDirMessage(dataDir)}\n`);
+      return 1;
+    }
     const path = join(dataDir, LOCAL_DB_FILE);
     try {
       const removed = await requestCacheFlush(dataDir, name, { subtree });

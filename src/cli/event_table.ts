@@ -3,7 +3,7 @@
  * and prints for question types, classes and response codes.
  */
 import { CLASS, typeName } from "../dns/wire/constants.ts";
-import type { LoggedEvent } from "../querylog/queries.ts";
+import type { QueryEvent } from "../pipeline/query_event.ts";
 import { formatLogTime } from "./log_time.ts";
 import { rcodeName } from "../dns/wire/rcode_name.ts";
 
@@ -12,7 +12,7 @@ const CLASS_NAMES = new Map<number, string>(
 );
 
 /** "AAAA"; with the class in front when it is not IN ("CH TXT"). */
-function typeWithClass(e: LoggedEvent): string {
+function typeWithClass(e: QueryEvent): string {
   if (e.qclass === CLASS.IN) return typeName(e.qtype);
   const qclass = CLASS_NAMES.get(e.qclass) ?? `CLASS${e.qclass}`;
   return `${qclass} ${typeName(e.qtype)}`;
@@ -29,7 +29,7 @@ export function formatMicros(us: number): string {
  * Who answered: the list and rule of a block, "allowed by" the list and
  * rule that let an answer through, else the upstream or the stage.
  */
-function answeredBy(e: LoggedEvent): string {
+function answeredBy(e: QueryEvent): string {
   if (e.list !== undefined) {
     const why = e.rule ? `${e.list}: ${e.rule}` : e.list;
     // A list on an answer that was not blocked is the one that let it
@@ -54,7 +54,10 @@ const HEADER = [
 const MIN_WIDTHS = [23, 15, 32, 5, 8, 14, 24, 8];
 
 /** The events as an aligned table (with its header unless `header` is false). */
-export function renderEventTable(events: LoggedEvent[], header = true): string {
+export function renderEventTable(
+  events: readonly QueryEvent[],
+  header = true,
+): string {
   if (events.length === 0) return header ? "No queries found.\n" : "";
   const rows = events.map((e) => [
     formatLogTime(e.time),

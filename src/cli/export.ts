@@ -1,6 +1,11 @@
-/** `kudurru export [--safe] [-o FILE]`: every object as `kind: List` YAML. */
+/**
+ * `kudurru export [--safe] [-o FILE]`: every object as `kind: List` YAML,
+ * from a data directory. The API has no export of everything, so with a
+ * context current it says to run it on the server or name the directory.
+ */
 import { type Command, parseFlags, UsageError } from "./command.ts";
-import { openLocalStore, STORE_FLAGS } from "./local_store.ts";
+import { openLocalStore } from "./local_store.ts";
+import { localOnly, resolveTarget, TARGET_FLAGS } from "./target.ts";
 import { parseObjectList } from "../store/snapshot.ts";
 import { markExport } from "./export_marker.ts";
 import { replaceFile, writeAll } from "./replace_file.ts";
@@ -11,10 +16,11 @@ export const exportCommand: Command = {
   usage:
     "  kudurru export [--safe] [-o FILE] [--data-dir DIR] [--config FILE]\n" +
     "  --safe  leave out status, server-set metadata and secrets\n" +
-    "  -o      replaces FILE only once the whole export is on disk",
+    "  -o      replaces FILE only once the whole export is on disk\n" +
+    "  Works on this machine's data directory: with a context current (kudurru login), pass --data-dir or --config.",
   async run(args, io) {
     const { values } = parseFlags("export", args, {
-      ...STORE_FLAGS,
+      ...TARGET_FLAGS,
       safe: { type: "boolean" },
       output: { type: "string", short: "o" },
     }, 0);
@@ -24,7 +30,11 @@ export const exportCommand: Command = {
       );
     }
     const safe = values.safe ?? false;
-    const store = await openLocalStore(values, { readOnly: true });
+    const local = localOnly(
+      "export",
+      await resolveTarget("export", values, io),
+    );
+    const store = await openLocalStore(local, { readOnly: true });
     let yaml: string;
     try {
       yaml = await store.snapshot({ safe });

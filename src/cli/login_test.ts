@@ -21,6 +21,7 @@ import {
   LOCAL_READY_ZONE,
   localReadyZoneObject,
   startKudurru,
+  waitForApi,
 } from "../testing/kudurru_server.ts";
 
 const PASSWORD = "correct horse battery staple";
@@ -48,17 +49,6 @@ function tampered(token: string): string {
   return token.slice(0, -1) + (token.endsWith("A") ? "B" : "A");
 }
 
-/** startKudurru waits for DNS; the API listener may come a moment later. */
-async function apiUp(url: string): Promise<void> {
-  for (let i = 0; i < 300; i++) {
-    const res = await fetch(`${url}/api/v1/auth/status`).catch(() => undefined);
-    await res?.body?.cancel();
-    if (res?.ok) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`the API at ${url} did not come up`);
-}
-
 Deno.test({
   name:
     "login with the password on stdin keeps a working token; a wrong password writes nothing; list hides the token; api exits 1 on an error",
@@ -70,7 +60,7 @@ Deno.test({
       nodeName: "cli-node",
       env: { KUDURRU_ADMIN_PASSWORD: PASSWORD },
     });
-    await apiUp(server.apiUrl);
+    await waitForApi(server.apiUrl);
     const config = await Deno.makeTempDir({ prefix: "kudurru-cli-config-" });
     try {
       const env = { XDG_CONFIG_HOME: config };

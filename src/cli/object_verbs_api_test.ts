@@ -14,6 +14,7 @@ import {
   LOCAL_READY_ZONE,
   localReadyZoneObject,
   startKudurru,
+  waitForApi,
 } from "../testing/kudurru_server.ts";
 
 const PASSWORD = "correct horse battery staple";
@@ -26,17 +27,6 @@ async function cli(
   const b = bufferIO(stdin, env);
   const code = await runCli(args, b.io);
   return { code, stdout: b.stdout(), stderr: b.stderr() };
-}
-
-/** startKudurru waits for DNS; the API listener may come a moment later. */
-async function apiUp(url: string): Promise<void> {
-  for (let i = 0; i < 300; i++) {
-    const res = await fetch(`${url}/api/v1/auth/status`).catch(() => undefined);
-    await res?.body?.cancel();
-    if (res?.ok) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`the API at ${url} did not come up`);
 }
 
 /** Polls `check` until it holds: the server applies writes a moment later. */
@@ -74,7 +64,7 @@ Deno.test({
       nodeName: "verbs-node",
       env: { KUDURRU_ADMIN_PASSWORD: PASSWORD },
     });
-    await apiUp(server.apiUrl);
+    await waitForApi(server.apiUrl);
     const tmp = await Deno.makeTempDir({ prefix: "kudurru-cli-verbs-" });
     try {
       const env = { XDG_CONFIG_HOME: join(tmp, "config") };
@@ -231,6 +221,7 @@ Deno.test({
       assert.equal(
         refused.stderr,
         `error: DNSZone/lab: context "viewer" (${server.apiUrl}): The token's scopes do not allow it (403 forbidden)\n` +
+          "missing: create on dnszones (scope zone:lab)\n" +
           "hint: ask an admin for a role that grants it\n",
       );
       const notDeleted = await cli(["delete", "zone", "home"], env);

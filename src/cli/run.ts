@@ -32,6 +32,7 @@ import { queryCommand } from "./query.ts";
 import { describeCommand } from "./describe.ts";
 import { zonesCommand } from "./zones.ts";
 import { recordsCommand } from "./records.ts";
+import { listsCommand } from "./lists.ts";
 
 export const COMMANDS: Command[] = [
   serveCommand,
@@ -46,6 +47,7 @@ export const COMMANDS: Command[] = [
   restoreCommand,
   cacheCommand,
   blockingCommand,
+  listsCommand,
   healthCommand,
   querylogCommand,
   statsCommand,

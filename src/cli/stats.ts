@@ -3,6 +3,8 @@
  * `<dataDir>/querylog.db`: totals, queries over time by status, top
  * domains, top blocked domains, top clients and the upstreams, over a
  * window (24 h unless --since says); with --client, that client's summary.
+ * With a context (target.ts) the numbers come from the context's server
+ * (stats_api.ts), printed the same way.
  */
 import { resolve } from "node:path";
 import type { DatabaseSync } from "node:sqlite";
@@ -26,7 +28,7 @@ import {
   parseFlags,
   UsageError,
 } from "./command.ts";
-import { resolveDataDir, STORE_FLAGS } from "./local_store.ts";
+import { resolveDataDir } from "./local_store.ts";
 import { formatLogMinute, formatLogTime, timeWindow } from "./log_time.ts";
 import { formatMicros } from "./event_table.ts";
 import { parseCount } from "./querylog.ts";
@@ -34,6 +36,9 @@ import {
   explainQueryLogFailure,
   openQueryLogForReading,
 } from "./querylog_open.ts";
+import { resolveTarget, TARGET_FLAGS } from "./target.ts";
+import { ApiObjects } from "./api_objects.ts";
+import { statsOverApi, type StatsView } from "./stats_api.ts";
 
 export interface StatsCommandOptions {
   /** @default Date.now */
@@ -41,7 +46,7 @@ export interface StatsCommandOptions {
 }
 
 const FLAGS = {
-  ...STORE_FLAGS,
+  ...TARGET_FLAGS,
   since: { type: "string" },
   until: { type: "string" },
   limit: { type: "string" },
@@ -82,6 +87,9 @@ export function statsReport(
   };
 }
 
+/** What statsReport makes. */
+export type StatsReport = ReturnType<typeof statsReport>;
+
 /** The report's window: --since/--until, 24 h up to --until (or now) by default. */
 function statsWindow(
   since: string | undefined,
@@ -117,15 +125,21 @@ export function makeStatsCommand(opts: StatsCommandOptions = {}): Command {
     name: "stats",
     summary: "Show query statistics from the query log",
     usage:
-      "  kudurru stats [--since 24h|ISO] [--until 1h|ISO] [--limit N] [--client ADDR] [-o table|json] [--data-dir DIR] [--config FILE]\n" +
+      "  kudurru stats [--since 24h|ISO] [--until 1h|ISO] [--limit N] [--client ADDR] [-o table|json]\n" +
+      "                [--context NAME | --data-dir DIR | --config FILE]\n" +
       `  --limit: rows per top list, 1 to ${MAX_TOP_LIMIT}. Times are the machine's local time, with their UTC offset unless\n` +
-      "  the zone is UTC; queries over time are counted per local hour (a day: per local day).",
-    // A promise either way: errors reach the caller as rejections.
-    run: (args, io) => Promise.resolve().then(() => runStats(args, io, now)),
+      "  the zone is UTC; queries over time are counted per local hour (a day: per local day).\n" +
+      "  Reads the server of --context, or of the current context (kudurru login); with --data-dir or --config,\n" +
+      "  or when not logged in, this machine's data directory. Top clients need get on querylog there.",
+    run: (args, io) => runStats(args, io, now),
   };
 }
 
-function runStats(args: string[], io: CommandIO, now: () => number): number {
+async function runStats(
+  args: string[],
+  io: CommandIO,
+  now: () => number,
+): Promise<number> {
   const { values } = parseFlags("stats", args, FLAGS, 0);
   const format = values.output ?? "table";
   if (format !== "table" && format !== "json") {
@@ -144,15 +158,26 @@ function runStats(args: string[], io: CommandIO, now: () => number): number {
     );
   }
   const client = clientFlag(values.client);
-  const path = resolve(resolveDataDir(values), QUERYLOG_DB_FILE);
-  const db = openQueryLogForReading(path);
-  try {
-    const report = statsReport(db, window, limit, client, clock);
+  const print = (report: StatsView) =>
     io.stdout(
       format === "json"
         ? JSON.stringify(report, null, 2) + "\n"
         : renderReport(report),
     );
+  const target = await resolveTarget("stats", values, io);
+  if (target.kind === "api") {
+    using api = await ApiObjects.open(target.context);
+    const report = await statsOverApi(api, window, limit, client);
+    if (report.topClients === undefined && format === "json") {
+      io.stderr(`kudurru stats: ${NO_TOP_CLIENTS}\n`);
+    }
+    print(report);
+    return 0;
+  }
+  const path = resolve(resolveDataDir(target.store), QUERYLOG_DB_FILE);
+  const db = openQueryLogForReading(path);
+  try {
+    print(statsReport(db, window, limit, client, clock));
     return 0;
   } catch (err) {
     throw explainQueryLogFailure(path, err);
@@ -179,7 +204,11 @@ function table(header: string[], rows: string[][]): string {
   ).join("\n") + "\n";
 }
 
-function renderReport(r: ReturnType<typeof statsReport>): string {
+/** Why a report over the API has no top clients. */
+const NO_TOP_CLIENTS =
+  "top clients left out: naming clients needs get on querylog, which this context's token lacks";
+
+function renderReport(r: StatsView): string {
   const t = r.totals;
   const until = r.until === null ? "now" : formatLogTime(r.until);
   let out = `Queries from ${formatLogTime(r.since)} to ${until}\n` +
@@ -215,10 +244,13 @@ function renderReport(r: ReturnType<typeof statsReport>): string {
     ["BLOCKED", "DOMAIN"],
     r.topBlockedDomains.map((d) => [number(d.blocked), d.domain]),
   );
-  out += "\nTop clients\n" + table(
-    ["QUERIES", "BLOCKED", "CLIENT"],
-    r.topClients.map((c) => [number(c.queries), number(c.blocked), c.client]),
-  );
+  out += "\nTop clients\n" +
+    (r.topClients === undefined ? `  (${NO_TOP_CLIENTS})\n` : table(
+      ["QUERIES", "BLOCKED", "CLIENT"],
+      r.topClients.map((
+        c,
+      ) => [number(c.queries), number(c.blocked), c.client]),
+    ));
   out += "\nUpstreams\n" + table(
     ["QUERIES", "ERRORS", "AVERAGE", "UPSTREAM"],
     r.upstreams.map((u) => [
@@ -240,7 +272,7 @@ function bucketName(ms: number): string {
 }
 
 function renderClient(
-  c: NonNullable<ReturnType<typeof statsReport>["client"]>,
+  c: NonNullable<StatsReport["client"]>,
 ): string {
   const seen = (ms: number | null) => ms === null ? "never" : formatLogTime(ms);
   let out = `\nClient ${c.client}\n` +

@@ -1,6 +1,7 @@
 /**
- * Where an object command (get, apply, delete, describe, zones) works: on
- * a server's API or on this machine's data directory. Once a user has run
+ * Where a command that works locally or on a server (get, apply, delete,
+ * describe, zones, blocking, cache, querylog, stats) works: on a server's
+ * API or on this machine's data directory. Once a user has run
  * `kudurru login`, the server is what they mean, and going through its API
  * keeps their roles in force; --data-dir or --config say "this machine",
  * and --context names a server outright. Nothing is printed on the local
@@ -73,6 +74,21 @@ export async function resolveTarget(
   const file = await readContexts(path);
   if (file.current === undefined) return { kind: "local", store };
   return { kind: "api", context: pickContext(file) };
+}
+
+/**
+ * The data directory of a command that works only there (export,
+ * restore), or an error saying so when `target` is a server's API.
+ *
+ * @throws {Error} when the target is a context
+ */
+export function localOnly(command: string, target: Target): StoreFlagValues {
+  if (target.kind === "local") return target.store;
+  throw new Error(
+    `${command} works on a server's own data directory, not through its API (${
+      whereOf(target.context)
+    } is current): run it on the server, or pass --data-dir DIR or --config FILE`,
+  );
 }
 
 /** How errors of the API path name where they came from. */

@@ -124,6 +124,20 @@ export async function startKudurru(
   }
 }
 
+/**
+ * Waits for the API listener at `url` to answer: startKudurru waits for
+ * DNS, and the API may come up a moment later.
+ */
+export async function waitForApi(url: string): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    const res = await fetch(`${url}/api/v1/auth/status`).catch(() => undefined);
+    await res?.body?.cancel();
+    if (res?.ok) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`the API at ${url} did not come up`);
+}
+
 /** The loader strips status anyway; leaving it out keeps the file honest. */
 function withoutStatus(o: KObject): KObject {
   const { status: _status, ...rest } = o;
