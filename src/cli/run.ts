@@ -32,6 +32,7 @@ import { queryCommand } from "./query.ts";
 import { describeCommand } from "./describe.ts";
 import { zonesCommand } from "./zones.ts";
 import { recordsCommand } from "./records.ts";
+import { doctorCommand } from "./doctor.ts";
 
 export const COMMANDS: Command[] = [
   serveCommand,
@@ -60,6 +61,7 @@ export const COMMANDS: Command[] = [
   describeCommand,
   zonesCommand,
   recordsCommand,
+  doctorCommand,
   makeCompletionCommand(() => COMMANDS),
 ];
 
