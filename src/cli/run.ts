@@ -33,6 +33,7 @@ import { describeCommand } from "./describe.ts";
 import { zonesCommand } from "./zones.ts";
 import { recordsCommand } from "./records.ts";
 import { doctorCommand } from "./doctor.ts";
+import { backupCommand } from "./backup.ts";
 
 export const COMMANDS: Command[] = [
   serveCommand,
@@ -44,6 +45,7 @@ export const COMMANDS: Command[] = [
   applyCommand,
   deleteCommand,
   exportCommand,
+  backupCommand,
   restoreCommand,
   cacheCommand,
   blockingCommand,
