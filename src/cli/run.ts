@@ -33,6 +33,8 @@ import { describeCommand } from "./describe.ts";
 import { zonesCommand } from "./zones.ts";
 import { recordsCommand } from "./records.ts";
 import { listsCommand } from "./lists.ts";
+import { doctorCommand } from "./doctor.ts";
+import { backupCommand } from "./backup.ts";
 
 export const COMMANDS: Command[] = [
   serveCommand,
@@ -44,6 +46,7 @@ export const COMMANDS: Command[] = [
   applyCommand,
   deleteCommand,
   exportCommand,
+  backupCommand,
   restoreCommand,
   cacheCommand,
   blockingCommand,
@@ -62,6 +65,7 @@ export const COMMANDS: Command[] = [
   describeCommand,
   zonesCommand,
   recordsCommand,
+  doctorCommand,
   makeCompletionCommand(() => COMMANDS),
 ];
 

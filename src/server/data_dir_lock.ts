@@ -5,13 +5,28 @@
  * until it stops. Two servers on one data directory would both lead (the
  * sqlite store's elector always does), stamp serials, fetch lists and
  * write one query log. CLI commands never take it: they work beside a
- * running server.
+ * running server. The one exception is restoring a backup archive, which
+ * replaces the database files a server would hold open.
  */
 import { join } from "node:path";
 import { diskAdvice, messageOf } from "./disk_errors.ts";
 
 /** The lock file's name in the data directory. */
 export const LOCK_FILE = "kudurru.lock";
+
+/**
+ * Another process holds the lock: a server uses the data directory. Named
+ * plain "Error", as serve has always printed it.
+ */
+export class DataDirHeldError extends Error {
+  constructor(
+    message: string,
+    /** The holder's pid, when the lock file names one. */
+    readonly pid?: number,
+  ) {
+    super(message);
+  }
+}
 
 export interface DataDirLock {
   readonly path: string;
@@ -23,7 +38,7 @@ export interface DataDirLock {
  * Takes the lock on `dataDir`, which must exist. The file holds the pid of
  * the server that has it, for the message a second server prints.
  *
- * @throws {Error} naming the data directory when another process holds it,
+ * @throws {DataDirHeldError} naming the data directory when another process holds it,
  *   and naming the lock file when it cannot be opened or written
  */
 export async function lockDataDir(dataDir: string): Promise<DataDirLock> {
@@ -50,10 +65,12 @@ export async function lockDataDir(dataDir: string): Promise<DataDirLock> {
       (text) => text.trim(),
       () => "",
     );
-    throw new Error(
+    const pid = /^\d+$/.test(holder) ? Number(holder) : undefined;
+    throw new DataDirHeldError(
       `Another kudurru serves the data directory "${dataDir}" (it holds ${path}${
-        /^\d+$/.test(holder) ? `, pid ${holder}` : ""
+        pid !== undefined ? `, pid ${pid}` : ""
       }): stop it, or give this one its own node.dataDir`,
+      pid,
     );
   }
   try {

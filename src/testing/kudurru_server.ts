@@ -58,8 +58,11 @@ export interface KudurruOptions {
    * 4 MiB, so a large zone's record sets go into several.
    */
   objectFiles?: Record<string, KObject[]>;
-  /** Files written into the data directory before start, by relative path. */
-  dataFiles?: Record<string, string>;
+  /**
+   * Files written into the data directory before start, by relative path
+   * (bytes for a database or key restored from a backup).
+   */
+  dataFiles?: Record<string, string | Uint8Array>;
   /** The DNS port. @default a free one */
   port?: number;
 }
@@ -73,10 +76,11 @@ export async function startKudurru(
     const port = opts.port ?? freePort();
     const apiPort = freePort();
     await Deno.mkdir(join(dir, "objects.d"));
-    for (const [path, text] of Object.entries(opts.dataFiles ?? {})) {
+    for (const [path, content] of Object.entries(opts.dataFiles ?? {})) {
       const file = join(dir, "data", path);
       await Deno.mkdir(dirname(file), { recursive: true });
-      await Deno.writeTextFile(file, text);
+      if (typeof content === "string") await Deno.writeTextFile(file, content);
+      else await Deno.writeFile(file, content, { mode: 0o600 });
     }
     await Deno.writeTextFile(
       join(dir, "objects.d", "corpus.yaml"),
