@@ -82,6 +82,7 @@ export function oidcRoutes(deps: OidcRoutesDeps) {
                         id: z.string(),
                         displayName: z.string(),
                         issuer: z.string(),
+                        scopes: z.array(z.string()),
                         cliClientID: z.string().optional().openapi({
                           description:
                             "The public client of kudurru login; absent when the provider has none",
@@ -102,6 +103,7 @@ export function oidcRoutes(deps: OidcRoutesDeps) {
           id: p.id,
           displayName: p.displayName,
           issuer: p.settings.issuer,
+          scopes: p.settings.scopes,
           ...(p.settings.cliClientID !== "" &&
             { cliClientID: p.settings.cliClientID }),
         })),
