@@ -27,6 +27,9 @@ import { accountRoutes } from "./routes/account_routes.ts";
 import { authRoutes } from "./routes/auth_routes.ts";
 import { oidcRoutes } from "./routes/oidc_routes.ts";
 import { ProviderRegistry } from "../auth/oidc/providers.ts";
+import { BearerVerifier } from "../auth/oidc/bearer.ts";
+import { provisioningBindings } from "../auth/oidc/grants.ts";
+import { idTokenAuthentication } from "./id_token_authentication.ts";
 import { objectRoutes, type Permits } from "./routes/objects.ts";
 import { requestOrigin } from "./request_origin.ts";
 import { apiDocsRoutes } from "./api_docs/docs_route.ts";
@@ -97,7 +100,11 @@ export async function buildApi(
     logger,
   });
   await ensureBootstrapToken(store, opts.env);
-  const configured = config.rbac.bindings as unknown as Binding[];
+  // The default roles of `always` providers are bindings like any other.
+  const configured = [
+    ...config.rbac.bindings as unknown as Binding[],
+    ...provisioningBindings(config.auth.identityProviders),
+  ];
   const bindings = new BindingsSource(store, configured, now);
   const limiter = new LoginLimiter({ now });
   const tokens = new TokenChecker(store);
@@ -198,6 +205,11 @@ export async function buildApi(
       now,
       clientAddress,
       idpKnown: (id) => providers.get(id) !== undefined,
+      idToken: idTokenAuthentication({
+        verifier: new BearerVerifier(providers.list()),
+        bindings: () => bindings.bindings(),
+        logger,
+      }),
     }),
   }, modules);
   return {

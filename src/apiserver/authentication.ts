@@ -1,12 +1,13 @@
 /**
- * Who is calling: a bearer token (`Authorization: Bearer kdr_…`) or a
- * session cookie. A token that does not check out is a 401 at once (the
+ * Who is calling: a bearer token (`Authorization: Bearer kdr_…`, or an
+ * identity provider's ID token, a JWT) or a session cookie. A token that does not check out is a 401 at once (the
  * same answer for an unknown id, a wrong secret, an expired token or a
  * disabled owner); a cookie that does not is as good as none, and is
  * cleared.
  */
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import { looksLikeJwt } from "../auth/oidc/bearer.ts";
 import type { SealingKeys } from "../auth/sealed.ts";
 import {
   openSession,
@@ -31,6 +32,8 @@ export interface AuthenticationOptions {
   clientAddress(c: Context): string;
   /** Whether an identity provider is still configured (its sessions end when not). */
   idpKnown?: (id: string) => boolean;
+  /** The caller a bearer ID token (a JWT) names; without it a JWT is refused. */
+  idToken?: (token: string) => Promise<Authenticated>;
 }
 
 /** The app's authenticate function. */
@@ -80,6 +83,9 @@ async function byToken(
   opts: AuthenticationOptions,
 ): Promise<Authenticated> {
   const m = /^Bearer\s+(\S+)$/i.exec(header.trim());
+  if (m && opts.idToken !== undefined && looksLikeJwt(m[1]!)) {
+    return await opts.idToken(m[1]!);
+  }
   const now = opts.now();
   const valid = m ? await opts.tokens.check(m[1]!, now) : undefined;
   if (valid === undefined) {

@@ -14,6 +14,7 @@ import {
   UsageError,
 } from "./command.ts";
 import { contextsPath, pickContext, readContexts } from "./contexts.ts";
+import { freshContext } from "./oidc_session.ts";
 
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 
@@ -57,9 +58,10 @@ export const apiCommand: Command = {
     const body = values.data === undefined
       ? undefined
       : await jsonBody(values.data, io);
-    const context = pickContext(
-      await readContexts(contextsPath(io.env)),
-      values.context,
+    const file = contextsPath(io.env);
+    const context = await freshContext(
+      pickContext(await readContexts(file), values.context),
+      file,
     );
     using client = await ApiClient.open(context);
     const res = await client.request(method, path, {

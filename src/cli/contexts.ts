@@ -1,7 +1,7 @@
 /**
  * The CLI's contexts: which kudurru servers `kudurru login` connected to,
- * each with the API token it keeps for it, and which one is current. They
- * live in `$XDG_CONFIG_HOME/kudurru/contexts.yaml` (`~/.config/…` without
+ * each with the API token (or an identity provider's ID token) it keeps
+ * for it, and which one is current. They live in `$XDG_CONFIG_HOME/kudurru/contexts.yaml` (`~/.config/…` without
  * it). The file holds tokens, so it is written mode 0600 in a directory
  * made 0700, by rename (a crash leaves the old file or the new one), and a
  * broken file is reported with its path and what to do, never half-used.
@@ -15,10 +15,25 @@ export interface CliContext {
   name: string;
   /** The API's base URL, such as https://dns.example.net:8080. */
   server: string;
-  /** An API token (`kdr_<id>_<secret>`); never printed. */
+  /**
+   * An API token (`kdr_<id>_<secret>`), or the ID token of a login through
+   * an identity provider; never printed.
+   */
   token: string;
   /** A PEM file of the CA that signed the server's certificate. */
   caFile?: string;
+  /** Set when `token` is an ID token: where to renew it (oidc_session.ts). */
+  oidc?: OidcContext;
+}
+
+/** A login through an identity provider (`kudurru login --provider`). */
+export interface OidcContext {
+  provider: string;
+  issuer: string;
+  /** The public client the ID token was issued to. */
+  clientID: string;
+  /** Renews the ID token when it has expired; absent when the provider gave none. */
+  refreshToken?: string;
 }
 
 /** The whole file. */
@@ -137,9 +152,9 @@ function checkContext(
   }
   const o = item as Record<string, unknown>;
   for (const key of Object.keys(o)) {
-    if (!["name", "server", "token", "caFile"].includes(key)) {
+    if (!["name", "server", "token", "caFile", "oidc"].includes(key)) {
       throw broken(
-        `${at} has an unknown key "${key}" (the keys are name, server, token, caFile)`,
+        `${at} has an unknown key "${key}" (the keys are name, server, token, caFile, oidc)`,
       );
     }
   }
@@ -153,11 +168,46 @@ function checkContext(
   }
   const problem = contextNameProblem(o.name as string);
   if (problem !== undefined) throw broken(`${at}.name: ${problem}`);
+  const oidc = o.oidc === undefined
+    ? undefined
+    : checkOidc(o.oidc, `${at}.oidc`, broken);
   return {
     name: o.name as string,
     server: o.server as string,
     token: o.token as string,
     ...(typeof o.caFile === "string" && { caFile: o.caFile }),
+    ...(oidc !== undefined && { oidc }),
+  };
+}
+
+function checkOidc(
+  item: unknown,
+  at: string,
+  broken: (problem: string) => Error,
+): OidcContext {
+  const keys = ["provider", "issuer", "clientID", "refreshToken"];
+  if (typeof item !== "object" || item === null || Array.isArray(item)) {
+    throw broken(`${at} must be a map with provider, issuer and clientID`);
+  }
+  const o = item as Record<string, unknown>;
+  const unknown = Object.keys(o).find((k) => !keys.includes(k));
+  if (unknown !== undefined) {
+    throw broken(
+      `${at} has an unknown key "${unknown}" (the keys are ${keys.join(", ")})`,
+    );
+  }
+  for (const key of keys) {
+    if (key === "refreshToken" && o[key] === undefined) continue;
+    if (typeof o[key] !== "string" || o[key] === "") {
+      throw broken(`${at}.${key} must be a text that is not empty`);
+    }
+  }
+  return {
+    provider: o.provider as string,
+    issuer: o.issuer as string,
+    clientID: o.clientID as string,
+    ...(typeof o.refreshToken === "string" &&
+      { refreshToken: o.refreshToken }),
   };
 }
 
@@ -191,6 +241,7 @@ export async function writeContexts(
       server: c.server,
       token: c.token,
       ...(c.caFile !== undefined && { caFile: c.caFile }),
+      ...(c.oidc !== undefined && { oidc: c.oidc }),
     })),
   };
   const bytes = new TextEncoder().encode(HEADER + YAML.stringify(doc));

@@ -4,8 +4,11 @@
  * --username it logs in with the password, makes an API token for this
  * CLI, and logs the session out: only the token is kept, never the
  * password, and it can be revoked on its own. With --token-file (or
- * KUDURRU_TOKEN) it checks the token and keeps it. Secrets never come from
- * the command line, where `ps` shows them.
+ * KUDURRU_TOKEN) it checks the token and keeps it. With --provider (or
+ * with neither, when the server has exactly one identity provider) it logs
+ * in through the browser (oidc_login.ts) and keeps the ID token and the
+ * refresh token. Secrets never come from the command line, where `ps`
+ * shows them.
  */
 import { parseToken } from "../auth/api_token.ts";
 import {
@@ -23,10 +26,12 @@ import {
   parseFlags,
   UsageError,
 } from "./command.ts";
+import { browserLogin, pickProvider } from "./oidc_login.ts";
 import {
   type CliContext,
   contextNameProblem,
   contextsPath,
+  type OidcContext,
   readContexts,
   withContext,
   writeContexts,
@@ -42,6 +47,8 @@ const FLAGS = {
   "token-file": { type: "string" },
   "ca-file": { type: "string" },
   totp: { type: "string" },
+  provider: { type: "string" },
+  "no-browser": { type: "boolean" },
 } as const;
 
 export const loginCommand: Command = {
@@ -50,12 +57,16 @@ export const loginCommand: Command = {
   usage:
     "  kudurru login --server URL --username USER [--totp CODE] [--name NAME] [--ca-file FILE]\n" +
     "  kudurru login --server URL --token-file FILE|- [--name NAME] [--ca-file FILE]\n" +
+    "  kudurru login --server URL [--provider ID] [--no-browser] [--name NAME] [--ca-file FILE]\n" +
     "  With --username the password is the first line of standard input (or KUDURRU_PASSWORD): kudurru\n" +
     "  logs in, makes an API token for this CLI and keeps only the token. --token-file keeps a token made\n" +
     "  elsewhere (- reads it from standard input; KUDURRU_TOKEN instead of the flag). The context is named\n" +
     "  --name (default: the server's host and port) and becomes the current one; contexts are kept in\n" +
     "  $XDG_CONFIG_HOME/kudurru/contexts.yaml (~/.config/kudurru/contexts.yaml), mode 0600.\n" +
-    "  --ca-file trusts the CA that signed an https:// server's certificate.",
+    "  --ca-file trusts the CA that signed an https:// server's certificate.\n" +
+    "  --provider logs in through the server's identity provider ID in a browser (the only one when the\n" +
+    "  server has one and no other way is given); the browser comes back to 127.0.0.1 on a random port\n" +
+    "  within 5 minutes; --no-browser only prints the URL to open.",
   async run(args, io) {
     const { values } = parseFlags("login", args, FLAGS, 0);
     if (values.server === undefined) {
@@ -89,19 +100,38 @@ export const loginCommand: Command = {
       ? undefined
       : absoluteCaFile(values["ca-file"]);
     using client = await ApiClient.open({ server, caFile });
-    const { token, user } = way.kind === "password"
-      ? await tokenFromPassword(
+    let oidc: OidcContext | undefined;
+    let login: { token: string; user: string };
+    if (way.kind === "password") {
+      login = await tokenFromPassword(
         client,
         way.username,
         await way.password(),
         values.totp,
-      )
-      : await checkToken(client, await way.token());
+      );
+    } else if (way.kind === "token") {
+      login = await checkToken(client, await way.token());
+    } else {
+      const provider = await pickProvider(client, way.provider);
+      const tokens = await browserLogin(provider, io, {
+        openBrowser: values["no-browser"] !== true,
+      });
+      login = await checkToken(client, tokens.idToken);
+      oidc = {
+        provider: tokens.provider,
+        issuer: tokens.issuer,
+        clientID: tokens.clientID,
+        ...(tokens.refreshToken !== undefined &&
+          { refreshToken: tokens.refreshToken }),
+      };
+    }
+    const { token, user } = login;
     const context: CliContext = {
       name,
       server,
       token,
       ...(caFile !== undefined && { caFile }),
+      ...(oidc !== undefined && { oidc }),
     };
     await writeContexts(path, { ...withContext(file, context), current: name });
     io.stdout(
@@ -113,19 +143,40 @@ export const loginCommand: Command = {
 
 type Credentials =
   | { kind: "password"; username: string; password: () => Promise<string> }
-  | { kind: "token"; token: () => Promise<string> };
+  | { kind: "token"; token: () => Promise<string> }
+  | { kind: "provider"; provider: string | undefined };
 
 /** How to log in, from the flags and the environment; reads nothing yet. */
 function credentialsOf(
-  values: { username?: string; "token-file"?: string; totp?: string },
+  values: {
+    username?: string;
+    "token-file"?: string;
+    totp?: string;
+    provider?: string;
+    "no-browser"?: boolean;
+  },
   io: CommandIO,
 ): Credentials {
   const username = values.username;
   const tokenFile = values["token-file"];
-  if (username !== undefined && tokenFile !== undefined) {
+  const ways = [username, tokenFile, values.provider].filter((v) =>
+    v !== undefined
+  );
+  if (ways.length > 1) {
     throw new UsageError(
-      "kudurru login: give --username (with the password) or --token-file, not both",
+      "kudurru login: give one of --username (with the password), --token-file or --provider",
     );
+  }
+  if (values["no-browser"] === true && (username ?? tokenFile) !== undefined) {
+    throw new UsageError(
+      "kudurru login: --no-browser goes with a login through an identity provider",
+    );
+  }
+  if (values.provider !== undefined) {
+    if (values.provider === "") {
+      throw new UsageError("kudurru login: --provider is empty");
+    }
+    return { kind: "provider", provider: values.provider };
   }
   if (values.totp !== undefined && username === undefined) {
     throw new UsageError("kudurru login: --totp goes with --username");
@@ -171,9 +222,9 @@ function credentialsOf(
       token: () => Promise.resolve(tokenText(env, "KUDURRU_TOKEN")),
     };
   }
-  throw new UsageError(
-    "kudurru login: say how to log in: --username USER (the password on standard input) or --token-file FILE",
-  );
+  // Neither: the server's identity provider, when it has exactly one
+  // (pickProvider says so otherwise).
+  return { kind: "provider", provider: undefined };
 }
 
 async function readTokenFile(path: string): Promise<string> {

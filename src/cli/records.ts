@@ -8,6 +8,7 @@
  */
 import { type Command, parseFlags, UsageError } from "./command.ts";
 import { contextsPath, pickContext, readContexts } from "./contexts.ts";
+import { freshContext } from "./oidc_session.ts";
 import { STORE_FLAGS } from "./local_store.ts";
 import { ApiObjects } from "./api_objects.ts";
 
@@ -75,7 +76,10 @@ export const recordsCommand: Command = {
     if (values.context === undefined && file.current === undefined) {
       throw notLoggedIn;
     }
-    const context = pickContext(file, values.context);
+    const context = await freshContext(
+      pickContext(file, values.context),
+      where,
+    );
     using api = await ApiObjects.open(context);
     const path = `/api/v1/dnszones/${encodeURIComponent(zone)}/records`;
     const record = { name, type, data: value.join(" ") };

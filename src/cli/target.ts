@@ -14,6 +14,7 @@ import {
   pickContext,
   readContexts,
 } from "./contexts.ts";
+import { freshContext } from "./oidc_session.ts";
 import { STORE_FLAGS, type StoreFlagValues } from "./local_store.ts";
 
 /** The flags of a command that works locally or over the API. */
@@ -57,8 +58,12 @@ export async function resolveTarget(
         `kudurru ${command}: --context works on a server's API, --data-dir and --config on this machine; give one of them`,
       );
     }
-    const file = await readContexts(contextsPath(io.env));
-    return { kind: "api", context: pickContext(file, values.context) };
+    const path = contextsPath(io.env);
+    const file = await readContexts(path);
+    return {
+      kind: "api",
+      context: await freshContext(pickContext(file, values.context), path),
+    };
   }
   if (local) return { kind: "local", store };
   let path: string;
@@ -73,7 +78,7 @@ export async function resolveTarget(
   // machine: the user may believe they are changing the server.
   const file = await readContexts(path);
   if (file.current === undefined) return { kind: "local", store };
-  return { kind: "api", context: pickContext(file) };
+  return { kind: "api", context: await freshContext(pickContext(file), path) };
 }
 
 /**

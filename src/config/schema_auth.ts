@@ -32,7 +32,8 @@ const identityProviderSchema = z.strictObject({
     writeOnly: true,
   }),
   cliClientID: z.string().default("").meta({
-    help: "Public client ID for `kudurru login`",
+    help:
+      "Public client of `kudurru login`; bearer ID tokens must be issued to it (clientID when empty)",
   }),
   scopes: z.array(z.string()).default(["openid", "profile", "email"])
     .meta({ help: "Scopes requested at login" }),
@@ -46,13 +47,14 @@ const identityProviderSchema = z.strictObject({
     )
       .meta({
         help:
-          "Create users at first login: always, only with a binding, or never",
+          "Who may log in: always (defaultRole without a binding), mapped-only (a binding), never (a User binding)",
       }),
     syncGroups: z.boolean().default(true).meta({
       help: "Refresh groups at every login",
     }),
     defaultRole: z.string().default("").meta({
-      help: "Role given to users with no binding",
+      help:
+        "Role of users no binding names, with autoProvision always; never admin",
     }),
   }).prefault({}),
 });

@@ -71,13 +71,23 @@ export function oidcRoutes(deps: OidcRoutesDeps) {
         summary: "The identity providers one may log in with",
         responses: {
           200: {
-            description: "Each provider's id and label",
+            description:
+              "Each provider's id and label, and for `kudurru login` its issuer and public client id (no secret)",
             content: {
               "application/json": {
                 schema: z.object({
                   data: z.object({
                     providers: z.array(
-                      z.object({ id: z.string(), displayName: z.string() }),
+                      z.object({
+                        id: z.string(),
+                        displayName: z.string(),
+                        issuer: z.string(),
+                        scopes: z.array(z.string()),
+                        cliClientID: z.string().optional().openapi({
+                          description:
+                            "The public client of kudurru login; absent when the provider has none",
+                        }),
+                      }),
                     ),
                   }),
                   took_ms: z.number(),
@@ -92,6 +102,10 @@ export function oidcRoutes(deps: OidcRoutesDeps) {
         providers: deps.providers.list().map((p) => ({
           id: p.id,
           displayName: p.displayName,
+          issuer: p.settings.issuer,
+          scopes: p.settings.scopes,
+          ...(p.settings.cliClientID !== "" &&
+            { cliClientID: p.settings.cliClientID }),
         })),
       }));
 
@@ -253,7 +267,11 @@ async function callback(
       provider.settings.claimMappings,
       claims,
     );
-    const grants = resolveGrants(identity, await deps.bindings());
+    const grants = resolveGrants(
+      identity,
+      await deps.bindings(),
+      provider.settings.provisioning,
+    );
     const session = await newIdpSession(
       identity.username,
       provider.id,

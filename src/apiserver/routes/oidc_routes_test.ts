@@ -93,8 +93,14 @@ Deno.test("a provider login ends in a session with the role of a group binding",
   const providers = await t.browser.request(
     `${API_ORIGIN}/api/v1/auth/providers`,
   );
+  // No client id of the CLI is configured: none is listed, and no secret.
   assert.deepEqual(JSON.parse(providers.body).data.providers, [
-    { id: "corp", displayName: "Corp SSO" },
+    {
+      id: "corp",
+      displayName: "Corp SSO",
+      issuer: t.idp.issuer,
+      scopes: ["openid", "profile", "email", "groups"],
+    },
   ]);
 
   const start = await t.browser.request(

@@ -24,6 +24,7 @@ function settings(issuer: string): ProviderConfig {
     clientID: CLIENT_ID,
     clientSecretFile: "",
     clientSecret: CLIENT_SECRET,
+    cliClientID: "",
     scopes: ["openid", "profile", "groups"],
     claimMappings: {
       username: { claim: "preferred_username", prefix: "" },

@@ -2,7 +2,12 @@
 import assert from "node:assert/strict";
 import type { Binding } from "../../rbac/binding.ts";
 import { LoginRefusedError, type OidcIdentity } from "./claims.ts";
-import { MAX_SESSION_GROUPS, resolveGrants } from "./grants.ts";
+import {
+  defaultRoleGroup,
+  MAX_SESSION_GROUPS,
+  provisioningBindings,
+  resolveGrants,
+} from "./grants.ts";
 
 const ALICE: OidcIdentity = {
   username: "corp:alice",
@@ -61,4 +66,51 @@ Deno.test("more bound groups than a session holds: refused", () => {
     (e) =>
       e instanceof LoginRefusedError && e.reason === "too_many_bound_groups",
   );
+});
+
+Deno.test("provisioning always: the default role for whom no binding names, through kudurru's own group", () => {
+  const always = { autoProvision: "always" as const, defaultRole: "viewer" };
+  const bindings = provisioningBindings([
+    { id: "corp", provisioning: always },
+    { id: "other", provisioning: { ...always, autoProvision: "mapped-only" } },
+  ]);
+  assert.deepEqual(bindings, [
+    binding("viewer", [{ kind: "Group", name: defaultRoleGroup("corp") }]),
+  ]);
+  const grants = resolveGrants(ALICE, bindings, always);
+  assert.deepEqual(grants.groups, [defaultRoleGroup("corp")]);
+  assert.deepEqual(grants.roles, ["viewer at cluster"]);
+  // Someone a binding names keeps what it gives, without the default.
+  const bound = resolveGrants(ALICE, [
+    ...bindings,
+    binding("operator", [{ kind: "Group", name: "corp:ops" }]),
+  ], always);
+  assert.deepEqual(bound.groups, ["corp:ops"]);
+});
+
+Deno.test("kudurru's own groups cannot come from a provider", () => {
+  // A provider without a group prefix sends the default role's group name.
+  const forged = { ...ALICE, groups: [defaultRoleGroup("corp")] };
+  assert.throws(
+    () =>
+      resolveGrants(forged, [
+        binding("viewer", [{ kind: "Group", name: defaultRoleGroup("corp") }]),
+      ]),
+    (e) => e instanceof LoginRefusedError && e.reason === "no_binding",
+  );
+});
+
+Deno.test("provisioning never: only a user a binding names one by one", () => {
+  const never = { autoProvision: "never" as const, defaultRole: "" };
+  const group = binding("operator", [{ kind: "Group", name: "corp:ops" }]);
+  assert.throws(
+    () => resolveGrants(ALICE, [group], never),
+    (e) => e instanceof LoginRefusedError && e.reason === "not_provisioned",
+  );
+  const named = resolveGrants(ALICE, [
+    group,
+    binding("viewer", [{ kind: "User", name: "corp:alice" }]),
+  ], never);
+  assert.deepEqual(named.groups, ["corp:ops"]);
+  assert.deepEqual(named.roles, ["operator at cluster", "viewer at cluster"]);
 });

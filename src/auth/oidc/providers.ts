@@ -7,6 +7,7 @@
  * hammered by every click on its login button, and the error says so.
  */
 import * as client from "openid-client";
+import { ROLES } from "../../rbac/permissions.ts";
 
 /** One provider as the configuration gives it (auth.identityProviders[]). */
 export interface ProviderConfig {
@@ -16,6 +17,8 @@ export interface ProviderConfig {
   clientID: string;
   clientSecretFile: string;
   clientSecret: string;
+  /** The public client of `kudurru login`; "" for none. */
+  cliClientID: string;
   scopes: string[];
   claimMappings: {
     username: { claim: string; prefix: string };
@@ -65,6 +68,14 @@ export class Provider {
 
   get displayName(): string {
     return this.settings.displayName || this.settings.id;
+  }
+
+  /**
+   * The client a bearer ID token must be issued to: the CLI's public
+   * client, or the web login's client when there is no CLI client.
+   */
+  get cliClientID(): string {
+    return this.settings.cliClientID || this.settings.clientID;
   }
 
   /**
@@ -174,6 +185,23 @@ export class ProviderRegistry {
         // Everyone the provider knows would be an admin.
         throw new Error(
           `${where}: provisioning.defaultRole may not be admin; bind admins by group or user instead`,
+        );
+      }
+      const { autoProvision, defaultRole } = config.provisioning;
+      if (
+        defaultRole !== "" &&
+        !(ROLES as readonly string[]).includes(defaultRole)
+      ) {
+        throw new Error(
+          `${where}: provisioning.defaultRole "${defaultRole}" is no role (${
+            ROLES.join(", ")
+          })`,
+        );
+      }
+      if (autoProvision === "always" && defaultRole === "") {
+        // Without a role there is nothing to give a user no binding names.
+        throw new Error(
+          `${where}: provisioning.autoProvision always needs a defaultRole (such as viewer)`,
         );
       }
       if (!config.scopes.includes("openid")) {

@@ -15,6 +15,7 @@ function config(extra: Partial<ProviderConfig> = {}): ProviderConfig {
     clientID: "kudurru",
     clientSecretFile: "",
     clientSecret: "s3cret",
+    cliClientID: "",
     scopes: ["openid", "profile"],
     claimMappings: {
       username: { claim: "preferred_username", prefix: "" },
@@ -40,6 +41,20 @@ Deno.test("unsafe or unusable providers are refused at start", async () => {
         defaultRole: "admin",
       },
     }, /defaultRole may not be admin/],
+    [{
+      provisioning: {
+        autoProvision: "always",
+        syncGroups: true,
+        defaultRole: "",
+      },
+    }, /always needs a defaultRole/],
+    [{
+      provisioning: {
+        autoProvision: "mapped-only",
+        syncGroups: true,
+        defaultRole: "reader",
+      },
+    }, /"reader" is no role/],
     [{ issuer: "http://idp.example" }, /https/],
     [{ clientSecret: "" }, /no client secret/],
     [{ scopes: ["profile"] }, /openid/],
@@ -61,6 +76,8 @@ Deno.test("the secret file is read; the label defaults to the id", async () => {
     config({ clientSecret: "", clientSecretFile: "/run/secret" }),
   ], { now, readFile: (path) => Promise.resolve(`from ${path}\n`) });
   assert.equal(registry.get("corp")!.displayName, "corp");
+  // Without a CLI client, bearer ID tokens are for the web login's client.
+  assert.equal(registry.get("corp")!.cliClientID, "kudurru");
   assert.deepEqual(registry.list().map((p) => p.id), ["corp"]);
   assert.equal(registry.get("other"), undefined);
 });

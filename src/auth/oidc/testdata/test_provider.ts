@@ -1,7 +1,9 @@
 /**
  * A real OpenID provider for tests (oidc-provider, the certified Node.js
  * implementation) on loopback, with its own RSA signing key, a confidential
- * client for kudurru and another client, users with groups, and a browser
+ * client for kudurru, a public native client for `kudurru login` (loopback
+ * redirects on any port, RFC 8252 §7.3), another client, users with
+ * groups, and a browser
  * that follows redirects with a cookie jar, so a test drives the login the
  * way a person's browser would.
  */
@@ -15,6 +17,8 @@ export const CLIENT_SECRET = "kudurru-test-secret-0123456789abcdef";
 /** Another client of the same provider. */
 export const OTHER_CLIENT_ID = "other-app";
 export const OTHER_CLIENT_SECRET = "other-test-secret-0123456789abcdef";
+/** The public client of `kudurru login` (cliClientID). */
+export const CLI_CLIENT_ID = "kudurru-cli";
 /** Where kudurru's test API is (api.app.request's origin). */
 export const API_ORIGIN = "http://localhost";
 
@@ -25,6 +29,10 @@ export interface TestProvider extends AsyncDisposable {
   issuer: string;
   port: number;
   provider: Provider;
+  /** The key the provider signs with (its JWKS publishes it). */
+  signingKey: CryptoKey;
+  /** How many times the provider's keys (jwks_uri) were fetched. */
+  jwksFetches(): number;
   stop(): Promise<void>;
 }
 
@@ -57,6 +65,14 @@ export async function startTestProvider(
         post_logout_redirect_uris: [`${apiOrigin}/`],
       },
       {
+        client_id: CLI_CLIENT_ID,
+        application_type: "native",
+        token_endpoint_auth_method: "none",
+        grant_types: ["authorization_code", "refresh_token"],
+        // A native client's loopback redirect matches on any port.
+        redirect_uris: ["http://127.0.0.1/callback"],
+      },
+      {
         client_id: OTHER_CLIENT_ID,
         client_secret: OTHER_CLIENT_SECRET,
         redirect_uris: [redirect],
@@ -73,6 +89,9 @@ export async function startTestProvider(
     conformIdTokenClaims: false,
     features: { devInteractions: { enabled: true } },
     ttl: { IdToken: 3600 },
+    // A refresh token for the CLI without offline_access and its consent.
+    issueRefreshToken: (_ctx: unknown, client: { clientId: string }) =>
+      Promise.resolve(client.clientId === CLI_CLIENT_ID),
     findAccount: (_ctx: unknown, id: string) => {
       const claims = users[id];
       if (claims === undefined) return undefined;
@@ -94,7 +113,12 @@ export async function startTestProvider(
       return grant;
     },
   });
-  server.on("request", provider.callback());
+  let jwks = 0;
+  const callback = provider.callback();
+  server.on("request", (req, res) => {
+    if (req.url?.startsWith("/jwks")) jwks++;
+    callback(req, res);
+  });
   const stop = () =>
     new Promise<void>((resolve) => {
       server.closeAllConnections();
@@ -104,6 +128,8 @@ export async function startTestProvider(
     issuer,
     port,
     provider,
+    signingKey: privateKey,
+    jwksFetches: () => jwks,
     stop,
     [Symbol.asyncDispose]: stop,
   };
@@ -234,6 +260,36 @@ export class Browser {
       new URL(location, interactionUrl).href,
       stopBefore,
     );
+    const last = rest.steps.at(-1);
+    if (
+      rest.next === undefined && last?.status === 200 &&
+      /\/interaction\//.test(last.url)
+    ) {
+      // A native client's login is confirmed once more (oidc-provider's
+      // native_client_prompt): a loopback redirect may be any local program.
+      const consent = await this.#consent(last.url, stopBefore);
+      return { ...consent, steps: [step, ...rest.steps, ...consent.steps] };
+    }
+    return { ...rest, steps: [step, ...rest.steps] };
+  }
+
+  async #consent(
+    interactionUrl: string,
+    stopBefore: (url: URL) => boolean,
+  ): Promise<{ steps: Step[]; next?: string }> {
+    const step = await this.request(interactionUrl, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ prompt: "consent" }),
+    });
+    const location = step.headers.get("location");
+    if (location === null) {
+      throw new Error(`the consent form answered ${step.status}: ${step.body}`);
+    }
+    const rest = await this.follow(
+      new URL(location, interactionUrl).href,
+      stopBefore,
+    );
     return { ...rest, steps: [step, ...rest.steps] };
   }
 
@@ -247,4 +303,64 @@ export class Browser {
     if (value === "" || /max-age=0/i.test(header)) jar.delete(name);
     else jar.set(name, value);
   }
+}
+
+/** What the provider's token endpoint answered the CLI's client. */
+export interface CliTokens {
+  id_token: string;
+  refresh_token?: string;
+}
+
+/**
+ * Signs `login` in at the provider for the CLI's public client, as
+ * `kudurru login --provider` would (PKCE, a loopback redirect), and
+ * exchanges the code: a genuine ID token for bearer tests.
+ */
+export async function cliTokens(
+  issuer: string,
+  login: string,
+): Promise<CliTokens> {
+  const browser = new Browser(() => {
+    throw new Error("this browser only talks to the provider");
+  });
+  const verifier = "c".repeat(43);
+  const challenge = new Uint8Array(
+    await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier)),
+  ).toBase64({ alphabet: "base64url", omitPadding: true });
+  const redirect = "http://127.0.0.1:9/callback";
+  const url = new URL(`${issuer}/auth`);
+  for (
+    const [k, v] of Object.entries({
+      client_id: CLI_CLIENT_ID,
+      response_type: "code",
+      scope: "openid profile email groups",
+      redirect_uri: redirect,
+      state: "cli-state",
+      nonce: "cli-nonce",
+      code_challenge: challenge,
+      code_challenge_method: "S256",
+    })
+  ) url.searchParams.set(k, v);
+  const back = (u: URL) => u.href.startsWith(redirect);
+  const form = await browser.follow(url.href, back);
+  const signed = await browser.signIn(form.steps.at(-1)!.url, login, back);
+  if (signed.next === undefined) throw new Error("no redirect to the CLI");
+  const code = new URL(signed.next).searchParams.get("code");
+  if (code === null) throw new Error(`no code in ${signed.next}`);
+  const res = await fetch(`${issuer}/token`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({
+      grant_type: "authorization_code",
+      client_id: CLI_CLIENT_ID,
+      code,
+      redirect_uri: redirect,
+      code_verifier: verifier,
+    }),
+  });
+  const tokens = await res.json();
+  if (typeof tokens.id_token !== "string") {
+    throw new Error(`the token endpoint answered ${JSON.stringify(tokens)}`);
+  }
+  return tokens;
 }
