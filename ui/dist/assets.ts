@@ -2,7 +2,7 @@
 // The web UI's files, imported so that the program embeds them.
 import indexHtml from "./index.html" with { type: "text" };
 import file0 from "./assets/app-41F966F8.css" with { type: "bytes" };
-import file1 from "./assets/app-EBD7D170.js" with { type: "bytes" };
+import file1 from "./assets/app-D9C99D65.js" with { type: "bytes" };
 import file2 from "./assets/icon.svg" with { type: "bytes" };
 import file3 from "./assets/licenses.txt" with { type: "bytes" };
 
@@ -12,7 +12,7 @@ export const INDEX_HTML: string = indexHtml;
 /** Every other file, by its path under ui/dist. */
 export const FILES: ReadonlyMap<string, Uint8Array> = new Map([
   ["assets/app-41F966F8.css", file0],
-  ["assets/app-EBD7D170.js", file1],
+  ["assets/app-D9C99D65.js", file1],
   ["assets/icon.svg", file2],
   ["assets/licenses.txt", file3],
 ]);
