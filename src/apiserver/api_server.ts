@@ -26,6 +26,8 @@ import { guardCheck } from "./guard_check.ts";
 import { accountRoutes } from "./routes/account_routes.ts";
 import { authRoutes } from "./routes/auth_routes.ts";
 import { oidcRoutes } from "./routes/oidc_routes.ts";
+import { sessionRoutes } from "./routes/session_routes.ts";
+import { SessionRecords } from "../auth/session_records.ts";
 import { ProviderRegistry } from "../auth/oidc/providers.ts";
 import { objectRoutes, type Permits } from "./routes/objects.ts";
 import { requestOrigin } from "./request_origin.ts";
@@ -105,6 +107,7 @@ export async function buildApi(
     idleMs: config.auth.session.idleTimeout,
     lifetimeMs: config.auth.session.lifetime,
   };
+  const records = new SessionRecords(store, times);
   const permits = async (c: Context): Promise<Permits> => {
     const who = authenticatedOf(c);
     const held = await bindings.bindings();
@@ -131,7 +134,9 @@ export async function buildApi(
       localLogin: config.auth.localLogin,
       bindings: () => bindings.bindings(),
       clientAddress,
+      records,
     }),
+    sessionRoutes({ store, records, now }),
     oidcRoutes({
       providers,
       sessionKeys,
@@ -149,6 +154,7 @@ export async function buildApi(
       store,
       now,
       maxTokenLifetimeMs: config.auth.tokens.maxLifetime,
+      sessionRecords: records,
       configuredBindings: configured,
       bindingsChanged: () => bindings.changed(),
       mayManageAllTokens: async (c, verb) =>
@@ -198,6 +204,7 @@ export async function buildApi(
       now,
       clientAddress,
       idpKnown: (id) => providers.get(id) !== undefined,
+      records,
     }),
   }, modules);
   return {

@@ -14,6 +14,7 @@ import {
   type SessionTimes,
 } from "../auth/sessions.ts";
 import type { TokenChecker } from "../auth/tokens.ts";
+import type { SessionRecords } from "../auth/session_records.ts";
 import type { Store } from "../store/store.ts";
 import type { Authenticate } from "./app.ts";
 import type { Authenticated } from "./authenticated.ts";
@@ -31,6 +32,8 @@ export interface AuthenticationOptions {
   clientAddress(c: Context): string;
   /** Whether an identity provider is still configured (its sessions end when not). */
   idpKnown?: (id: string) => boolean;
+  /** Told when a session is used, for its last-seen time. */
+  records?: Pick<SessionRecords, "saw">;
 }
 
 /** The app's authenticate function. */
@@ -58,6 +61,8 @@ export function authentication(opts: AuthenticationOptions): Authenticate {
     if (session.refreshed !== undefined) {
       setSessionCookie(c, session.refreshed, opts);
     }
+    const id = session.claims.sid;
+    if (id !== undefined) opts.records?.saw(id, now);
     return {
       principal: {
         kind: "User",
@@ -69,6 +74,7 @@ export function authentication(opts: AuthenticationOptions): Authenticate {
       session: {
         csrf: session.claims.csrf,
         mustChangePassword: session.user?.spec?.mustChangePassword ?? false,
+        ...(id !== undefined && { id }),
       },
     };
   };
