@@ -26,6 +26,8 @@ import { guardCheck } from "./guard_check.ts";
 import { accountRoutes } from "./routes/account_routes.ts";
 import { authRoutes } from "./routes/auth_routes.ts";
 import { oidcRoutes } from "./routes/oidc_routes.ts";
+import { sessionRoutes } from "./routes/session_routes.ts";
+import { SessionRecords } from "../auth/session_records.ts";
 import { ProviderRegistry } from "../auth/oidc/providers.ts";
 import { BearerVerifier } from "../auth/oidc/bearer.ts";
 import { provisioningBindings } from "../auth/oidc/grants.ts";
@@ -112,6 +114,7 @@ export async function buildApi(
     idleMs: config.auth.session.idleTimeout,
     lifetimeMs: config.auth.session.lifetime,
   };
+  const records = new SessionRecords(store, times);
   const permits = async (c: Context): Promise<Permits> => {
     const who = authenticatedOf(c);
     const held = await bindings.bindings();
@@ -138,7 +141,9 @@ export async function buildApi(
       localLogin: config.auth.localLogin,
       bindings: () => bindings.bindings(),
       clientAddress,
+      records,
     }),
+    sessionRoutes({ store, records, now }),
     oidcRoutes({
       providers,
       sessionKeys,
@@ -156,6 +161,7 @@ export async function buildApi(
       store,
       now,
       maxTokenLifetimeMs: config.auth.tokens.maxLifetime,
+      sessionRecords: records,
       configuredBindings: configured,
       bindingsChanged: () => bindings.changed(),
       mayManageAllTokens: async (c, verb) =>
@@ -210,6 +216,7 @@ export async function buildApi(
         bindings: () => bindings.bindings(),
         logger,
       }),
+      records,
     }),
   }, modules);
   return {

@@ -11,8 +11,11 @@ export const AUTHENTICATED = "kudurruAuthenticated";
 
 export interface Authenticated {
   principal: Principal;
-  /** A session: the CSRF value writes must echo in X-Kudurru-CSRF. */
-  session?: { csrf: string; mustChangePassword: boolean };
+  /**
+   * A session: the CSRF value writes must echo in X-Kudurru-CSRF, and its
+   * id in the user's session record (session_records.ts) when it has one.
+   */
+  session?: { csrf: string; mustChangePassword: boolean; id?: string };
   /** A token: its id, for last-used bookkeeping and the audit row. */
   tokenId?: string;
 }

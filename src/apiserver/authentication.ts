@@ -15,6 +15,7 @@ import {
   type SessionTimes,
 } from "../auth/sessions.ts";
 import type { TokenChecker } from "../auth/tokens.ts";
+import type { SessionRecords } from "../auth/session_records.ts";
 import type { Store } from "../store/store.ts";
 import type { Authenticate } from "./app.ts";
 import type { Authenticated } from "./authenticated.ts";
@@ -34,6 +35,8 @@ export interface AuthenticationOptions {
   idpKnown?: (id: string) => boolean;
   /** The caller a bearer ID token (a JWT) names; without it a JWT is refused. */
   idToken?: (token: string) => Promise<Authenticated>;
+  /** Told when a session is used, for its last-seen time. */
+  records?: Pick<SessionRecords, "saw">;
 }
 
 /** The app's authenticate function. */
@@ -61,6 +64,8 @@ export function authentication(opts: AuthenticationOptions): Authenticate {
     if (session.refreshed !== undefined) {
       setSessionCookie(c, session.refreshed, opts);
     }
+    const id = session.claims.sid;
+    if (id !== undefined) opts.records?.saw(id, now);
     return {
       principal: {
         kind: "User",
@@ -72,6 +77,7 @@ export function authentication(opts: AuthenticationOptions): Authenticate {
       session: {
         csrf: session.claims.csrf,
         mustChangePassword: session.user?.spec?.mustChangePassword ?? false,
+        ...(id !== undefined && { id }),
       },
     };
   };

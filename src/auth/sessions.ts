@@ -10,10 +10,15 @@
  * `<provider>:<name>`, is no object name): its session carries the
  * provider and the groups that bindings named at login, and ends when the
  * provider is no longer configured.
+ *
+ * A local login's session has an id that must stay in the user's session
+ * record (session_records.ts): the user can list its sessions and end one.
+ * Cookies from before records have no id and hold until they run out.
  */
 import type { User } from "../api/v1alpha1/auth_kinds.ts";
 import type { Store } from "../store/store.ts";
 import { findUser } from "./accounts.ts";
+import { sessionRecorded } from "./session_records.ts";
 import { toBase64url } from "./base64url.ts";
 import { open, seal, type SealingKeys } from "./sealed.ts";
 
@@ -33,6 +38,8 @@ export interface SessionClaims {
   seen: number;
   /** The CSRF value writes must echo. */
   csrf: string;
+  /** The session's id in the user's record (a local login's). */
+  sid?: string;
   /** The identity provider of a login through one (src/auth/oidc/). */
   idp?: string;
   /** That login's groups that some binding named: never the raw list. */
@@ -59,6 +66,7 @@ export async function newSession(
     iat: now,
     seen: now,
     csrf: toBase64url(crypto.getRandomValues(new Uint8Array(18))),
+    sid: toBase64url(crypto.getRandomValues(new Uint8Array(12))),
   };
   return { cookie: await seal(claims, keys), claims };
 }
@@ -118,6 +126,10 @@ export async function openSession(
   if (user === undefined || user.spec!.disabled) return undefined;
   const after = user.spec!.sessionsValidAfter;
   if (after !== undefined && claims.iat < Date.parse(after)) return undefined;
+  if (
+    claims.sid !== undefined &&
+    !await sessionRecorded(store, claims.u, claims.sid)
+  ) return undefined;
   return await refreshed(claims, user, keys, now);
 }
 
@@ -139,6 +151,7 @@ function asClaims(value: unknown): SessionClaims | undefined {
     typeof c.u !== "string" || typeof c.iat !== "number" ||
     typeof c.seen !== "number" || typeof c.csrf !== "string"
   ) return undefined;
+  if (c.sid !== undefined && typeof c.sid !== "string") return undefined;
   if (c.idp !== undefined) {
     if (
       typeof c.idp !== "string" || !Array.isArray(c.g) ||

@@ -9,7 +9,7 @@ import { apiUp, HOME_ZONE, PASSWORD, scenario } from "./harness.ts";
 
 Deno.test({
   name:
-    "ui: settings (an environment key read-only, a change saved, the blocking switch) and access (a viewer token used once shown, a user and a binding, their audit diff)",
+    "ui: settings (an environment key read-only, a change saved, the blocking switch) and access (a viewer token used once shown, a user and a binding, their audit diff, sessions, a password reset, a user deleted)",
   async fn() {
     await using server = await startKudurru({
       objects: HOME_ZONE,
@@ -25,5 +25,6 @@ Deno.test({
     };
     await scenario("access_settings", env);
     await scenario("access_people", env);
+    await scenario("access_users", env);
   },
 });

@@ -17,12 +17,40 @@ import {
 } from "../../src/testing/kudurru_server.ts";
 import { apiUp, PASSWORD, scenario } from "./harness.ts";
 
+/** Longer than the refresh route waits for downloads before its 202 (10 s). */
+const SLOW_MS = 12_000;
+
 Deno.test({
   name:
-    "ui: block lists, the policy editor, why, a schedule, members; a viewer sees no controls",
+    "ui: block lists, the policy editor, why, a schedule, members; a viewer sees no controls; a refresh slower than the route waits says so",
   async fn() {
+    // A list source on loopback: the first download is quick, later ones
+    // take SLOW_MS (or until the download is abandoned).
+    let asked = 0;
+    await using source = Deno.serve(
+      { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+      async (request) => {
+        if (asked++ > 0) {
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, SLOW_MS);
+            request.signal.addEventListener("abort", () => {
+              clearTimeout(timer);
+              resolve();
+            });
+          });
+        }
+        return new Response("||slow-list.test^\n");
+      },
+    );
     await using server = await startKudurru({
       objects: [localReadyZoneObject(), {
+        apiVersion: API_VERSION,
+        kind: "BlockList",
+        metadata: { name: "slow", namespace: "default" },
+        spec: {
+          sources: [{ url: `http://127.0.0.1:${source.addr.port}/slow.txt` }],
+        },
+      }, {
         // Managed by the file: read-only in the UI.
         apiVersion: API_VERSION,
         kind: "ClientGroup",
@@ -34,10 +62,12 @@ Deno.test({
       env: { KUDURRU_ADMIN_PASSWORD: PASSWORD },
     });
     await apiUp(server);
-    await scenario("lists", {
+    const env = {
       KUDURRU_URL: server.apiUrl,
       KUDURRU_DNS_PORT: String(server.port),
       KUDURRU_PASSWORD: PASSWORD,
-    });
+    };
+    await scenario("lists", env);
+    await scenario("lists_refresh", env);
   },
 });

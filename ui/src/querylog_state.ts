@@ -27,6 +27,8 @@ export interface Entry {
   upstream?: string;
   list?: string;
   rule?: string;
+  /** The answer's Extended DNS Error (RFC 8914), when it had one. */
+  extendedError?: { infoCode: number; name: string; text: string };
 }
 
 /** The filters the API takes, in the order the form shows them. */

@@ -136,6 +136,9 @@ export const strings = {
       rcode: "Response code",
       list: "List",
       rule: "Rule",
+      ede: "Extended DNS Error",
+      edeValue: "{code} {name}",
+      edeWithText: "{code} {name}: {text}",
       upstream: "Upstream",
       cnames: "Through",
       answer: "Answer",
@@ -687,8 +690,19 @@ export const strings = {
     },
     sessions: {
       title: "Sessions",
+      from: "Where from",
+      created: "Logged in",
+      lastSeen: "Last seen",
+      thisOne: "This session",
+      end: "Log out",
+      endName: "Log out the session from {address} of {created}",
+      ended: "That session is logged out.",
+      endOthers: "Log out everywhere else",
+      endedOthers: "{n} other sessions logged out.",
+      none:
+        "No sessions are listed (a login through an identity provider has none).",
       why:
-        "Ends every session of yours on every device, this one too: you log in again.",
+        "Log out everywhere ends every session of yours on every device, this one too: you log in again.",
       logoutEverywhere: "Log out everywhere",
     },
     totp: {

@@ -8,6 +8,7 @@ import type { Context } from "hono";
 import type { KObject } from "../../api/v1alpha1/meta.ts";
 import type { Binding } from "../../rbac/binding.ts";
 import type { Store } from "../../store/store.ts";
+import type { SessionRecords } from "../../auth/session_records.ts";
 import { ApiError } from "../errors.ts";
 import { errorResponses } from "./openapi_parts.ts";
 
@@ -18,6 +19,8 @@ export interface AccountRoutesDeps {
   maxTokenLifetimeMs: number;
   /** The configuration's bindings, listed beside the API's (read-only). */
   configuredBindings: readonly Binding[];
+  /** Where a deleted user's sessions are forgotten. */
+  sessionRecords: Pick<SessionRecords, "forget">;
   /** A RoleBinding changed: the permission checks read them again. */
   bindingsChanged(): void;
   /** Whether the caller may do `verb` on `tokens` for someone else. */

@@ -24,7 +24,13 @@ import {
   verifyPassword,
 } from "../../auth/password.ts";
 import type { SealingKeys } from "../../auth/sealed.ts";
-import { newSession, type SessionTimes } from "../../auth/sessions.ts";
+import {
+  newSession,
+  type SessionClaims,
+  type SessionTimes,
+} from "../../auth/sessions.ts";
+import type { SessionRecords } from "../../auth/session_records.ts";
+import type { User } from "../../api/v1alpha1/auth_kinds.ts";
 import type { Binding } from "../../rbac/binding.ts";
 import { authorize } from "../../rbac/authorize.ts";
 import { isZoneScoped, PERMISSIONS } from "../../rbac/permissions.ts";
@@ -52,6 +58,8 @@ export interface AuthRoutesDeps {
   localLogin: "enabled" | "admins-only" | "disabled";
   bindings(): Promise<readonly Binding[]>;
   clientAddress(c: Context): string;
+  /** Where a new session's id is recorded. */
+  records: Pick<SessionRecords, "add">;
 }
 
 const loginBody = z.object({
@@ -360,6 +368,7 @@ async function login(c: Context, deps: AuthRoutesDeps): Promise<Response> {
   }
   deps.limiter.succeeded(address, username);
   const session = await newSession(result.user, deps.sessionKeys, now);
+  await record(c, deps, result.user, session.claims);
   setSessionCookie(c, session.cookie, deps);
   return ok(c, {
     user: result.user.metadata.name,
@@ -405,6 +414,7 @@ async function changePassword(
     );
     // Sessions issued before the change end; this one starts after it.
     const session = await newSession(saved, deps.sessionKeys, now + 1);
+    await record(c, deps, saved, session.claims);
     setSessionCookie(c, session.cookie, deps);
     return ok(c, {
       user: saved.metadata.name,
@@ -414,6 +424,30 @@ async function changePassword(
   } catch (error) {
     throw passwordError(error);
   }
+}
+
+/** Puts a new session in its user's record, where it must be to open. */
+async function record(
+  c: Context,
+  deps: AuthRoutesDeps,
+  user: User,
+  claims: SessionClaims,
+): Promise<void> {
+  const address = deps.clientAddress(c);
+  const userAgent = c.req.header("user-agent");
+  const after = user.spec!.sessionsValidAfter;
+  await deps.records.add(
+    user.metadata.name,
+    {
+      id: claims.sid!,
+      created: claims.iat,
+      seen: claims.iat,
+      address,
+      ...(userAgent !== undefined && { userAgent }),
+    },
+    { actor: user.metadata.name, authorization: "login", client: address },
+    after === undefined ? undefined : Date.parse(after),
+  );
 }
 
 /** The caller's own User; service accounts have none. */

@@ -2,13 +2,17 @@
  * One query-log event as the API shows it, in search pages, exports and
  * the tail: names for its codes (AAAA, NXDOMAIN, IN) and an ISO time in
  * the server's time zone (isoTime, which the stats routes use too), and
- * the OpenAPI schema of that shape (QueryLogEntry).
+ * the OpenAPI schema of that shape (QueryLogEntry). The log keeps no
+ * Extended DNS Error: the one shown is what the answer carried, derived
+ * from the status, list and rule the way the answering stage derives it.
  */
 import { z } from "@hono/zod-openapi";
 import { CLASS, typeName } from "../../dns/wire/constants.ts";
 import { rcodeName } from "../../dns/wire/rcode_name.ts";
 import type { QueryEvent } from "../../pipeline/query_event.ts";
 import { STATUSES } from "../../pipeline/status.ts";
+import { EDE, extendedErrorName } from "../../dns/wire/extended_error.ts";
+import { blockReason } from "../../stages/blocking/block_reason.ts";
 
 /** A time for humans and programs: ISO 8601 in the server's time zone, with its offset ("Z" in UTC). */
 export function isoTime(ms: number): string {
@@ -56,6 +60,20 @@ export const queryLogEntrySchema = z.object({
       "The block list that blocked it; with a status other than blocked_*, the list that let it through",
   }),
   rule: z.string().optional(),
+  extendedError: z.object({
+    infoCode: z.number().int().openapi({ example: 15 }),
+    name: z.string().openapi({
+      description: "The INFO-CODE's name in RFC 8914",
+      example: "Blocked",
+    }),
+    text: z.string().openapi({
+      description: "The EXTRA-TEXT",
+      example: "blocked by ads",
+    }),
+  }).optional().openapi({
+    description:
+      "The Extended DNS Error (RFC 8914) the answer carried to a client that sent EDNS: a block's (15 Blocked, 17 Filtered for allow-only) or a stale answer's (3)",
+  }),
   dnssecOk: z.boolean(),
   authenticData: z.boolean(),
   answer: z.string(),
@@ -96,5 +114,23 @@ export function queryLogEntry(
   if (event.upstream !== undefined) entry.upstream = event.upstream;
   if (event.list !== undefined) entry.list = event.list;
   if (event.rule !== undefined) entry.rule = event.rule;
+  const ede = extendedErrorOf(event);
+  if (ede !== undefined) entry.extendedError = ede;
   return entry;
+}
+
+/** The Extended DNS Error the answer to `event` carried, when it had one we can tell. */
+function extendedErrorOf(
+  event: QueryEvent,
+): QueryLogEntry["extendedError"] {
+  let reason: { infoCode: number; text: string } | undefined;
+  if (
+    event.status === "blocked_list" && event.list !== undefined &&
+    event.rule !== undefined
+  ) {
+    reason = blockReason(event.list, event.rule);
+  } else if (event.status === "cached_stale") {
+    reason = { infoCode: EDE.STALE_ANSWER, text: "" };
+  }
+  return reason && { ...reason, name: extendedErrorName(reason.infoCode) };
 }

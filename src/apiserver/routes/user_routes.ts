@@ -270,6 +270,8 @@ export function userRoutes(routes: RoutesTable, deps: AccountRoutesDeps): void {
       manager: ACCOUNTS_MANAGER,
       ...requestOrigin(c),
     });
+    // A user made again under this name must not get these sessions back.
+    await deps.sessionRecords.forget(target, requestOrigin(c));
     return c.body(null, 204);
   });
 }

@@ -10,6 +10,8 @@ export const EDE = {
    * has too many queries waiting: RFC 8914 has no code for overload).
    */
   OTHER: 0,
+  /** 3: served stale from the cache (RFC 8767) because the upstreams failed. */
+  STALE_ANSWER: 3,
   /** 15: blocked by the operator's policy (a block list). */
   BLOCKED: 15,
   /** 17: filtered because the client's policy asked for it (allow-only). */
@@ -21,6 +23,40 @@ export const EDE = {
   /** 23: the upstreams failed. */
   NETWORK_ERROR: 23,
 } as const;
+
+/** The names RFC 8914 §5.2 gives INFO-CODEs 0 to 24. */
+const NAMES = [
+  "Other Error",
+  "Unsupported DNSKEY Algorithm",
+  "Unsupported DS Digest Type",
+  "Stale Answer",
+  "Forged Answer",
+  "DNSSEC Indeterminate",
+  "DNSSEC Bogus",
+  "Signature Expired",
+  "Signature Not Yet Valid",
+  "DNSKEY Missing",
+  "RRSIGs Missing",
+  "No Zone Key Bit Set",
+  "NSEC Missing",
+  "Cached Error",
+  "Not Ready",
+  "Blocked",
+  "Censored",
+  "Filtered",
+  "Prohibited",
+  "Stale NXDOMAIN Answer",
+  "Not Authoritative",
+  "Not Supported",
+  "No Reachable Authority",
+  "Network Error",
+  "Invalid Data",
+];
+
+/** The RFC 8914 name of an INFO-CODE ("Blocked"), or "INFO-CODE <n>" for others. */
+export function extendedErrorName(infoCode: number): string {
+  return NAMES[infoCode] ?? `INFO-CODE ${infoCode}`;
+}
 
 const encoder = new TextEncoder();
 

@@ -26,6 +26,7 @@ import {
   type Response,
 } from "../../pipeline/response.ts";
 import type { RRSet } from "../../dns/rrset.ts";
+import type { BlockReason } from "./block_reason.ts";
 
 /**
  * The synthesised SOA's MNAME and RNAME. `localhost.` names no real primary;
@@ -52,9 +53,8 @@ export interface BlockDescription {
   /** The BlockList's display name, or the allowOnly policy's key. */
   list: string;
   rule: string;
-  /** RFC 8914 INFO-CODE and EXTRA-TEXT. */
-  ede: number;
-  edeText: string;
+  /** The Extended DNS Error (block_reason.ts). */
+  reason: BlockReason;
 }
 
 /** The blocked answer to `req` (which has a question of class IN). */
@@ -88,7 +88,7 @@ export function blockedAnswer(req: Request, block: BlockDescription): Response {
       udpSize: OUR_UDP_PAYLOAD_SIZE,
       options: [{
         code: EDNS_OPTION.EDE,
-        data: extendedError(block.ede, block.edeText),
+        data: extendedError(block.reason.infoCode, block.reason.text),
       }],
     };
   }

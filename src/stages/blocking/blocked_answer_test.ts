@@ -13,8 +13,7 @@ const BLOCK: BlockDescription = {
   ttl: 60,
   list: "Ads",
   rule: "||ads.example^",
-  ede: 15,
-  edeText: "blocked by Ads",
+  reason: { infoCode: 15, text: "blocked by Ads" },
 };
 
 Deno.test("customIP entries that are not addresses are left out", () => {

@@ -4,7 +4,6 @@
  * order of the decisions.
  */
 import { CLASS } from "../../dns/wire/constants.ts";
-import { EDE } from "../../dns/wire/extended_error.ts";
 import type { Logger } from "../../log/logger.ts";
 import type { Request } from "../../pipeline/request.ts";
 import type { Response } from "../../pipeline/response.ts";
@@ -13,6 +12,7 @@ import type { Status } from "../../pipeline/status.ts";
 import { inspectAnswerRRSets } from "./answer_message.ts";
 import { inspectAnswerWire } from "./answer_wire.ts";
 import { blockedAnswer } from "./blocked_answer.ts";
+import { ALLOW_ONLY_RULE, blockReason } from "./block_reason.ts";
 import { allowedBy, firstBlock, type ListHit } from "./list_checks.ts";
 import {
   type ListProblem,
@@ -98,9 +98,8 @@ export function createBlockingStageWith(
       return blockedAnswer(req, {
         ...policy.response,
         list: key,
-        rule: "allowOnly",
-        ede: EDE.FILTERED,
-        edeText: `not on an allow list of allow-only policy ${key}`,
+        rule: ALLOW_ONLY_RULE,
+        reason: blockReason(key, ALLOW_ONLY_RULE),
       });
     }
     const hit = firstBlock(policy, name);
@@ -190,7 +189,6 @@ function listBlock(
     ttl: policy.response.ttl,
     list: hit.list.name,
     rule: hit.rule,
-    ede: EDE.BLOCKED,
-    edeText: `blocked by ${hit.list.name}`,
+    reason: blockReason(hit.list.name, hit.rule),
   });
 }

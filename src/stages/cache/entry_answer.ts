@@ -5,6 +5,7 @@
  */
 import { clientSubnetEcho } from "../../dns/wire/client_subnet.ts";
 import { EDNS_OPTION, TYPE } from "../../dns/wire/constants.ts";
+import { EDE } from "../../dns/wire/extended_error.ts";
 import { patchQuestionCase } from "../../dns/wire/question_case.ts";
 import { decrementTtls, patchTtls } from "../../dns/wire/ttl_offsets.ts";
 import { OUR_UDP_PAYLOAD_SIZE } from "../../pipeline/answer_encoding.ts";
@@ -17,7 +18,7 @@ const OPT_FIXED_OCTETS = 11;
 /** An Extended DNS Error option with an INFO-CODE and no text (RFC 8914 §2). */
 const EDE_OPTION_OCTETS = 6;
 /** RFC 8914 §4.4: "Stale Answer". */
-export const EDE_STALE_ANSWER = 3;
+export const EDE_STALE_ANSWER = EDE.STALE_ANSWER;
 
 /**
  * `stored` made out for `req`, TTLs counted down by `age` seconds. Undefined

@@ -4,12 +4,15 @@
  * naming what is missing), and revoked; a new user and a role binding for
  * it; the audit log lists those changes and a row's detail shows the
  * object's diff; the admin turns TOTP on with a code from its secret and
- * off with the password; a phone scrolls no sideways; logging out
- * everywhere ends this session too.
+ * off with the password; its sessions are listed, one elsewhere logged
+ * out and then every other one (their cookies stop working, this one
+ * goes on); a phone scrolls no sideways; logging out everywhere ends this
+ * session too.
  */
 import assert from "node:assert/strict";
 import * as OTPAuth from "otpauth";
 import {
+  accessibilityProblems,
   horizontalOverflow,
   logIn,
   openBrowser,
@@ -179,6 +182,54 @@ await totpState.filter({ hasText: "TOTP is on" }).waitFor();
 await page.getByLabel("Your current password").fill(env.password);
 await page.getByRole("button", { name: "Remove TOTP" }).click();
 await totpState.filter({ hasText: "TOTP is off" }).waitFor();
+
+// The admin's sessions: this one and two more, in other browsers.
+const elsewhere = async () => {
+  const other = await openBrowser();
+  await logIn(other.page, env.url, env.password);
+  await other.page.getByRole("heading", { name: "Dashboard" }).waitFor();
+  return other;
+};
+const authenticated = async (b: { page: typeof page }) =>
+  (await (await b.page.request.get(`${env.url}/api/v1/auth/status`)).json())
+    .data.authenticated;
+const sessionRows = page.getByTestId("sessions").locator("tbody tr");
+await sessionRows.first().waitFor();
+const before = await sessionRows.count();
+await using second = await elsewhere();
+await page.reload();
+await sessionRows.nth(before).waitFor();
+const mine = sessionRows.filter({ hasText: /This session/ });
+assert.equal(await mine.count(), 1);
+assert.match(await mine.innerText(), /127\.0\.0\.1/);
+assert.match(await mine.innerText(), /Chrome/, "the user agent");
+// Newest first: the other browser's session.
+const theirs = sessionRows.first();
+assert.doesNotMatch(await theirs.innerText(), /This session/);
+await theirs.getByRole("button", { name: /^Log out the session from/ })
+  .click();
+await theirs.getByRole("button", { name: "Yes" }).click();
+await page.getByRole("status").filter({
+  hasText: "That session is logged out.",
+})
+  .waitFor();
+await sessionRows.nth(before).waitFor({ state: "detached" });
+assert.equal(await authenticated(second), false, "the ended session is out");
+assert.equal(await authenticated(browser), true, "this one goes on");
+
+await using third = await elsewhere();
+await using fourth = await elsewhere();
+await page.reload();
+await sessionRows.nth(before + 1).waitFor();
+await page.getByRole("button", { name: "Log out everywhere else" }).click();
+await page.getByRole("status").filter({
+  hasText: `${before + 1} other sessions logged out.`,
+}).waitFor();
+assert.equal(await sessionRows.count(), 1);
+assert.equal(await authenticated(third), false);
+assert.equal(await authenticated(fourth), false);
+assert.equal(await authenticated(browser), true);
+assert.deepEqual(await accessibilityProblems(page), [], "the account page");
 
 // A phone.
 await page.setViewportSize({ width: 375, height: 800 });

@@ -217,6 +217,18 @@ function Row(
   );
 }
 
+/** "15 Blocked: blocked by ads", or undefined when the answer had none. */
+function extendedError(entry: Entry): string | undefined {
+  const ede = entry.extendedError;
+  if (ede === undefined) return undefined;
+  const d = strings.querylog.detailRows;
+  return fill(ede.text === "" ? d.edeValue : d.edeWithText, {
+    code: ede.infoCode,
+    name: ede.name,
+    text: ede.text,
+  });
+}
+
 function Detail({ entry }: { entry: Entry }) {
   const t = strings.querylog;
   const d = t.detailRows;
@@ -240,6 +252,7 @@ function Detail({ entry }: { entry: Entry }) {
     [d.rcode, entry.rcode],
     [d.list, entry.list],
     [d.rule, entry.rule],
+    [d.ede, extendedError(entry)],
     [d.upstream, entry.upstream],
     [d.cnames, cnames.length > 0 ? cnames.join(" → ") : undefined],
     [d.answer, entry.answer || "—"],
