@@ -12,9 +12,10 @@ import { parseFlags, UsageError } from "./command.ts";
 import type { Command } from "./command.ts";
 import { IMPORTERS } from "../import/importers.ts";
 import { ImportError, type ImportResult } from "../import/import_result.ts";
-import { replaceFile } from "./replace_file.ts";
+import { replaceFile, writeAll } from "./replace_file.ts";
 import { openLocalStore, STORE_FLAGS } from "./local_store.ts";
-import { applyYamlText } from "../objects/apply_file.ts";
+import { applyObjects } from "../objects/apply_file.ts";
+import type { KObject } from "../api/v1alpha1/meta.ts";
 import { describeOutcome } from "./apply.ts";
 import { importDiff, renderDiff } from "./import_diff.ts";
 
@@ -66,13 +67,14 @@ export const importCommand: Command = {
       }
       throw error;
     }
-    const list = renderList(result);
     const settings = Object.keys(result.settings).length === 0
       ? ""
       : YAML.stringify(result.settings);
     if (values.output !== undefined) {
-      await writeText(values.output, list);
-    } else io.stdout(list);
+      await writeList(values.output, result);
+    } else {
+      for (const piece of listPieces(result)) io.stdout(piece);
+    }
     if (values["settings-out"] !== undefined) {
       await writeText(values["settings-out"], settings);
     } else if (settings !== "") {
@@ -83,7 +85,12 @@ export const importCommand: Command = {
       await printDiff(result, values, io);
       return 0;
     }
-    return await applyImported(list, `kudurru import ${tool}`, values, io);
+    return await applyImported(
+      result.objects,
+      `kudurru import ${tool}`,
+      values,
+      io,
+    );
   },
 };
 
@@ -115,16 +122,19 @@ async function printDiff(
   }
 }
 
-/** Applies the List to the local store, one line per object; 1 when any failed. */
+/**
+ * Applies the objects to the local store one at a time (as `kudurru apply
+ * -f` would the List), one line per object; 1 when any failed.
+ */
 async function applyImported(
-  list: string,
+  objects: KObject[],
   source: string,
   flags: { "data-dir"?: string | undefined; config?: string | undefined },
   io: { stdout(t: string): void; stderr(t: string): void },
 ): Promise<number> {
   const store = await openLocalStore(flags);
   try {
-    const report = await applyYamlText(store, source, list, {
+    const report = await applyObjects(store, source, objects, {
       manager: "api",
       actor: "cli",
       onOutcome: (o) => {
@@ -150,24 +160,58 @@ export const JSON_LIST_ENDPOINTS = 100_000;
 
 /** The objects as a `kind: List`: YAML to read, JSON when it is large. */
 export function renderList(result: ImportResult): string {
-  const list = { apiVersion: "v1", kind: "List", items: result.objects };
-  let endpoints = 0;
-  for (const o of result.objects) {
-    const spec = o.spec as { endpoints?: unknown[] } | undefined;
-    endpoints += Array.isArray(spec?.endpoints) ? spec.endpoints.length : 0;
+  let text = "";
+  for (const piece of listPieces(result)) text += piece;
+  return text;
+}
+
+/**
+ * The List's text in pieces. A large List (JSON) comes an object at a
+ * time, as `JSON.stringify(list, null, 1)` would write it: the List of a
+ * million records is never one string, and its objects are never all
+ * built at once (a bind import builds a record set's endpoints when they
+ * are read: src/import/bind_rrset_table.ts).
+ */
+export function* listPieces(result: ImportResult): Generator<string> {
+  const items = result.objects;
+  if (!moreEndpointsThan(items, JSON_LIST_ENDPOINTS)) {
+    yield YAML.stringify({ apiVersion: "v1", kind: "List", items });
+    return;
   }
-  return endpoints > JSON_LIST_ENDPOINTS
-    ? JSON.stringify(list, null, 1) + "\n"
-    : YAML.stringify(list);
+  yield '{\n "apiVersion": "v1",\n "kind": "List",\n "items": [';
+  for (let i = 0; i < items.length; i++) {
+    if (i > 0) yield ",";
+    // Wrapped twice, the item is written two levels in, as in the List:
+    // "[\n [" + "\n  {…}" + "\n ]\n]". The slice is not a copy.
+    yield JSON.stringify([[items[i]]], null, 1).slice(4, -5);
+  }
+  yield items.length === 0 ? "]\n}\n" : "\n ]\n}\n";
+}
+
+/** Whether the objects hold more than `limit` endpoints; counts no further. */
+function moreEndpointsThan(objects: KObject[], limit: number): boolean {
+  let endpoints = 0;
+  for (const o of objects) {
+    const list = (o.spec as { endpoints?: unknown } | undefined)?.endpoints;
+    if (Array.isArray(list)) endpoints += list.length;
+    if (endpoints > limit) return true;
+  }
+  return false;
+}
+
+/** Writes the List to `path` piece by piece (replacing the file whole). */
+async function writeList(path: string, result: ImportResult): Promise<void> {
+  const encoder = new TextEncoder();
+  await replaceFile(path, async (file) => {
+    for (const piece of listPieces(result)) {
+      await writeAll(file, encoder.encode(piece));
+    }
+  });
 }
 
 async function writeText(path: string, text: string): Promise<void> {
   const bytes = new TextEncoder().encode(text);
-  await replaceFile(path, async (file) => {
-    for (let at = 0; at < bytes.length;) {
-      at += await file.write(bytes.subarray(at));
-    }
-  });
+  await replaceFile(path, (file) => writeAll(file, bytes));
 }
 
 /** The report: counts, then each mapped and skipped line. */

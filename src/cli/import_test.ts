@@ -160,6 +160,16 @@ Deno.test("a large import is written as JSON, which kudurru apply reads as YAML"
   } as unknown as Parameters<typeof renderList>[0];
   const text = renderList(result);
   assert.equal(text[0], "{");
+  // Written an object at a time, as the List whole would be.
+  assert.equal(
+    text,
+    JSON.stringify(
+      { apiVersion: "v1", kind: "List", items: objects },
+      null,
+      1,
+    ) +
+      "\n",
+  );
   const decoded = decodeYaml("import.json", text);
   assert.equal(decoded.objects.length, 101);
   assert.equal(

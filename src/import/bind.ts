@@ -23,7 +23,6 @@
  * NXDOMAIN for every name in it) and the import goes on.
  */
 import { dirname, isAbsolute, join, relative } from "node:path";
-import type { DNSRecordSetSpec } from "../api/v1alpha1/dnsrecordset.ts";
 import type { DNSZoneSpec } from "../api/v1alpha1/dnszone.ts";
 import { API_VERSION, type KObject } from "../api/v1alpha1/meta.ts";
 import { checkDomainName, normalizeName, toFqdn } from "../dns/name.ts";
@@ -43,11 +42,15 @@ import {
 import { tsigKeyRef, UniqueNames, zoneObjectBase } from "./bind_names.ts";
 import { zonePolicy } from "./bind_zone_policy.ts";
 import {
-  chunkEndpoints,
-  importZoneFile,
+  entryTexts,
+  refusedLines,
+  ZoneFileImporter,
   type ZoneFileLimits,
   ZoneFileTooLarge,
 } from "./bind_zone_file.ts";
+import { ZoneLexer } from "../zone/zone_file_lex.ts";
+import { ZoneFileLimitError } from "../zone/zone_file_parse.ts";
+import { recordSetSpecs } from "./bind_rrset_table.ts";
 import {
   ImportError,
   type ImportNote,
@@ -122,10 +125,14 @@ const ZONE_OPTIONS_READ = new Set([
   "allow-update",
 ]);
 
-/** Reads named.conf at `path` and the zone files it names. */
+/**
+ * Reads named.conf at `path` and the zone files it names: each zone file
+ * from disk a chunk at a time, or whole through `readFile` when one is
+ * given (tests).
+ */
 export async function importBind(
   path: string,
-  readFile: ReadFile = Deno.readFile,
+  readFile?: ReadFile,
 ): Promise<ImportResult> {
   return await new BindImport(path, readFile).run();
 }
@@ -150,7 +157,13 @@ class BindImport {
   readonly #zones = new Set<string>();
   readonly #defaults: ZoneDefaults = {};
 
-  constructor(readonly path: string, readonly readFile: ReadFile) {
+  /** Zone files are read from disk in chunks (no ReadFile was given). */
+  readonly #streamed: boolean;
+  readonly readFile: ReadFile;
+
+  constructor(readonly path: string, readFile: ReadFile | undefined) {
+    this.readFile = readFile ?? Deno.readFile;
+    this.#streamed = readFile === undefined;
     this.#confDir = dirname(path);
     this.#directory = this.#confDir;
     this.#groupNames.take("default");
@@ -641,32 +654,42 @@ class BindImport {
     }
     const path = isAbsolute(file) ? file : join(this.#directory, file);
     const label = this.#label(path);
-    let text: string;
+    const importer = new ZoneFileImporter(
+      ctx.zoneName,
+      label,
+      ZONE_FILE_LIMITS.maxRecords,
+    );
     try {
-      text = new TextDecoder("utf-8", { fatal: true }).decode(
-        await this.readFile(path),
-      );
+      for await (const piece of this.#zoneText(path)) importer.feed(piece);
+      importer.feed("", true);
     } catch (error) {
       this.#skip(
         ctx.st,
         ctx.what,
-        `${
-          error instanceof TypeError
-            ? "not UTF-8 text"
-            : missingOrUnreadable(error)
-        } (${label}); the zone is not imported: an empty primary would answer NXDOMAIN for every name in it`,
+        error instanceof ZoneFileTooLarge
+          ? `${label}: ${error.message}`
+          : `${
+            error instanceof NotUtf8
+              ? "not UTF-8 text"
+              : missingOrUnreadable(error)
+          } (${label}); the zone is not imported: an empty primary would answer NXDOMAIN for every name in it`,
       );
       return;
     }
-    let zf;
-    try {
-      zf = importZoneFile(text, ctx.zoneName, label, ZONE_FILE_LIMITS);
-    } catch (error) {
-      if (!(error instanceof ZoneFileTooLarge)) throw error;
-      this.#skip(ctx.st, ctx.what, `${label}: ${error.message}`);
-      return;
+    const refused = importer.finish();
+    if (refused.length > 0) {
+      // Read again for the text of the few lines the report quotes.
+      const lines = refusedLines(refused);
+      const texts = new Map<number, string>();
+      const lexer = new ZoneLexer();
+      for await (const piece of this.#zoneText(path)) {
+        if (entryTexts(lexer.feed(piece), lines, texts)) break;
+      }
+      entryTexts(lexer.feed("", true), lines, texts);
+      importer.refuse(refused, texts);
     }
-    this.skipped.push(...zf.skipped);
+    const zf = importer.out;
+    for (const note of zf.skipped) this.skipped.push(note);
     if (zf.soa === undefined) {
       this.#skip(
         ctx.st,
@@ -683,13 +706,9 @@ class BindImport {
       policy: this.#policy(ctx),
     } as Partial<DNSZoneSpec>);
     const sets: string[] = [];
-    for (const endpoints of chunkEndpoints(zf.endpoints)) {
+    for (const spec of recordSetSpecs(zf.rrsets, zone.metadata.name)) {
       const name = this.#setNames.take(`${zone.metadata.name}-bind`);
       sets.push(name);
-      const spec: DNSRecordSetSpec = {
-        zoneRef: { name: zone.metadata.name },
-        endpoints,
-      };
       this.objects.push({
         apiVersion: API_VERSION,
         kind: "DNSRecordSet",
@@ -701,11 +720,36 @@ class BindImport {
     this.#map(
       ctx.st,
       ctx.what,
-      `DNSZone ${zone.metadata.name} (SOA and ${zf.nameservers.length} apex NS from ${label}; the serial is kudurru's own) with ${zf.records} records in ${zf.endpoints.length} RRsets, DNSRecordSet ${
+      `DNSZone ${zone.metadata.name} (SOA and ${zf.nameservers.length} apex NS from ${label}; the serial is kudurru's own) with ${zf.records} records in ${zf.rrsets.size} RRsets, DNSRecordSet ${
         sets.map((s) => `${NAMESPACE}/${s}`).join(", ") || "none"
       }${extra}`,
     );
     this.#otherOptions(ctx, PRIMARY_READ, "not read for a primary zone");
+  }
+
+  /**
+   * A zone file's text a piece at a time: read from disk in chunks, so a
+   * large file is never held whole, or whole through the ReadFile a caller
+   * gave. Past ZONE_FILE_LIMITS.maxBytes it stops with ZoneFileTooLarge;
+   * on bytes that are not UTF-8, with NotUtf8.
+   */
+  async *#zoneText(path: string): AsyncGenerator<string> {
+    const decoder = new TextDecoder("utf-8", { fatal: true });
+    const max = ZONE_FILE_LIMITS.maxBytes ?? Infinity;
+    let bytes = 0;
+    const chunks = this.#streamed
+      ? (await Deno.open(path)).readable
+      : [await this.readFile(path)];
+    for await (const chunk of chunks) {
+      bytes += chunk.length;
+      if (bytes > max) {
+        throw new ZoneFileTooLarge(
+          new ZoneFileLimitError("bytes", max).message,
+        );
+      }
+      yield decode(decoder, chunk);
+    }
+    yield decode(decoder);
   }
 
   #secondary(ctx: ZoneContext): void {
@@ -889,6 +933,21 @@ interface ZoneContext {
   what: string;
   zoneName: string;
   options: Map<string, ConfStatement>;
+}
+
+/** A zone file whose bytes are not UTF-8. */
+class NotUtf8 extends Error {}
+
+/** The next piece of text (the rest, without `chunk`). */
+function decode(decoder: TextDecoder, chunk?: Uint8Array): string {
+  try {
+    return chunk === undefined
+      ? decoder.decode()
+      : decoder.decode(chunk, { stream: true });
+  } catch (error) {
+    if (error instanceof TypeError) throw new NotUtf8(error.message);
+    throw error;
+  }
 }
 
 function missingOrUnreadable(error: unknown): string {

@@ -9,20 +9,22 @@
  * fit is reported with the file's line, never fatal.
  */
 import {
-  type Endpoint,
-  endpointSchema,
-  MAX_ENDPOINTS,
+  endpointTargetIssues,
+  MAX_TARGET_CHARS,
 } from "../api/v1alpha1/dnsrecordset.ts";
 import { type SOASpec, soaSpecSchema } from "../api/v1alpha1/dnszone.ts";
 import { isSubdomainOf } from "../dns/name.ts";
 import type { SoaRdata } from "../dns/rrset.ts";
 import { formatRdata } from "../zone/format.ts";
+import { lexZoneFile, type ZoneEntry } from "../zone/zone_file_lex.ts";
 import {
+  checkZoneFileBytes,
+  MAX_ZONE_FILE_BYTES,
   ZoneFileLimitError,
+  ZoneFileReader,
   type ZoneFileRecord,
 } from "../zone/zone_file_parse.ts";
-export type { ZoneFileLimits } from "./bind_zone_pieces.ts";
-import { parsePieces, type ZoneFileLimits } from "./bind_zone_pieces.ts";
+import { RRsetTable } from "./bind_rrset_table.ts";
 import type { ImportNote } from "./import_result.ts";
 
 const SOA = 6;
@@ -38,8 +40,11 @@ export interface ZoneFileImport {
   /** The SOA's TTL: the DNSZone's defaultTTL (its SOA and NS are served with it). */
   soaTTL?: number;
   nameservers: string[];
-  /** One per RRset, in file order; at most MAX_ENDPOINTS go in one object. */
-  endpoints: Endpoint[];
+  /**
+   * One endpoint per RRset, in file order, each valid; at most
+   * MAX_ENDPOINTS go in one object.
+   */
+  rrsets: RRsetTable;
   /** Records taken (every target of every endpoint). */
   records: number;
   skipped: ImportNote[];
@@ -50,11 +55,126 @@ export interface ZoneFileImport {
 /** The zone file could not be taken at all (over a parser limit). */
 export class ZoneFileTooLarge extends Error {}
 
+/** An RRset whose endpoint is refused, for the report. */
+export interface Refused {
+  /** The line of its first record. */
+  line: number;
+  records: number;
+  why: string;
+}
+
 /**
- * Reads `text`, the file `label` of zone `zoneName` (lowercase, absolute).
- * `limits` raise the parser's (the API upload's) for a local import; a
- * file past PIECE_CHARS is parsed in pieces (bind_zone_pieces.ts), so its
- * records are never all held at once.
+ * Reads the file `label` of zone `zoneName` (lowercase, absolute) given a
+ * piece of text at a time (`feed`), then `finish`. The records are read
+ * one at a time and only their targets kept (bind_rrset_table.ts), so a
+ * file read from disk in chunks is never held whole, nor its records.
+ * `maxRecords` raises the parser's (the API upload's) for a local import.
+ */
+export class ZoneFileImporter {
+  readonly out: ZoneFileImport = {
+    nameservers: [],
+    rrsets: new RRsetTable(MAX_TARGETS),
+    records: 0,
+    skipped: [],
+    notes: [],
+  };
+  readonly #reader: ZoneFileReader;
+  /** The lines the parser refused, listed first in the report. */
+  readonly #unparsed: ImportNote[] = [];
+  #skippedCount = 0;
+
+  constructor(
+    readonly zoneName: string,
+    readonly label: string,
+    maxRecords?: number,
+  ) {
+    this.#reader = new ZoneFileReader({
+      origin: zoneName,
+      ...(maxRecords !== undefined && { maxRecords }),
+    }, (s) => {
+      if (this.#skippedCount++ >= MAX_LISTED) return;
+      this.#unparsed.push({
+        where: `${label}:${s.line}`,
+        what: s.text,
+        detail: s.reason,
+      });
+    });
+  }
+
+  #skip(line: number, what: string, detail: string): void {
+    this.out.skipped.push({ where: `${this.label}:${line}`, what, detail });
+  }
+
+  /**
+   * Reads the entries `piece` completes; `last` ends the file.
+   *
+   * @throws {ZoneFileTooLarge} past the records limit
+   */
+  feed(piece: string, last = false): void {
+    const skip = this.#skip.bind(this);
+    try {
+      for (const r of this.#reader.feed(piece, last)) {
+        addRecord(r, this.zoneName, this.out, skip);
+      }
+    } catch (error) {
+      if (error instanceof ZoneFileLimitError) {
+        throw new ZoneFileTooLarge(error.message);
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * Ends the import: each RRset is checked as an endpoint, and those
+   * refused are returned, for `refuse` to report with their text.
+   */
+  finish(): Refused[] {
+    const { out, label } = this;
+    out.skipped.unshift(...this.#unparsed);
+    if (this.#skippedCount > MAX_LISTED) {
+      out.skipped.push({
+        where: label,
+        what: `${this.#skippedCount - MAX_LISTED} more lines`,
+        detail: `skipped as well; the report lists the first ${MAX_LISTED}`,
+      });
+    }
+    // The parser checked each record's owner, type, TTL and rdata; this
+    // catches what the endpoint adds (a target that does not read back,
+    // one target for CNAME and DNAME). The endpoint's whole schema is not
+    // asked: per endpoint it cost most of a large import (bench/import).
+    const refused: Refused[] = [];
+    out.rrsets.seal(({ recordType, targets }, line, records) => {
+      const why = targets.some((t) => t.length > MAX_TARGET_CHARS)
+        ? `a target is longer than ${MAX_TARGET_CHARS} characters`
+        : endpointTargetIssues(recordType, targets).map((i) => i.message)
+          .join("; ");
+      if (why === "") return true;
+      refused.push({ line, records, why });
+      return false;
+    });
+    out.records = out.rrsets.targetCount();
+    return refused;
+  }
+
+  /**
+   * Reports the refused RRsets; `texts` holds the text of the entries on
+   * their lines, read again (the table does not keep every first line).
+   */
+  refuse(refused: Refused[], texts: Map<number, string>): void {
+    for (const { line, records, why } of refused) {
+      const rest = records > 1 ? ` (the RRset's ${records} records)` : "";
+      this.#skip(
+        line,
+        texts.get(line) ?? "",
+        `not a valid endpoint${rest}: ${why}`,
+      );
+    }
+  }
+}
+
+/**
+ * Reads `text`, the whole file `label` of zone `zoneName`, as
+ * ZoneFileImporter reads it in pieces.
  *
  * @throws {ZoneFileTooLarge} when the file is past the parser's limits
  */
@@ -64,63 +184,53 @@ export function importZoneFile(
   label: string,
   limits: ZoneFileLimits = {},
 ): ZoneFileImport {
-  const out: ZoneFileImport = {
-    nameservers: [],
-    endpoints: [],
-    records: 0,
-    skipped: [],
-    notes: [],
-  };
-  const skip = (line: number, what: string, detail: string) =>
-    out.skipped.push({ where: `${label}:${line}`, what, detail });
-  // RRsets by owner and type, in file order; each holds only its targets
-  // and where they came from, not the parsed records.
-  const groups = new Map<string, Group>();
-  let listed = 0;
-  let skippedCount = 0;
   try {
-    for (const parse of parsePieces(text, zoneName, limits)) {
-      for (const s of parse.skipped) {
-        if (listed++ < MAX_LISTED) skip(s.line, s.text, s.reason);
-      }
-      skippedCount += parse.skippedCount;
-      for (const r of parse.records) addRecord(r, zoneName, out, groups, skip);
-    }
+    checkZoneFileBytes(text, limits.maxBytes ?? MAX_ZONE_FILE_BYTES);
   } catch (error) {
     if (error instanceof ZoneFileLimitError) {
       throw new ZoneFileTooLarge(error.message);
     }
     throw error;
   }
-  if (skippedCount > Math.min(listed, MAX_LISTED)) {
-    out.skipped.push({
-      where: label,
-      what: `${skippedCount - Math.min(listed, MAX_LISTED)} more lines`,
-      detail: `skipped as well; the report lists the first ${MAX_LISTED}`,
-    });
+  const importer = new ZoneFileImporter(zoneName, label, limits.maxRecords);
+  importer.feed(text, true);
+  const refused = importer.finish();
+  if (refused.length > 0) {
+    const texts = new Map<number, string>();
+    entryTexts(lexZoneFile(text), refusedLines(refused), texts);
+    importer.refuse(refused, texts);
   }
-  // Each group is let go once it is an endpoint.
-  for (const [key, group] of groups) {
-    groups.delete(key);
-    addEndpoint(group, out, skip);
+  return importer.out;
+}
+
+/** The lines the refused RRsets start on. */
+export function refusedLines(refused: Refused[]): Set<number> {
+  return new Set(refused.map((r) => r.line));
+}
+
+/**
+ * Collects into `texts` the text of the entries that start on `lines`;
+ * true once every one is found.
+ */
+export function entryTexts(
+  entries: Iterable<ZoneEntry>,
+  lines: Set<number>,
+  texts: Map<number, string>,
+): boolean {
+  for (const entry of entries) {
+    if (lines.has(entry.line)) texts.set(entry.line, entry.text);
+    if (texts.size === lines.size) return true;
   }
-  return out;
+  return false;
 }
 
 /** Skipped lines the report lists for one file. */
 const MAX_LISTED = 1000;
 
-/**
- * One RRset being gathered: the endpoint it becomes, and its first record
- * for the report. Kept small: a million-record zone has about as many.
- */
-interface Group {
-  endpoint: Endpoint;
-  /** Built once the RRset is past a few targets (most hold one or two). */
-  seen?: Set<string>;
-  line: number;
-  text: string;
-  records: number;
+/** The ZoneFileLimits of bind.ts: the parser's, raised for a local import. */
+export interface ZoneFileLimits {
+  maxBytes?: number;
+  maxRecords?: number;
 }
 
 type Skip = (line: number, what: string, detail: string) => void;
@@ -129,7 +239,6 @@ function addRecord(
   r: ZoneFileRecord,
   zoneName: string,
   out: ZoneFileImport,
-  groups: Map<string, Group>,
   skip: Skip,
 ): void {
   if (!isSubdomainOf(r.owner, zoneName)) {
@@ -158,51 +267,22 @@ function addRecord(
       );
     } else out.nameservers.push(target);
   } else {
-    const key = `${r.owner} ${r.code}`;
-    let group = groups.get(key);
-    if (group === undefined) {
-      const endpoint = { dnsName: r.owner, recordType: r.type, targets: [] };
-      group = { endpoint, line: r.line, text: r.text, records: 0 };
-      groups.set(key, group);
-    }
-    group.records++;
-    const { endpoint } = group;
-    const target = formatRdata(r.rdata);
-    if (group.seen === undefined && endpoint.targets.length >= 8) {
-      group.seen = new Set(endpoint.targets);
-    }
-    if (group.seen?.has(target) ?? endpoint.targets.includes(target)) return;
-    if (endpoint.targets.length >= MAX_TARGETS) {
+    const added = out.rrsets.add(
+      r.owner,
+      r.code,
+      r.type,
+      formatRdata(r.rdata),
+      r.ttl,
+      r.line,
+    );
+    if (added === "full") {
       skip(
         r.line,
         r.text,
         `an RRset holds at most ${MAX_TARGETS} records here`,
       );
-      return;
-    }
-    group.seen?.add(target);
-    endpoint.targets.push(target);
-    if (r.ttl !== undefined) {
-      endpoint.recordTTL = Math.min(endpoint.recordTTL ?? r.ttl, r.ttl);
     }
   }
-}
-
-function addEndpoint(group: Group, out: ZoneFileImport, skip: Skip): void {
-  const { endpoint } = group;
-  // The parser's rdata passed kudurru's own checks; this catches what the
-  // object adds (one target for CNAME and DNAME).
-  const check = endpointSchema.safeParse(endpoint);
-  if (!check.success) {
-    const why = check.error.issues.map((i) => i.message).join("; ");
-    const rest = group.records > 1
-      ? ` (the RRset's ${group.records} records)`
-      : "";
-    skip(group.line, group.text, `not a valid endpoint${rest}: ${why}`);
-    return;
-  }
-  out.endpoints.push(endpoint);
-  out.records += endpoint.targets.length;
 }
 
 /** SOA timers kept within the DNSZone's bounds, each change noted. */
@@ -227,13 +307,4 @@ function soaSpec(rdata: SoaRdata, notes: string[]): SOASpec {
     expire: fit("expire"),
     minimum: fit("minimum"),
   };
-}
-
-/** The endpoints in objects of at most MAX_ENDPOINTS each. */
-export function chunkEndpoints(endpoints: Endpoint[]): Endpoint[][] {
-  const out: Endpoint[][] = [];
-  for (let i = 0; i < endpoints.length; i += MAX_ENDPOINTS) {
-    out.push(endpoints.slice(i, i + MAX_ENDPOINTS));
-  }
-  return out;
 }

@@ -16,7 +16,7 @@
  * ones, so each RRset's endpoint says which it is: kudurru's `disabled` is
  * per endpoint, Technitium's per record.
  */
-import type { Endpoint } from "../api/v1alpha1/dnsrecordset.ts";
+import { type Endpoint, MAX_ENDPOINTS } from "../api/v1alpha1/dnsrecordset.ts";
 import type { KObject } from "../api/v1alpha1/meta.ts";
 import { checkDomainName, normalizeName, toFqdn } from "../dns/name.ts";
 import { formatRdata } from "../zone/format.ts";
@@ -29,7 +29,7 @@ import {
   type ZoneFileRecord,
 } from "../zone/zone_file_parse.ts";
 import { zoneObjectBase } from "./bind_names.ts";
-import { chunkEndpoints, importZoneFile } from "./bind_zone_file.ts";
+import { importZoneFile } from "./bind_zone_file.ts";
 import { groupName, type ImportContext, namespaced } from "./import_context.ts";
 import { uniqueGroup, type UpstreamSettings } from "./adguard_upstreams.ts";
 import { API_VERSION } from "../api/v1alpha1/meta.ts";
@@ -425,8 +425,8 @@ function primaryZone(
       };
     });
   const endpoints = [
-    ...extend(on.endpoints, comments.served, false),
-    ...extend(off.endpoints, comments.disabled, true),
+    ...extend(on.rrsets.slice(), comments.served, false),
+    ...extend(off.rrsets.slice(), comments.disabled, true),
   ];
   const zone = ctx.uniqueName("DNSZone", zoneObjectBase(zoneName), "zone");
   const objects: KObject[] = [{
@@ -442,7 +442,8 @@ function primaryZone(
     },
   }];
   const sets: string[] = [];
-  for (const chunk of chunkEndpoints(endpoints)) {
+  for (let at = 0; at < endpoints.length; at += MAX_ENDPOINTS) {
+    const chunk = endpoints.slice(at, at + MAX_ENDPOINTS);
     const name = ctx.uniqueName(
       "DNSRecordSet",
       `${zone}-technitium`,
@@ -460,9 +461,9 @@ function primaryZone(
   ctx.mapped(
     label,
     what,
-    `DNSZone ${zone} (type primary; SOA and ${on.nameservers.length} apex NS from the export, the serial is kudurru's own) with ${on.records} records in ${on.endpoints.length} RRsets${
-      off.endpoints.length > 0
-        ? ` and ${off.records} disabled records in ${off.endpoints.length} RRsets (kudurru.disabled: true)`
+    `DNSZone ${zone} (type primary; SOA and ${on.nameservers.length} apex NS from the export, the serial is kudurru's own) with ${on.records} records in ${on.rrsets.size} RRsets${
+      off.rrsets.size > 0
+        ? ` and ${off.records} disabled records in ${off.rrsets.size} RRsets (kudurru.disabled: true)`
         : ""
     }, DNSRecordSet ${
       sets.map((s) => `default/${s}`).join(", ") || "none"

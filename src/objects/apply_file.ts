@@ -7,7 +7,8 @@ import type { KObject } from "../api/v1alpha1/meta.ts";
 import { NotFoundError, type Store } from "../store/store.ts";
 import type { Logger } from "../log/logger.ts";
 import { applyDeclared } from "./apply_object.ts";
-import { decodeYaml } from "./decode.ts";
+import { type DecodedObject, decodeValue, decodeYaml } from "./decode.ts";
+import type { Diagnosis } from "./diagnosis.ts";
 import {
   type LoadReport,
   type ObjectOutcome,
@@ -37,30 +38,82 @@ export async function applyYamlText(
   text: string,
   opts: ApplyFileOptions = {},
 ): Promise<LoadReport> {
-  const report = new ReportBuilder(opts.onOutcome);
-  const manager = opts.manager ?? "api";
   const decoded = decodeYaml(sourceName, text, {
     defaultNamespace: opts.defaultNamespace || "default",
   });
-  decoded.diagnoses.forEach((d) => {
-    report.diagnose(d);
-    report.outcome({
-      source: sourceName,
-      document: d.document ?? 0,
-      result: "invalid",
+  const applying = new Applying(store, sourceName, opts);
+  applying.read(decoded.objects.length);
+  applying.diagnose(decoded.diagnoses);
+  for (const d of decoded.objects) await applying.apply(d);
+  return applying.report.finish();
+}
+
+/**
+ * Applies objects as applyYamlText would the List of them, each item its
+ * own document, decoded only when its turn comes: an import of a million
+ * records applies one record set at a time and never holds the whole List
+ * decoded (nor as text).
+ */
+export async function applyObjects(
+  store: Store,
+  sourceName: string,
+  objects: readonly unknown[],
+  opts: ApplyFileOptions = {},
+): Promise<LoadReport> {
+  const applying = new Applying(store, sourceName, opts);
+  applying.read(objects.length);
+  for (let i = 0; i < objects.length; i++) {
+    const decoded = decodeValue(sourceName, i + 1, objects[i], {
+      defaultNamespace: opts.defaultNamespace || "default",
     });
-  });
-  report.sources.push({
-    name: sourceName,
-    manager,
-    read: true,
-    objects: decoded.objects.length,
-    protected: false,
-  });
-  const seen = new Map<string, number>();
-  for (const d of decoded.objects) {
+    applying.diagnose(decoded.diagnoses);
+    for (const d of decoded.objects) await applying.apply(d);
+  }
+  return applying.report.finish();
+}
+
+/** One source being applied: its report and the objects it declared so far. */
+class Applying {
+  readonly report: ReportBuilder;
+  readonly #manager: string;
+  readonly #seen = new Map<string, number>();
+
+  constructor(
+    readonly store: Store,
+    readonly sourceName: string,
+    readonly opts: ApplyFileOptions,
+  ) {
+    this.report = new ReportBuilder(opts.onOutcome);
+    this.#manager = opts.manager ?? "api";
+  }
+
+  /** The source was read and declares `objects` objects. */
+  read(objects: number): void {
+    this.report.sources.push({
+      name: this.sourceName,
+      manager: this.#manager,
+      read: true,
+      objects,
+      protected: false,
+    });
+  }
+
+  /** Documents that could not be decoded. */
+  diagnose(diagnoses: readonly Diagnosis[]): void {
+    for (const d of diagnoses) {
+      this.report.diagnose(d);
+      this.report.outcome({
+        source: this.sourceName,
+        document: d.document ?? 0,
+        result: "invalid",
+      });
+    }
+  }
+
+  async apply(d: DecodedObject): Promise<void> {
+    const { report, sourceName, store } = this;
     const at = { source: sourceName, document: d.document, object: d.name };
-    const first = seen.get(d.name);
+    const first = this.#seen.get(d.name);
     if (first !== undefined) {
       report.diagnose({
         severity: "error",
@@ -70,9 +123,9 @@ export async function applyYamlText(
           `Ignoring ${d.name} in "${sourceName}" document ${d.document}: already declared in ${sourceName} document ${first}`,
       });
       report.outcome({ ...at, result: "invalid" });
-      continue;
+      return;
     }
-    seen.set(d.name, d.document);
+    this.#seen.set(d.name, d.document);
     let stored: KObject | undefined;
     try {
       stored = await store.get(d.key);
@@ -87,21 +140,20 @@ export async function applyYamlText(
           }`,
         });
         report.outcome({ ...at, result: "error" });
-        continue;
+        return;
       }
     }
     await applyDeclared({
       store,
       decoded: d,
       source: sourceName,
-      manager,
+      manager: this.#manager,
       stored,
       takeover: false,
-      actor: opts.actor ?? "apply",
-      ...(opts.logger ? { logger: opts.logger } : {}),
+      actor: this.opts.actor ?? "apply",
+      ...(this.opts.logger ? { logger: this.opts.logger } : {}),
     }, report);
   }
-  return report.finish();
 }
 
 /** Reads `path` and applies it like applyYamlText; a read failure becomes a ReadFailed diagnosis. */

@@ -128,6 +128,26 @@ export function decodeValues(
   return result;
 }
 
+/**
+ * Decodes one inline object as document `document` of `source`, as
+ * decodeValues does each item: for a caller that has its objects one at a
+ * time and should not hold them all decoded at once.
+ */
+export function decodeValue(
+  source: string,
+  document: number,
+  value: unknown,
+  opts: DecodeOptions = {},
+): DecodeResult {
+  const result: DecodeResult = {
+    objects: [],
+    diagnoses: [],
+    unidentifiable: 0,
+  };
+  identify(result, source, document, undefined, structuredClone(value), opts);
+  return result;
+}
+
 function identify(
   result: DecodeResult,
   source: string,

@@ -43,14 +43,27 @@ const SEMICOLON = 0x3b;
 const OPEN = 0x28;
 const CLOSE = 0x29;
 
+/** Where a lex stopped: the offset of the text not read, and its line. */
+export interface LexRest {
+  offset: number;
+  line: number;
+}
+
 /**
  * Cuts `text` into entries. Lines holding only blanks and comments give
  * none. A problem ends the entry it is found in (with `error` set) and the
- * next line starts afresh.
+ * next line starts afresh. `firstLine` numbers the text's first line;
+ * with `partial` the text is a piece of the file ending at a newline, and
+ * an entry whose parentheses are still open at its end is not read: the
+ * generator returns where it starts (ZoneLexer gives it the next piece).
  */
-export function* lexZoneFile(text: string): Generator<ZoneEntry> {
+export function* lexZoneFile(
+  text: string,
+  firstLine = 1,
+  partial = false,
+): Generator<ZoneEntry, LexRest> {
   let i = 0;
-  let line = 1;
+  let line = firstLine;
   const n = text.length;
   while (i < n) {
     // One entry: from the start of a line to the newline outside parentheses.
@@ -108,6 +121,9 @@ export function* lexZoneFile(text: string): Generator<ZoneEntry> {
       }
     }
     endToken();
+    if (partial && error === undefined && depth > 0) {
+      return { offset: start, line: startLine };
+    }
     if (error === undefined && depth > 0) {
       error = `a "(" opened on line ${startLine} is never closed`;
     }
@@ -128,6 +144,35 @@ export function* lexZoneFile(text: string): Generator<ZoneEntry> {
       tokens,
       ...(error !== undefined && { error }),
     };
+  }
+  return { offset: n, line };
+}
+
+/** Most text carried from one piece to the next (an entry being completed). */
+const MAX_CARRIED = 1024 * 1024;
+
+/**
+ * The entries of a zone file given in pieces (read from disk a chunk at a
+ * time), as lexZoneFile gives those of the whole text: each piece's
+ * complete entries are read, the rest waits for the next piece. Only an
+ * entry longer than MAX_CARRIED reads differently (a "(" left open, or a
+ * line without end): it is cut there, where the whole text would run it
+ * to the end of the file or the line.
+ */
+export class ZoneLexer {
+  #carried = "";
+  #line = 1;
+
+  /** The entries complete with `piece`; `last` reads whatever is left. */
+  *feed(piece: string, last = false): Generator<ZoneEntry> {
+    const text = this.#carried + piece;
+    const whole = last || this.#carried.length > MAX_CARRIED;
+    const cut = whole ? text.length : text.lastIndexOf("\n") + 1;
+    const lex = lexZoneFile(text.slice(0, cut), this.#line, !whole);
+    let step = lex.next();
+    for (; !step.done; step = lex.next()) yield step.value;
+    this.#carried = text.slice(step.value.offset);
+    this.#line = step.value.line;
   }
 }
 

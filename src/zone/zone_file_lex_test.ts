@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { lexZoneFile } from "./zone_file_lex.ts";
+import { lexZoneFile, ZoneLexer } from "./zone_file_lex.ts";
 
 function words(text: string) {
   return [...lexZoneFile(text)].map((e) => ({
@@ -112,4 +112,28 @@ Deno.test("zone file lexer entry text is the source, trimmed and cut", () => {
   assert.ok(entry!.text.endsWith("…"));
   const [multi] = [...lexZoneFile("@ SOA a b (\n 1 2 3 4 5 )")];
   assert.equal(multi!.text, "@ SOA a b ( 1 2 3 4 5 )");
+});
+
+Deno.test("zone file lexer fed in pieces gives the entries of the whole text", async () => {
+  // PowerDNS's test zone (read in place): SOA in parentheses across lines,
+  // blank owners, comments, quoted TXT.
+  const real = await Deno.readTextFile(
+    new URL(
+      "../../../shared/data/imports/bind/pdns/zones/test.com",
+      import.meta.url,
+    ),
+  );
+  const text = real +
+    '@ IN TXT "a ( b" ( "c;d"\n  "e" )\nbad ( 1\nx\tIN A 192.0.2.1';
+  const whole = [...lexZoneFile(text)];
+  assert.ok(whole.some((e) => e.tokens.length > 8), "a multi-line entry");
+  for (const size of [1, 7, 64, text.length]) {
+    const lexer = new ZoneLexer();
+    const pieced = [];
+    for (let at = 0; at < text.length; at += size) {
+      pieced.push(...lexer.feed(text.slice(at, at + size)));
+    }
+    pieced.push(...lexer.feed("", true));
+    assert.deepEqual(pieced, whole, `pieces of ${size}`);
+  }
 });

@@ -37,11 +37,7 @@ import {
 } from "../dns/rdata_text.ts";
 import type { RecordData, SoaRdata } from "../dns/rrset.ts";
 import { typeFromName } from "../dns/wire/constants.ts";
-import {
-  lexZoneFile,
-  type ZoneEntry,
-  type ZoneToken,
-} from "./zone_file_lex.ts";
+import { type ZoneEntry, ZoneLexer, type ZoneToken } from "./zone_file_lex.ts";
 
 /** One record read from the file. */
 export interface ZoneFileRecord {
@@ -238,9 +234,41 @@ export function parseZoneFile(
   text: string,
   opts: ZoneFileParseOptions,
 ): ZoneFileParse {
-  const maxBytes = opts.maxBytes ?? MAX_ZONE_FILE_BYTES;
-  const maxRecords = opts.maxRecords ?? MAX_ZONE_FILE_RECORDS;
   const maxSkipped = opts.maxSkipped ?? 1000;
+  const records: ZoneFileRecord[] = [];
+  const skipped: SkippedLine[] = [];
+  let skippedCount = 0;
+  const onSkipped = (line: SkippedLine) => {
+    skippedCount++;
+    if (skipped.length < maxSkipped) skipped.push(line);
+  };
+  for (const record of readZoneFile(text, opts, onSkipped)) {
+    records.push(record);
+  }
+  return { records, skipped, skippedCount };
+}
+
+/**
+ * The records of a master file one at a time, in file order, as
+ * {@linkcode parseZoneFile} reads them; each skipped entry goes to
+ * `onSkipped` as it is met. A caller that keeps only what it needs of each
+ * record (an import of a million-record file) never holds them all.
+ *
+ * @throws {ZoneFileLimitError} when the text is larger than `maxBytes`, or
+ *   on the record past `maxRecords` (the ones before it were yielded)
+ * @throws {TypeError} when `origin` is not a valid fully qualified name
+ */
+export function* readZoneFile(
+  text: string,
+  opts: ZoneFileParseOptions,
+  onSkipped: (line: SkippedLine) => void,
+): Generator<ZoneFileRecord> {
+  checkZoneFileBytes(text, opts.maxBytes ?? MAX_ZONE_FILE_BYTES);
+  yield* new ZoneFileReader(opts, onSkipped).feed(text, true);
+}
+
+/** @throws {ZoneFileLimitError} when `text` is more than `maxBytes` of UTF-8 */
+export function checkZoneFileBytes(text: string, maxBytes: number): void {
   // A UTF-16 unit is at most 3 UTF-8 octets: count only when it may matter.
   if (
     text.length > maxBytes ||
@@ -249,41 +277,66 @@ export function parseZoneFile(
   ) {
     throw new ZoneFileLimitError("bytes", maxBytes);
   }
-  const problem = checkDomainName(opts.origin, { requireTrailingDot: true });
-  if (problem !== null) throw new TypeError(`Invalid origin: ${problem}`);
-  const state: State = {
-    origin: opts.origin,
-    defaultTTL: undefined,
-    lastTTL: undefined,
-    previousOwner: undefined,
-  };
-  const records: ZoneFileRecord[] = [];
-  const skipped: SkippedLine[] = [];
-  let skippedCount = 0;
-  for (const entry of lexZoneFile(text)) {
-    try {
-      if (entry.error !== undefined) throw new Skip(entry.error);
-      if (isDirective(entry)) {
-        directive(entry, state);
-        continue;
-      }
-      records.push(record(entry, state));
-      if (records.length > maxRecords) {
-        throw new ZoneFileLimitError("records", maxRecords);
-      }
-    } catch (error) {
-      if (!(error instanceof Skip)) throw error;
-      skippedCount++;
-      if (skipped.length < maxSkipped) {
-        skipped.push({
+}
+
+/**
+ * A master file's records from its text in pieces (ZoneLexer), as
+ * readZoneFile reads the whole text: a file read from disk a chunk at a
+ * time is never held whole. The caller counts the file's bytes
+ * (`maxBytes` is not read here); `maxRecords` holds over every piece.
+ */
+export class ZoneFileReader {
+  readonly #lexer = new ZoneLexer();
+  readonly #state: State;
+  readonly #maxRecords: number;
+  #records = 0;
+
+  /** @throws {TypeError} when `origin` is not a valid fully qualified name */
+  constructor(
+    opts: ZoneFileParseOptions,
+    readonly onSkipped: (line: SkippedLine) => void,
+  ) {
+    const problem = checkDomainName(opts.origin, { requireTrailingDot: true });
+    if (problem !== null) throw new TypeError(`Invalid origin: ${problem}`);
+    this.#maxRecords = opts.maxRecords ?? MAX_ZONE_FILE_RECORDS;
+    this.#state = {
+      origin: opts.origin,
+      defaultTTL: undefined,
+      lastTTL: undefined,
+      previousOwner: undefined,
+    };
+  }
+
+  /**
+   * The records of the entries `piece` completes; `last` ends the file.
+   *
+   * @throws {ZoneFileLimitError} on the record past `maxRecords`
+   */
+  *feed(piece: string, last = false): Generator<ZoneFileRecord> {
+    for (const entry of this.#lexer.feed(piece, last)) {
+      let taken: ZoneFileRecord;
+      try {
+        if (entry.error !== undefined) throw new Skip(entry.error);
+        if (isDirective(entry)) {
+          directive(entry, this.#state);
+          continue;
+        }
+        taken = record(entry, this.#state);
+      } catch (error) {
+        if (!(error instanceof Skip)) throw error;
+        this.onSkipped({
           line: entry.line,
           text: entry.text,
           reason: error.message,
         });
+        continue;
       }
+      if (++this.#records > this.#maxRecords) {
+        throw new ZoneFileLimitError("records", this.#maxRecords);
+      }
+      yield taken;
     }
   }
-  return { records, skipped, skippedCount };
 }
 
 function isDirective(entry: ZoneEntry): boolean {
