@@ -2,12 +2,11 @@
  * `kudurru doctor`'s look at the clock, with what this machine holds only:
  * nothing is asked off the machine (no NTP, no HTTP Date header), so a
  * clock that is wrong but later than everything here passes. It is behind
- * when it reads earlier than this kudurru's own files were written, or
+ * when it reads earlier than this kudurru's executable was written, or
  * than the data directory's files were last written (it went back), or
  * than a served certificate's notBefore.
  */
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { type Finding, ok, warn } from "./doctor_report.ts";
 import type { ReadCertificate } from "./doctor_certificates.ts";
 
@@ -18,7 +17,7 @@ const SLACK_MS = 5 * 60_000;
 
 /** Times the clock should not read earlier than, each with what it is. */
 export interface ClockMarks {
-  /** When this program's files were written (built, unpacked, checked out). */
+  /** When this program's executable was written here (installed, unpacked). */
   program?: { what: string; time: Date } | undefined;
   /** The data directory's files, by path, and when they were last written. */
   dataFiles: { what: string; time: Date }[];
@@ -63,7 +62,7 @@ export function clockFindings(now: Date, marks: ClockMarks): Finding[] {
     out.push(
       ok(
         CHECK,
-        `${now.toISOString()} is later than this kudurru's files and the data directory's (only local evidence is checked)`,
+        `${now.toISOString()} is later than this kudurru's executable and the data directory's files (only local evidence is checked)`,
       ),
     );
   }
@@ -71,14 +70,14 @@ export function clockFindings(now: Date, marks: ClockMarks): Finding[] {
 }
 
 /**
- * When this program's files were written: its own module file (a checkout,
- * or the copy inside a compiled binary), which no release predates.
+ * When this program was written to this machine: the executable's own
+ * file (the compiled kudurru, or the Deno that runs it), which a clock
+ * that was never set (a board without a battery-backed clock boots in
+ * 1970) reads earlier than.
  */
 export async function programMark(): Promise<ClockMarks["program"]> {
-  const url = new URL("../version.ts", import.meta.url);
-  if (url.protocol !== "file:") return undefined;
-  const path = fileURLToPath(url);
   try {
+    const path = Deno.execPath();
     const { mtime } = await Deno.stat(path);
     return mtime ? { what: path, time: mtime } : undefined;
   } catch {

@@ -61,6 +61,9 @@ export async function watchDirectory(
   let burstStart = 0;
 
   const bump = () => {
+    // An attach or the event loop may still run while the watch stops: no
+    // load may be scheduled after it has.
+    if (signal.aborted) return;
     const now = Date.now();
     if (debounce === undefined) burstStart = now;
     clearTimeout(debounce);

@@ -225,6 +225,8 @@ await page.getByRole("button", { name: "Log out everywhere else" }).click();
 await page.getByRole("status").filter({
   hasText: `${before + 1} other sessions logged out.`,
 }).waitFor();
+// The list is read again after the status shows.
+await sessionRows.nth(1).waitFor({ state: "detached" });
 assert.equal(await sessionRows.count(), 1);
 assert.equal(await authenticated(third), false);
 assert.equal(await authenticated(fourth), false);
