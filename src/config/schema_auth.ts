@@ -41,6 +41,20 @@ const identityProviderSchema = z.strictObject({
     username: claimSchema("preferred_username"),
     groups: claimSchema("groups"),
   }).prefault({}).meta({ help: "Which claims name the user and their groups" }),
+  claimValidationRules: z.array(
+    z.strictObject({
+      claim: z.string().min(1).meta({ help: "Claim to check, such as hd" }),
+      requiredValue: z.string().min(1).meta({
+        help: "Value it must have (a list claim: must contain)",
+      }),
+      message: z.string().default("").meta({
+        help: "What a refused user is told",
+      }),
+    }),
+  ).default([]).meta({
+    help:
+      "Claims every login and bearer token must carry: {claim, requiredValue, message}; a string equals the value, a list contains it, booleans as true/false",
+  }),
   provisioning: z.strictObject({
     autoProvision: z.enum(["always", "mapped-only", "never"]).default(
       "mapped-only",

@@ -10,6 +10,7 @@ import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { LoginLimiter } from "../../auth/login_limits.ts";
+import { checkClaimRules } from "../../auth/oidc/claim_rules.ts";
 import { LoginRefusedError, mapClaims } from "../../auth/oidc/claims.ts";
 import {
   endSessionUrl,
@@ -262,6 +263,8 @@ async function callback(
     const claims = await idp(
       finishLogin(provider, preAuth, new URL(c.req.url)),
     );
+    // Before anything is read from the claims.
+    checkClaimRules(provider.settings.claimValidationRules, claims);
     const identity = mapClaims(
       provider.id,
       provider.settings.claimMappings,

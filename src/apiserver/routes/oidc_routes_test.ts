@@ -313,6 +313,42 @@ Deno.test("a user no binding names is refused, and gets no session", async () =>
   );
 });
 
+Deno.test("claimValidationRules refuse a login whose claim differs or is absent, with the rule's message", async () => {
+  const users: TestUsers = {
+    alice: { ...USERS.alice, tid: "tenant-a" },
+    mallory: { preferred_username: "mallory", groups: ["dns-ops"], tid: "x" },
+    nobody: { preferred_username: "nobody", groups: ["dns-ops"] },
+  };
+  await using t = await setup(users, {
+    provider: {
+      claimValidationRules: [{
+        claim: "tid",
+        requiredValue: "tenant-a",
+        message: "Only accounts of the Corp tenant may log in",
+      }],
+    },
+  });
+  // A bound user of another tenant, and one whose token has no tid.
+  for (const login of ["mallory", "nobody"]) {
+    const browser = new Browser((req) => t.fixture.api.app.request(req));
+    const done = await browser.request(await toCallback(browser, login));
+    assert.equal(done.status, 403, `${login}: ${done.body}`);
+    assert.equal(errorOf(done).key, "login_refused");
+    assert.equal(errorOf(done).reason, "claim_rule");
+    assert.equal(
+      errorOf(done).message,
+      "Only accounts of the Corp tenant may log in",
+    );
+    assert.ok(
+      !done.headers.getSetCookie().some((c) => /kudurru_session=v1/.test(c)),
+    );
+  }
+  const ok = await t.browser.request(await toCallback(t.browser, "alice"));
+  assert.equal(ok.status, 302, ok.body);
+  const status = await t.browser.request(`${API_ORIGIN}/api/v1/auth/status`);
+  assert.equal(JSON.parse(status.body).data.user, "corp:alice");
+});
+
 Deno.test("an unverified email names nobody", async () => {
   // The admin binding names an email; the token carries that email, unverified.
   await using t = await setup({
