@@ -42,6 +42,8 @@ export const strings = {
     totpNeeded: "This user has a second factor: enter the current code.",
     submit: "Log in",
     busy: "Logging in…",
+    providers: "Other ways to log in",
+    withProvider: "Sign in with {name}",
   },
   password: {
     title: "Choose a new password",

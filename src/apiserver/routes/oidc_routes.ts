@@ -127,11 +127,14 @@ export function oidcRoutes(deps: OidcRoutesDeps) {
           }),
         },
         responses: {
-          302: { description: "To the provider; the pre-auth cookie is set" },
+          302: {
+            description:
+              "To the provider; the pre-auth cookie is set. A browser's refused login goes back to the login page instead (see the callback)",
+          },
           ...errorResponses,
         },
       },
-    }, (c) => login(c, deps));
+    }, (c) => toLoginPage(c, deps, () => login(c, deps)));
 
     routes.define({
       method: "get",
@@ -146,11 +149,14 @@ export function oidcRoutes(deps: OidcRoutesDeps) {
           "Where the provider returns: checks the login, starts a session",
         request: { params: providerParam },
         responses: {
-          302: { description: "Logged in; the session cookie is set" },
+          302: {
+            description:
+              "Logged in; the session cookie is set. A browser (Accept: text/html) whose login is refused, or whose provider cannot be reached, is sent back to the web UI with the error in the short-lived cookie kudurru_login_error for the login page to show",
+          },
           ...errorResponses,
         },
       },
-    }, (c) => callback(c, deps, used));
+    }, (c) => toLoginPage(c, deps, () => callback(c, deps, used)));
 
     routes.define({
       method: "post",
@@ -302,6 +308,65 @@ async function callback(
       details: { reason: error.reason },
     });
   }
+}
+
+/**
+ * The cookie that carries a browser's refused login to the login page:
+ * readable by the page's script (not HttpOnly), gone after a minute. A
+ * cookie, not the URL, so a link cannot put words in the login page.
+ */
+export const LOGIN_ERROR_COOKIE = "kudurru_login_error";
+
+/** The errors a browser is sent back to the login page with. */
+const SHOWN_ON_LOGIN_PAGE = new Set([
+  "login_refused",
+  "idp_unavailable",
+  "rate_limited",
+]);
+
+/**
+ * `work`, with a refusal answered to a browser by the login page rather
+ * than a JSON error page it would strand the person on; other clients
+ * get the JSON error.
+ */
+async function toLoginPage(
+  c: Context,
+  deps: OidcRoutesDeps,
+  work: () => Promise<Response>,
+): Promise<Response> {
+  try {
+    return await work();
+  } catch (error) {
+    if (
+      !(error instanceof ApiError) || !SHOWN_ON_LOGIN_PAGE.has(error.key) ||
+      !isNavigation(c)
+    ) throw error;
+    const reason = error.details.reason;
+    setCookie(
+      c,
+      LOGIN_ERROR_COOKIE,
+      JSON.stringify({
+        key: error.key,
+        message: error.message.slice(0, 500),
+        ...(typeof reason === "string" && { reason }),
+      }),
+      {
+        sameSite: "Lax",
+        secure: deps.tls,
+        path: "/",
+        maxAge: 60,
+        // Over TLS `__Host-`: no other host of the domain can plant one.
+        ...(deps.tls && { prefix: "host" as const }),
+      },
+    );
+    return c.redirect(`${deps.pathPrefix}/`, 303);
+  }
+}
+
+/** Whether a browser is loading this as a page (not a script's request). */
+function isNavigation(c: Context): boolean {
+  return c.req.header("sec-fetch-mode") === "navigate" ||
+    (c.req.header("accept") ?? "").includes("text/html");
 }
 
 /** The provider the path names; 404 for an unknown one. */

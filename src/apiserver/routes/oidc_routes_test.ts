@@ -349,6 +349,50 @@ Deno.test("claimValidationRules refuse a login whose claim differs or is absent,
   assert.equal(JSON.parse(status.body).data.user, "corp:alice");
 });
 
+Deno.test("a browser's refused login goes back to the login page with the error in a cookie", async () => {
+  await using t = await setup();
+  const callback = await toCallback(t.browser, "bob");
+  const page = { accept: "text/html,application/xhtml+xml" };
+  const done = await t.browser.request(callback, { headers: page });
+  assert.equal(done.status, 303, done.body);
+  assert.equal(done.headers.get("location"), "/");
+  const cookies = done.headers.getSetCookie();
+  assert.ok(!cookies.some((c) => /kudurru_session=v1/.test(c)));
+  const error = cookies.find((c) => c.startsWith("kudurru_login_error="))!;
+  assert.ok(error, cookies.join("\n"));
+  // The page's script reads it, briefly: not HttpOnly, a minute, every path.
+  assert.doesNotMatch(error, /HttpOnly/);
+  assert.match(error, /Max-Age=60/);
+  assert.match(error, /Path=\//);
+  const value = JSON.parse(
+    decodeURIComponent(error.slice(error.indexOf("=") + 1, error.indexOf(";"))),
+  );
+  assert.equal(value.key, "login_refused");
+  assert.equal(value.reason, "no_binding");
+  assert.match(value.message, /corp:bob has no role/);
+});
+
+Deno.test("a browser whose provider cannot be reached goes back to the login page; a script gets the JSON", async () => {
+  await using t = await setup();
+  await t.idp.stop();
+  const page = { accept: "text/html,application/xhtml+xml" };
+  const down = await t.browser.request(
+    `${API_ORIGIN}/api/v1/auth/oidc/corp/login?next=/zones`,
+    { headers: page },
+  );
+  assert.equal(down.status, 303, down.body);
+  assert.match(
+    decodeURIComponent(down.headers.getSetCookie().join("\n")),
+    /"key":"idp_unavailable"/,
+  );
+  // A request that is no page load still gets the JSON error.
+  const script = await t.browser.request(
+    `${API_ORIGIN}/api/v1/auth/oidc/corp/login?next=/zones`,
+  );
+  assert.equal(script.status, 502);
+  assert.equal(errorOf(script).key, "idp_unavailable");
+});
+
 Deno.test("an unverified email names nobody", async () => {
   // The admin binding names an email; the token carries that email, unverified.
   await using t = await setup({
