@@ -115,6 +115,9 @@ export async function buildApi(
     lifetimeMs: config.auth.session.lifetime,
   };
   const records = new SessionRecords(store, times);
+  // A provider's user is `<provider>:<name>`; a local user's name has no colon.
+  const providerUser = (name: string) =>
+    providers.list().some((p) => name.startsWith(`${p.id}:`));
   const permits = async (c: Context): Promise<Permits> => {
     const who = authenticatedOf(c);
     const held = await bindings.bindings();
@@ -142,8 +145,9 @@ export async function buildApi(
       bindings: () => bindings.bindings(),
       clientAddress,
       records,
+      providerUser,
     }),
-    sessionRoutes({ store, records, now }),
+    sessionRoutes({ store, records, now, providerUser }),
     oidcRoutes({
       providers,
       sessionKeys,
@@ -156,6 +160,7 @@ export async function buildApi(
       logger,
       bindings: () => bindings.bindings(),
       clientAddress,
+      records,
     }),
     accountRoutes({
       store,

@@ -701,8 +701,7 @@ export const strings = {
       ended: "That session is logged out.",
       endOthers: "Log out everywhere else",
       endedOthers: "{n} other sessions logged out.",
-      none:
-        "No sessions are listed (a login through an identity provider has none).",
+      none: "No sessions are listed.",
       why:
         "Log out everywhere ends every session of yours on every device, this one too: you log in again.",
       logoutEverywhere: "Log out everywhere",

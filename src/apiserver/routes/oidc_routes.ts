@@ -32,6 +32,7 @@ import {
   type ProviderRegistry,
 } from "../../auth/oidc/providers.ts";
 import type { SealingKeys } from "../../auth/sealed.ts";
+import type { SessionRecords } from "../../auth/session_records.ts";
 import { newIdpSession, type SessionTimes } from "../../auth/sessions.ts";
 import type { Logger } from "../../log/logger.ts";
 import type { Binding } from "../../rbac/binding.ts";
@@ -55,6 +56,8 @@ export interface OidcRoutesDeps {
   logger: Logger;
   bindings(): Promise<readonly Binding[]>;
   clientAddress(c: Context): string;
+  /** Where a new session's id is recorded, under the user's name. */
+  records: Pick<SessionRecords, "add">;
 }
 
 const providerParam = z.object({ provider: z.string() });
@@ -288,6 +291,15 @@ async function callback(
       deps.sessionKeys,
       now,
     );
+    // Listed among the user's sessions, and ended from there.
+    const userAgent = c.req.header("user-agent");
+    await deps.records.add(identity.username, {
+      id: session.claims.sid!,
+      created: now,
+      seen: now,
+      address,
+      ...(userAgent !== undefined && { userAgent }),
+    }, { actor: identity.username, authorization: "login", client: address });
     setSessionCookie(c, session.cookie, deps);
     deps.limiter.succeeded(address, limitKey(address));
     deps.logger.info("Logged in through an identity provider", {

@@ -144,6 +144,7 @@ Deno.test("a provider login ends in a session with the role of a group binding",
   assert.deepEqual(data.authenticated, true);
   assert.deepEqual(data.user, "corp:alice");
   assert.deepEqual(data.via, "session");
+  assert.deepEqual(data.provider, "corp");
   assert.ok(
     data.permissions.dnsrecordsets?.includes("update"),
     JSON.stringify(data),
@@ -550,6 +551,64 @@ Deno.test("account routes of local users answer a provider's user without a cras
     });
     assert.ok(res.status < 500, `${method} ${path}: ${res.status} ${res.body}`);
   }
+});
+
+Deno.test("a provider's user lists its sessions, ends another one, and logs out everywhere", async () => {
+  await using t = await setup();
+  const laptop = t.browser;
+  const phone = new Browser((req) => t.fixture.api.app.request(req));
+  for (
+    const [browser, agent] of [[laptop, "Laptop"], [phone, "Phone"]] as const
+  ) {
+    const done = await browser.request(await toCallback(browser, "alice"), {
+      headers: { "user-agent": agent },
+    });
+    assert.equal(done.status, 302, done.body);
+  }
+  const csrfOf = async (browser: Browser) =>
+    JSON.parse((await browser.request(`${API_ORIGIN}/api/v1/auth/status`)).body)
+      .data.csrf;
+  const sessions = `${API_ORIGIN}/api/v1/account/sessions`;
+  const listed = await laptop.request(sessions);
+  assert.equal(listed.status, 200, listed.body);
+  const items = JSON.parse(listed.body).data.items;
+  assert.deepEqual(
+    items.map((s: { userAgent: string; current: boolean }) => [
+      s.userAgent,
+      s.current,
+    ]),
+    [["Phone", false], ["Laptop", true]],
+  );
+  const ended = await laptop.request(`${sessions}/${items[0].id}`, {
+    method: "DELETE",
+    headers: { "x-kudurru-csrf": await csrfOf(laptop) },
+  });
+  assert.equal(ended.status, 204, ended.body);
+  const phoneAfter = await phone.request(`${API_ORIGIN}/api/v1/dnszones`);
+  assert.equal(phoneAfter.status, 401, phoneAfter.body);
+  assert.equal(
+    (await laptop.request(`${API_ORIGIN}/api/v1/dnszones`)).status,
+    200,
+  );
+
+  // Log out everywhere: this session ends too.
+  const cookie = laptop.jar.get(API_ORIGIN)!.get("kudurru_session")!;
+  assert.ok(cookie);
+  const everywhere = await laptop.request(
+    `${API_ORIGIN}/api/v1/auth/sessions`,
+    {
+      method: "DELETE",
+      headers: { "x-kudurru-csrf": await csrfOf(laptop) },
+    },
+  );
+  assert.equal(everywhere.status, 204, everywhere.body);
+  // The old cookie, sent again as a copy of it would be, no longer opens.
+  const copy = new Browser((req) => t.fixture.api.app.request(req));
+  copy.jar.set(API_ORIGIN, new Map([["kudurru_session", cookie]]));
+  assert.equal(
+    (await copy.request(`${API_ORIGIN}/api/v1/dnszones`)).status,
+    401,
+  );
 });
 
 Deno.test("over TLS the pre-auth cookie is __Secure- and the redirect URI https", async () => {

@@ -65,5 +65,13 @@ await page.getByRole("heading", { name: "Dashboard" }).waitFor();
 await page.getByText("corp:alice", { exact: true }).waitFor();
 assert.equal(new URL(page.url()).pathname, "/");
 assert.deepEqual(await accessibilityProblems(page), [], "the dashboard");
+
+// Its session is listed like a local user's; TOTP is the provider's.
+await page.getByRole("link", { name: "Access" }).click();
+await page.getByRole("link", { name: "Your account" }).click();
+const rows = page.getByTestId("sessions").locator("tbody tr");
+await rows.first().getByText("This session").waitFor();
+assert.equal(await rows.count(), 1);
+assert.equal(await page.getByRole("heading", { name: /TOTP/ }).count(), 0);
 assert.deepEqual(browser.problems, []);
 await say("ok");
