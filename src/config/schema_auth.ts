@@ -73,7 +73,31 @@ const identityProviderSchema = z.strictObject({
   }).prefault({}),
 });
 
+/**
+ * An absolute http(s) URL with nothing a base address cannot carry: no
+ * user, query or fragment.
+ */
+function isBaseUrl(text: string): boolean {
+  if (text === "") return true;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return false;
+  }
+  return (url.protocol === "https:" || url.protocol === "http:") &&
+    url.username === "" && url.password === "" && url.search === "" &&
+    url.hash === "" && !text.includes("?") && !text.includes("#");
+}
+
 export const authSchema = z.strictObject({
+  publicURL: z.string().default("").refine(isBaseUrl, {
+    message:
+      "must be an absolute http:// or https:// URL without user, query or fragment, such as https://dns.example.com/kudurru",
+  }).meta({
+    help:
+      "Address browsers reach kudurru at, path included, behind a reverse proxy (https://dns.example.com/kudurru): the base of login redirect URIs and of the web UI; empty: the request's own",
+  }),
   localLogin: oneOf(["enabled", "admins-only", "disabled"], "enabled", {
     help:
       "Who may log in with a local password (the break-glass /login?local=1 stays)",

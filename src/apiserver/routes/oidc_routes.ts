@@ -40,6 +40,7 @@ import { clearSessionCookie, setSessionCookie } from "../authentication.ts";
 import { ok } from "../envelope.ts";
 import { ApiError } from "../errors.ts";
 import type { RoutesTable } from "../routes_table.ts";
+import { publicPath } from "../public_base.ts";
 import { errorResponses } from "./openapi_parts.ts";
 
 export interface OidcRoutesDeps {
@@ -51,6 +52,8 @@ export interface OidcRoutesDeps {
   tls: boolean;
   /** listeners.api.pathPrefix, normalized ("" or "/x"). */
   pathPrefix: string;
+  /** auth.publicURL without a trailing slash; "" for the request's origin. */
+  publicURL: string;
   now: () => number;
   limiter: LoginLimiter;
   logger: Logger;
@@ -190,7 +193,10 @@ export function oidcRoutes(deps: OidcRoutesDeps) {
       clearSessionCookie(c, deps.tls);
       let url: URL | undefined;
       try {
-        url = await endSessionUrl(provider, `${originOf(c, deps)}/`);
+        url = await endSessionUrl(
+          provider,
+          `${deps.publicURL || originOf(c, deps)}/`,
+        );
       } catch (error) {
         // Logged out here all the same; the provider's session stays.
         if (!(error instanceof IdpUnavailableError)) throw error;
@@ -210,7 +216,9 @@ async function login(c: Context, deps: OidcRoutesDeps): Promise<Response> {
     });
   }
   const now = deps.now();
-  const redirectUri = `${originOf(c, deps)}${callbackPath(deps, provider)}`;
+  const redirectUri = deps.publicURL === ""
+    ? `${originOf(c, deps)}${callbackPath(deps, provider)}`
+    : `${deps.publicURL}/api/v1/auth/oidc/${provider.id}/callback`;
   const { url, preAuth } = await idp(
     startLogin(provider, redirectUri, next, now),
   );
@@ -371,7 +379,7 @@ async function toLoginPage(
         ...(deps.tls && { prefix: "host" as const }),
       },
     );
-    return c.redirect(`${deps.pathPrefix}/`, 303);
+    return c.redirect(`${publicPath(deps.publicURL, deps.pathPrefix)}/`, 303);
   }
 }
 
@@ -434,14 +442,17 @@ async function idp<T>(promise: Promise<T>): Promise<T> {
   }
 }
 
+/** The callback's path as the browser sees it (the pre-auth cookie's path). */
 function callbackPath(deps: OidcRoutesDeps, provider: Provider): string {
-  return `${deps.pathPrefix}/api/v1/auth/oidc/${provider.id}/callback`;
+  return `${
+    publicPath(deps.publicURL, deps.pathPrefix)
+  }/api/v1/auth/oidc/${provider.id}/callback`;
 }
 
 /**
- * This server's origin as the browser sees it. The redirect URI built from
- * it must be registered at the provider, so a forged Host header only makes
- * the provider refuse the login.
+ * This server's origin as the browser sees it when auth.publicURL is not
+ * set. The redirect URI built from it must be registered at the provider,
+ * so a forged Host header only makes the provider refuse the login.
  */
 function originOf(c: Context, deps: OidcRoutesDeps): string {
   const url = new URL(c.req.url);

@@ -38,13 +38,21 @@ async function setup(
     bindings?: unknown[];
     provider?: Record<string, unknown>;
     tls?: boolean;
+    /** auth.publicURL, which the provider registers as the API's origin. */
+    publicURL?: string;
   } = {},
 ) {
-  const idp = await startTestProvider(users);
+  const idp = await startTestProvider(
+    users,
+    opts.publicURL === undefined
+      ? {}
+      : { apiOrigin: opts.publicURL.replace(/\/$/, "") },
+  );
   const fixture = await apiFixture({
     config: {
       auth: {
         identityProviders: [providerSettings(idp.issuer, opts.provider)],
+        ...(opts.publicURL !== undefined && { publicURL: opts.publicURL }),
       },
       rbac: { bindings: opts.bindings ?? BINDINGS },
     },
@@ -625,4 +633,74 @@ Deno.test("over TLS the pre-auth cookie is __Secure- and the redirect URI https"
     authorize.searchParams.get("redirect_uri"),
     "https://localhost/api/v1/auth/oidc/corp/callback",
   );
+});
+
+Deno.test("behind a proxy: auth.publicURL is the base of the redirect URI, and the login completes", async () => {
+  // The proxy serves https://dns.example.test/kudurru/… and strips /kudurru.
+  const publicURL = "https://dns.example.test/kudurru";
+  await using t = await setup(USERS, { publicURL: `${publicURL}/` });
+  const start = await t.browser.request(
+    `${API_ORIGIN}/api/v1/auth/oidc/corp/login?next=${
+      encodeURIComponent("/kudurru/zones")
+    }`,
+  );
+  assert.equal(start.status, 302, start.body);
+  const authorize = new URL(start.headers.get("location")!);
+  assert.equal(
+    authorize.searchParams.get("redirect_uri"),
+    `${publicURL}/api/v1/auth/oidc/corp/callback`,
+  );
+  // The browser sees https and the path: the cookie is Secure, on that path.
+  const preauth = start.headers.getSetCookie()[0]!;
+  assert.match(preauth, /^__Secure-kudurru_oidc=v1\./);
+  assert.match(preauth, /Path=\/kudurru\/api\/v1\/auth\/oidc\/corp\/callback/);
+
+  const toKudurru = (u: URL) => u.href.startsWith(`${publicURL}/`);
+  const form = await t.browser.follow(authorize.href);
+  const signed = await t.browser.signIn(
+    form.steps.at(-1)!.url,
+    "alice",
+    toKudurru,
+  );
+  assert.ok(signed.next, "the provider sent the browser to the public URL");
+  // What the proxy forwards: the same request, the prefix stripped.
+  const forwarded = signed.next.replace(publicURL, API_ORIGIN);
+  const done = await t.browser.request(forwarded);
+  assert.equal(done.status, 302, done.body);
+  assert.equal(done.headers.get("location"), "/kudurru/zones");
+  assert.match(
+    done.headers.getSetCookie().join("\n"),
+    /__Host-kudurru_session=v1\./,
+  );
+  const status = await t.browser.request(`${API_ORIGIN}/api/v1/auth/status`);
+  assert.equal(JSON.parse(status.body).data.user, "corp:alice");
+
+  // The provider's logout sends the browser back to the public URL.
+  const out = await t.browser.request(
+    `${API_ORIGIN}/api/v1/auth/oidc/corp/logout`,
+    {
+      method: "POST",
+      headers: { "x-kudurru-csrf": JSON.parse(status.body).data.csrf },
+    },
+  );
+  assert.equal(out.status, 200, out.body);
+  assert.equal(
+    new URL(JSON.parse(out.body).data.endSessionUrl).searchParams.get(
+      "post_logout_redirect_uri",
+    ),
+    `${publicURL}/`,
+  );
+
+  // The web UI's <base> is the path the browser sees; a refused login
+  // goes back there.
+  const page = await t.browser.request(`${API_ORIGIN}/`, {
+    headers: { accept: "text/html" },
+  });
+  assert.match(page.body, /<base href="\/kudurru\/">/);
+  const refused = await t.browser.request(
+    `${API_ORIGIN}/api/v1/auth/oidc/corp/callback?code=x&state=y`,
+    { headers: { accept: "text/html" } },
+  );
+  assert.equal(refused.status, 303, refused.body);
+  assert.equal(refused.headers.get("location"), "/kudurru/");
 });
