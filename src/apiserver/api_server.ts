@@ -5,6 +5,7 @@
  */
 import { BusyBudget } from "./busy_budget.ts";
 import { normalizePrefix, underPrefix } from "./path_prefix.ts";
+import { normalizePublicUrl, publicPath } from "./public_base.ts";
 import type { Context } from "hono";
 import { ACCOUNTS_MANAGER, ensureFirstAdmin } from "../auth/accounts.ts";
 import { BindingsSource } from "../auth/bindings_source.ts";
@@ -115,6 +116,9 @@ export async function buildApi(
     lifetimeMs: config.auth.session.lifetime,
   };
   const records = new SessionRecords(store, times);
+  // A provider's user is `<provider>:<name>`; a local user's name has no colon.
+  const providerUser = (name: string) =>
+    providers.list().some((p) => name.startsWith(`${p.id}:`));
   const permits = async (c: Context): Promise<Permits> => {
     const who = authenticatedOf(c);
     const held = await bindings.bindings();
@@ -123,6 +127,13 @@ export async function buildApi(
       authorize(who.principal, held, { resource, verb, scope }).allowed;
   };
   const pathPrefix = normalizePrefix(config.listeners.api.pathPrefix);
+  const publicURL = normalizePublicUrl(config.auth.publicURL);
+  // The web UI's <base>: the path browsers see, which a proxy may have
+  // stripped before the request got here.
+  const uiBase = publicPath(publicURL, pathPrefix);
+  // Behind a proxy that terminates TLS, browsers still see https: the
+  // cookies are Secure (and __Host-) all the same.
+  const secureCookies = opts.tls || publicURL.startsWith("https:");
   const budget = opts.budget ??
     new BusyBudget({
       percent: config.listeners.api.cpuPercent,
@@ -136,26 +147,29 @@ export async function buildApi(
       sessionKeys,
       totpKeys,
       times,
-      tls: opts.tls,
+      tls: secureCookies,
       now,
       localLogin: config.auth.localLogin,
       bindings: () => bindings.bindings(),
       clientAddress,
       records,
+      providerUser,
     }),
-    sessionRoutes({ store, records, now }),
+    sessionRoutes({ store, records, now, providerUser }),
     oidcRoutes({
       providers,
       sessionKeys,
       loginStateKeys,
       times,
-      tls: opts.tls,
+      tls: secureCookies,
       pathPrefix,
+      publicURL,
       now,
       limiter,
       logger,
       bindings: () => bindings.bindings(),
       clientAddress,
+      records,
     }),
     accountRoutes({
       store,
@@ -192,14 +206,14 @@ export async function buildApi(
       ...(opts.readOnlyReason && { readOnlyReason: opts.readOnlyReason }),
     }),
     apiDocsRoutes(),
-    uiRoutes(pathPrefix),
+    uiRoutes(uiBase),
     ...(opts.extraRoutes?.(shared) ?? []),
   ];
   const api = createApiApp({
     logger,
     tls: opts.tls,
     pathPrefix,
-    fallback: uiFallback(pathPrefix),
+    fallback: uiFallback(uiBase),
     budget,
     check: guardCheck(() => bindings.bindings()),
     authenticate: authentication({
@@ -207,7 +221,7 @@ export async function buildApi(
       tokens,
       sessionKeys,
       times,
-      tls: opts.tls,
+      tls: secureCookies,
       now,
       clientAddress,
       idpKnown: (id) => providers.get(id) !== undefined,

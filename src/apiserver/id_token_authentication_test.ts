@@ -20,8 +20,11 @@ import {
 } from "../auth/oidc/testdata/test_provider.ts";
 
 const USERS: TestUsers = {
-  alice: { preferred_username: "alice", groups: ["staff"] },
+  alice: { preferred_username: "alice", groups: ["staff"], hd: "example.com" },
   carol: { preferred_username: "carol", groups: ["visitors"] },
+  // Bound as staff, but of another Workspace domain, and of none.
+  frank: { preferred_username: "frank", groups: ["staff"], hd: "example.org" },
+  gina: { preferred_username: "gina", groups: ["staff"] },
 };
 
 const VIEWERS = [{
@@ -225,6 +228,27 @@ Deno.test("a user no binding names is refused as the web login refuses it", asyn
   assert.equal(res.body.error.key, "login_refused");
   assert.equal(res.body.error.reason, "no_binding");
   assert.match(res.body.error.message, /corp:carol has no role/);
+});
+
+Deno.test("claimValidationRules refuse a token whose claim differs or is absent", async () => {
+  await using t = await setup({
+    provider: {
+      claimValidationRules: [{ claim: "hd", requiredValue: "example.com" }],
+    },
+  });
+  const alice = await t.call((await cliTokens(t.idp.issuer, "alice")).id_token);
+  assert.equal(alice.status, 200, JSON.stringify(alice.body));
+  assert.equal(alice.body.data.user, "corp:alice");
+  for (const login of ["frank", "gina"]) {
+    const { id_token } = await cliTokens(t.idp.issuer, login);
+    const res = await t.call(id_token);
+    assert.equal(res.status, 403, `${login}: ${JSON.stringify(res.body)}`);
+    assert.equal(res.body.error.key, "login_refused");
+    assert.equal(res.body.error.reason, "claim_rule");
+    assert.equal(res.body.error.message, "claim hd must be example.com");
+    // Refused every time: a refusal is not kept as a verdict.
+    assert.equal((await t.call(id_token)).status, 403, login);
+  }
 });
 
 Deno.test("a provider that is down is idp_unavailable, not a 401", async () => {

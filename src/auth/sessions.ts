@@ -11,9 +11,10 @@
  * provider and the groups that bindings named at login, and ends when the
  * provider is no longer configured.
  *
- * A local login's session has an id that must stay in the user's session
- * record (session_records.ts): the user can list its sessions and end one.
- * Cookies from before records have no id and hold until they run out.
+ * A session has an id that must stay in its user's session record
+ * (session_records.ts, keyed by the user name, a provider's user's too):
+ * the user can list its sessions and end one. Cookies from before records
+ * have no id and hold until they run out.
  */
 import type { User } from "../api/v1alpha1/auth_kinds.ts";
 import type { Store } from "../store/store.ts";
@@ -38,7 +39,7 @@ export interface SessionClaims {
   seen: number;
   /** The CSRF value writes must echo. */
   csrf: string;
-  /** The session's id in the user's record (a local login's). */
+  /** The session's id in the user's record. */
   sid?: string;
   /** The identity provider of a login through one (src/auth/oidc/). */
   idp?: string;
@@ -84,6 +85,7 @@ export async function newIdpSession(
     iat: now,
     seen: now,
     csrf: toBase64url(crypto.getRandomValues(new Uint8Array(18))),
+    sid: toBase64url(crypto.getRandomValues(new Uint8Array(12))),
     idp,
     g: groups,
   };
@@ -120,17 +122,21 @@ export async function openSession(
     if (!idpKnown(claims.idp)) return undefined;
     // A provider's users are named `<provider>:<name>`, never like local ones.
     if (!claims.u.startsWith(`${claims.idp}:`)) return undefined;
+    if (!await recorded(store, claims)) return undefined;
     return await refreshed(claims, undefined, keys, now);
   }
   const user = await findUser(store, claims.u);
   if (user === undefined || user.spec!.disabled) return undefined;
   const after = user.spec!.sessionsValidAfter;
   if (after !== undefined && claims.iat < Date.parse(after)) return undefined;
-  if (
-    claims.sid !== undefined &&
-    !await sessionRecorded(store, claims.u, claims.sid)
-  ) return undefined;
+  if (!await recorded(store, claims)) return undefined;
   return await refreshed(claims, user, keys, now);
+}
+
+/** Whether the session's id is still in its user's record (one without an id: yes). */
+async function recorded(store: Store, claims: SessionClaims): Promise<boolean> {
+  return claims.sid === undefined ||
+    await sessionRecorded(store, claims.u, claims.sid);
 }
 
 async function refreshed(

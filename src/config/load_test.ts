@@ -490,3 +490,34 @@ Deno.test("loadConfig lets listeners share a port number where they do not clash
   });
   assert.equal(got.config.listeners.dns.length, 2);
 });
+
+Deno.test("auth.publicURL is an absolute http(s) URL without user, query or fragment", () => {
+  const at = (url: string) =>
+    load({ [DEFAULT_CONFIG_PATH]: `auth: { publicURL: "${url}" }` });
+  assert.equal(
+    at("https://dns.example.com/kudurru").config.auth.publicURL,
+    "https://dns.example.com/kudurru",
+  );
+  assert.equal(
+    at("http://127.0.0.1:8080/").config.auth.publicURL,
+    "http://127.0.0.1:8080/",
+  );
+  assert.equal(load({}).config.auth.publicURL, "");
+  for (
+    const bad of [
+      "dns.example.com/kudurru",
+      "/kudurru",
+      "ftp://dns.example.com/",
+      "javascript:alert(1)",
+      "https://user:pw@dns.example.com/",
+      "https://dns.example.com/?a=1",
+      "https://dns.example.com/#top",
+      "https://dns.example.com/?",
+    ]
+  ) {
+    const error = loadError({
+      [DEFAULT_CONFIG_PATH]: `auth: { publicURL: "${bad}" }`,
+    });
+    assert.match(error.message, /auth\.publicURL/, bad);
+  }
+});

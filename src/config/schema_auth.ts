@@ -41,6 +41,20 @@ const identityProviderSchema = z.strictObject({
     username: claimSchema("preferred_username"),
     groups: claimSchema("groups"),
   }).prefault({}).meta({ help: "Which claims name the user and their groups" }),
+  claimValidationRules: z.array(
+    z.strictObject({
+      claim: z.string().min(1).meta({ help: "Claim to check, such as hd" }),
+      requiredValue: z.string().min(1).meta({
+        help: "Value it must have (a list claim: must contain)",
+      }),
+      message: z.string().default("").meta({
+        help: "What a refused user is told",
+      }),
+    }),
+  ).default([]).meta({
+    help:
+      "Claims every login and bearer token must carry: {claim, requiredValue, message}; a string equals the value, a list contains it, booleans as true/false",
+  }),
   provisioning: z.strictObject({
     autoProvision: z.enum(["always", "mapped-only", "never"]).default(
       "mapped-only",
@@ -59,7 +73,31 @@ const identityProviderSchema = z.strictObject({
   }).prefault({}),
 });
 
+/**
+ * An absolute http(s) URL with nothing a base address cannot carry: no
+ * user, query or fragment.
+ */
+function isBaseUrl(text: string): boolean {
+  if (text === "") return true;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return false;
+  }
+  return (url.protocol === "https:" || url.protocol === "http:") &&
+    url.username === "" && url.password === "" && url.search === "" &&
+    url.hash === "" && !text.includes("?") && !text.includes("#");
+}
+
 export const authSchema = z.strictObject({
+  publicURL: z.string().default("").refine(isBaseUrl, {
+    message:
+      "must be an absolute http:// or https:// URL without user, query or fragment, such as https://dns.example.com/kudurru",
+  }).meta({
+    help:
+      "Address browsers reach kudurru at, path included, behind a reverse proxy (https://dns.example.com/kudurru): the base of login redirect URIs and of the web UI; empty: the request's own",
+  }),
   localLogin: oneOf(["enabled", "admins-only", "disabled"], "enabled", {
     help:
       "Who may log in with a local password (the break-glass /login?local=1 stays)",

@@ -65,6 +65,11 @@ export interface KudurruOptions {
   dataFiles?: Record<string, string | Uint8Array>;
   /** The DNS port. @default a free one */
   port?: number;
+  /**
+   * The API's port, for what must know the API's address before kudurru
+   * starts (an identity provider's redirect URI). @default a free one
+   */
+  apiPort?: number;
 }
 
 /** Starts `kudurru serve` on a free loopback port. */
@@ -74,7 +79,7 @@ export async function startKudurru(
   const dir = await Deno.makeTempDir({ prefix: "kudurru-interop-" });
   try {
     const port = opts.port ?? freePort();
-    const apiPort = freePort();
+    const apiPort = opts.apiPort ?? freePort();
     await Deno.mkdir(join(dir, "objects.d"));
     for (const [path, content] of Object.entries(opts.dataFiles ?? {})) {
       const file = join(dir, "data", path);

@@ -10,6 +10,8 @@ export interface AuthStatus {
   authenticated: boolean;
   user?: string;
   kind?: string;
+  /** The identity provider the user logged in through. */
+  provider?: string;
   mustChangePassword?: boolean;
   csrf?: string;
   /** The first admin still has the password it was created with. */

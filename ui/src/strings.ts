@@ -42,6 +42,8 @@ export const strings = {
     totpNeeded: "This user has a second factor: enter the current code.",
     submit: "Log in",
     busy: "Logging in…",
+    providers: "Other ways to log in",
+    withProvider: "Sign in with {name}",
   },
   password: {
     title: "Choose a new password",
@@ -699,8 +701,7 @@ export const strings = {
       ended: "That session is logged out.",
       endOthers: "Log out everywhere else",
       endedOthers: "{n} other sessions logged out.",
-      none:
-        "No sessions are listed (a login through an identity provider has none).",
+      none: "No sessions are listed.",
       why:
         "Log out everywhere ends every session of yours on every device, this one too: you log in again.",
       logoutEverywhere: "Log out everywhere",

@@ -59,7 +59,9 @@ export interface AuthRoutesDeps {
   bindings(): Promise<readonly Binding[]>;
   clientAddress(c: Context): string;
   /** Where a new session's id is recorded. */
-  records: Pick<SessionRecords, "add">;
+  records: Pick<SessionRecords, "add" | "end">;
+  /** Whether `name` is a user of a configured identity provider. */
+  providerUser(name: string): boolean;
 }
 
 const loginBody = z.object({
@@ -141,6 +143,10 @@ export function authRoutes(deps: AuthRoutesDeps) {
                     user: z.string().optional(),
                     kind: z.enum(["User", "ServiceAccount"]).optional(),
                     via: z.string().optional(),
+                    provider: z.string().optional().openapi({
+                      description:
+                        "The identity provider of a user who logged in through one (no password or TOTP here)",
+                    }),
                     mustChangePassword: z.boolean().optional(),
                     csrf: z.string().optional(),
                     hasDefaultCredentials: z.boolean(),
@@ -173,6 +179,13 @@ export function authRoutes(deps: AuthRoutesDeps) {
           user: who.principal.name,
           kind: who.principal.kind,
           via: who.principal.via,
+          ...(who.principal.kind === "User" &&
+            deps.providerUser(who.principal.name) && {
+            provider: who.principal.name.slice(
+              0,
+              who.principal.name.indexOf(":"),
+            ),
+          }),
         }),
         ...(who?.session !== undefined && {
           mustChangePassword: who.session.mustChangePassword,
@@ -231,6 +244,21 @@ export function authRoutes(deps: AuthRoutesDeps) {
         },
       },
     }, async (c) => {
+      const who = authenticatedOf(c)!;
+      if (
+        who.principal.kind === "User" && deps.providerUser(who.principal.name)
+      ) {
+        // No User object to move sessionsValidAfter on: end every recorded
+        // session (its provider's own session is the provider's to end).
+        await deps.records.end(
+          who.principal.name,
+          () => true,
+          requestOrigin(c),
+          deps.now(),
+        );
+        clearSessionCookie(c, deps.tls);
+        return c.body(null, 204);
+      }
       const user = await ownUser(c, deps.store);
       await updateUser(deps.store, user, {
         sessionsValidAfter: new Date(deps.now()).toISOString(),

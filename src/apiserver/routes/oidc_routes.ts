@@ -10,6 +10,7 @@ import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { LoginLimiter } from "../../auth/login_limits.ts";
+import { checkClaimRules } from "../../auth/oidc/claim_rules.ts";
 import { LoginRefusedError, mapClaims } from "../../auth/oidc/claims.ts";
 import {
   endSessionUrl,
@@ -31,6 +32,7 @@ import {
   type ProviderRegistry,
 } from "../../auth/oidc/providers.ts";
 import type { SealingKeys } from "../../auth/sealed.ts";
+import type { SessionRecords } from "../../auth/session_records.ts";
 import { newIdpSession, type SessionTimes } from "../../auth/sessions.ts";
 import type { Logger } from "../../log/logger.ts";
 import type { Binding } from "../../rbac/binding.ts";
@@ -38,6 +40,7 @@ import { clearSessionCookie, setSessionCookie } from "../authentication.ts";
 import { ok } from "../envelope.ts";
 import { ApiError } from "../errors.ts";
 import type { RoutesTable } from "../routes_table.ts";
+import { publicPath } from "../public_base.ts";
 import { errorResponses } from "./openapi_parts.ts";
 
 export interface OidcRoutesDeps {
@@ -49,11 +52,15 @@ export interface OidcRoutesDeps {
   tls: boolean;
   /** listeners.api.pathPrefix, normalized ("" or "/x"). */
   pathPrefix: string;
+  /** auth.publicURL without a trailing slash; "" for the request's origin. */
+  publicURL: string;
   now: () => number;
   limiter: LoginLimiter;
   logger: Logger;
   bindings(): Promise<readonly Binding[]>;
   clientAddress(c: Context): string;
+  /** Where a new session's id is recorded, under the user's name. */
+  records: Pick<SessionRecords, "add">;
 }
 
 const providerParam = z.object({ provider: z.string() });
@@ -126,11 +133,14 @@ export function oidcRoutes(deps: OidcRoutesDeps) {
           }),
         },
         responses: {
-          302: { description: "To the provider; the pre-auth cookie is set" },
+          302: {
+            description:
+              "To the provider; the pre-auth cookie is set. A browser's refused login goes back to the login page instead (see the callback)",
+          },
           ...errorResponses,
         },
       },
-    }, (c) => login(c, deps));
+    }, (c) => toLoginPage(c, deps, () => login(c, deps)));
 
     routes.define({
       method: "get",
@@ -145,11 +155,14 @@ export function oidcRoutes(deps: OidcRoutesDeps) {
           "Where the provider returns: checks the login, starts a session",
         request: { params: providerParam },
         responses: {
-          302: { description: "Logged in; the session cookie is set" },
+          302: {
+            description:
+              "Logged in; the session cookie is set. A browser (Accept: text/html) whose login is refused, or whose provider cannot be reached, is sent back to the web UI with the error in the short-lived cookie kudurru_login_error for the login page to show",
+          },
           ...errorResponses,
         },
       },
-    }, (c) => callback(c, deps, used));
+    }, (c) => toLoginPage(c, deps, () => callback(c, deps, used)));
 
     routes.define({
       method: "post",
@@ -180,7 +193,10 @@ export function oidcRoutes(deps: OidcRoutesDeps) {
       clearSessionCookie(c, deps.tls);
       let url: URL | undefined;
       try {
-        url = await endSessionUrl(provider, `${originOf(c, deps)}/`);
+        url = await endSessionUrl(
+          provider,
+          `${deps.publicURL || originOf(c, deps)}/`,
+        );
       } catch (error) {
         // Logged out here all the same; the provider's session stays.
         if (!(error instanceof IdpUnavailableError)) throw error;
@@ -200,7 +216,9 @@ async function login(c: Context, deps: OidcRoutesDeps): Promise<Response> {
     });
   }
   const now = deps.now();
-  const redirectUri = `${originOf(c, deps)}${callbackPath(deps, provider)}`;
+  const redirectUri = deps.publicURL === ""
+    ? `${originOf(c, deps)}${callbackPath(deps, provider)}`
+    : `${deps.publicURL}/api/v1/auth/oidc/${provider.id}/callback`;
   const { url, preAuth } = await idp(
     startLogin(provider, redirectUri, next, now),
   );
@@ -262,6 +280,8 @@ async function callback(
     const claims = await idp(
       finishLogin(provider, preAuth, new URL(c.req.url)),
     );
+    // Before anything is read from the claims.
+    checkClaimRules(provider.settings.claimValidationRules, claims);
     const identity = mapClaims(
       provider.id,
       provider.settings.claimMappings,
@@ -279,6 +299,15 @@ async function callback(
       deps.sessionKeys,
       now,
     );
+    // Listed among the user's sessions, and ended from there.
+    const userAgent = c.req.header("user-agent");
+    await deps.records.add(identity.username, {
+      id: session.claims.sid!,
+      created: now,
+      seen: now,
+      address,
+      ...(userAgent !== undefined && { userAgent }),
+    }, { actor: identity.username, authorization: "login", client: address });
     setSessionCookie(c, session.cookie, deps);
     deps.limiter.succeeded(address, limitKey(address));
     deps.logger.info("Logged in through an identity provider", {
@@ -299,6 +328,65 @@ async function callback(
       details: { reason: error.reason },
     });
   }
+}
+
+/**
+ * The cookie that carries a browser's refused login to the login page:
+ * readable by the page's script (not HttpOnly), gone after a minute. A
+ * cookie, not the URL, so a link cannot put words in the login page.
+ */
+export const LOGIN_ERROR_COOKIE = "kudurru_login_error";
+
+/** The errors a browser is sent back to the login page with. */
+const SHOWN_ON_LOGIN_PAGE = new Set([
+  "login_refused",
+  "idp_unavailable",
+  "rate_limited",
+]);
+
+/**
+ * `work`, with a refusal answered to a browser by the login page rather
+ * than a JSON error page it would strand the person on; other clients
+ * get the JSON error.
+ */
+async function toLoginPage(
+  c: Context,
+  deps: OidcRoutesDeps,
+  work: () => Promise<Response>,
+): Promise<Response> {
+  try {
+    return await work();
+  } catch (error) {
+    if (
+      !(error instanceof ApiError) || !SHOWN_ON_LOGIN_PAGE.has(error.key) ||
+      !isNavigation(c)
+    ) throw error;
+    const reason = error.details.reason;
+    setCookie(
+      c,
+      LOGIN_ERROR_COOKIE,
+      JSON.stringify({
+        key: error.key,
+        message: error.message.slice(0, 500),
+        ...(typeof reason === "string" && { reason }),
+      }),
+      {
+        sameSite: "Lax",
+        secure: deps.tls,
+        path: "/",
+        maxAge: 60,
+        // Over TLS `__Host-`: no other host of the domain can plant one.
+        ...(deps.tls && { prefix: "host" as const }),
+      },
+    );
+    return c.redirect(`${publicPath(deps.publicURL, deps.pathPrefix)}/`, 303);
+  }
+}
+
+/** Whether a browser is loading this as a page (not a script's request). */
+function isNavigation(c: Context): boolean {
+  return c.req.header("sec-fetch-mode") === "navigate" ||
+    (c.req.header("accept") ?? "").includes("text/html");
 }
 
 /** The provider the path names; 404 for an unknown one. */
@@ -354,14 +442,17 @@ async function idp<T>(promise: Promise<T>): Promise<T> {
   }
 }
 
+/** The callback's path as the browser sees it (the pre-auth cookie's path). */
 function callbackPath(deps: OidcRoutesDeps, provider: Provider): string {
-  return `${deps.pathPrefix}/api/v1/auth/oidc/${provider.id}/callback`;
+  return `${
+    publicPath(deps.publicURL, deps.pathPrefix)
+  }/api/v1/auth/oidc/${provider.id}/callback`;
 }
 
 /**
- * This server's origin as the browser sees it. The redirect URI built from
- * it must be registered at the provider, so a forged Host header only makes
- * the provider refuse the login.
+ * This server's origin as the browser sees it when auth.publicURL is not
+ * set. The redirect URI built from it must be registered at the provider,
+ * so a forged Host header only makes the provider refuse the login.
  */
 function originOf(c: Context, deps: OidcRoutesDeps): string {
   const url = new URL(c.req.url);

@@ -38,13 +38,21 @@ async function setup(
     bindings?: unknown[];
     provider?: Record<string, unknown>;
     tls?: boolean;
+    /** auth.publicURL, which the provider registers as the API's origin. */
+    publicURL?: string;
   } = {},
 ) {
-  const idp = await startTestProvider(users);
+  const idp = await startTestProvider(
+    users,
+    opts.publicURL === undefined
+      ? {}
+      : { apiOrigin: opts.publicURL.replace(/\/$/, "") },
+  );
   const fixture = await apiFixture({
     config: {
       auth: {
         identityProviders: [providerSettings(idp.issuer, opts.provider)],
+        ...(opts.publicURL !== undefined && { publicURL: opts.publicURL }),
       },
       rbac: { bindings: opts.bindings ?? BINDINGS },
     },
@@ -144,6 +152,7 @@ Deno.test("a provider login ends in a session with the role of a group binding",
   assert.deepEqual(data.authenticated, true);
   assert.deepEqual(data.user, "corp:alice");
   assert.deepEqual(data.via, "session");
+  assert.deepEqual(data.provider, "corp");
   assert.ok(
     data.permissions.dnsrecordsets?.includes("update"),
     JSON.stringify(data),
@@ -313,6 +322,86 @@ Deno.test("a user no binding names is refused, and gets no session", async () =>
   );
 });
 
+Deno.test("claimValidationRules refuse a login whose claim differs or is absent, with the rule's message", async () => {
+  const users: TestUsers = {
+    alice: { ...USERS.alice, tid: "tenant-a" },
+    mallory: { preferred_username: "mallory", groups: ["dns-ops"], tid: "x" },
+    nobody: { preferred_username: "nobody", groups: ["dns-ops"] },
+  };
+  await using t = await setup(users, {
+    provider: {
+      claimValidationRules: [{
+        claim: "tid",
+        requiredValue: "tenant-a",
+        message: "Only accounts of the Corp tenant may log in",
+      }],
+    },
+  });
+  // A bound user of another tenant, and one whose token has no tid.
+  for (const login of ["mallory", "nobody"]) {
+    const browser = new Browser((req) => t.fixture.api.app.request(req));
+    const done = await browser.request(await toCallback(browser, login));
+    assert.equal(done.status, 403, `${login}: ${done.body}`);
+    assert.equal(errorOf(done).key, "login_refused");
+    assert.equal(errorOf(done).reason, "claim_rule");
+    assert.equal(
+      errorOf(done).message,
+      "Only accounts of the Corp tenant may log in",
+    );
+    assert.ok(
+      !done.headers.getSetCookie().some((c) => /kudurru_session=v1/.test(c)),
+    );
+  }
+  const ok = await t.browser.request(await toCallback(t.browser, "alice"));
+  assert.equal(ok.status, 302, ok.body);
+  const status = await t.browser.request(`${API_ORIGIN}/api/v1/auth/status`);
+  assert.equal(JSON.parse(status.body).data.user, "corp:alice");
+});
+
+Deno.test("a browser's refused login goes back to the login page with the error in a cookie", async () => {
+  await using t = await setup();
+  const callback = await toCallback(t.browser, "bob");
+  const page = { accept: "text/html,application/xhtml+xml" };
+  const done = await t.browser.request(callback, { headers: page });
+  assert.equal(done.status, 303, done.body);
+  assert.equal(done.headers.get("location"), "/");
+  const cookies = done.headers.getSetCookie();
+  assert.ok(!cookies.some((c) => /kudurru_session=v1/.test(c)));
+  const error = cookies.find((c) => c.startsWith("kudurru_login_error="))!;
+  assert.ok(error, cookies.join("\n"));
+  // The page's script reads it, briefly: not HttpOnly, a minute, every path.
+  assert.doesNotMatch(error, /HttpOnly/);
+  assert.match(error, /Max-Age=60/);
+  assert.match(error, /Path=\//);
+  const value = JSON.parse(
+    decodeURIComponent(error.slice(error.indexOf("=") + 1, error.indexOf(";"))),
+  );
+  assert.equal(value.key, "login_refused");
+  assert.equal(value.reason, "no_binding");
+  assert.match(value.message, /corp:bob has no role/);
+});
+
+Deno.test("a browser whose provider cannot be reached goes back to the login page; a script gets the JSON", async () => {
+  await using t = await setup();
+  await t.idp.stop();
+  const page = { accept: "text/html,application/xhtml+xml" };
+  const down = await t.browser.request(
+    `${API_ORIGIN}/api/v1/auth/oidc/corp/login?next=/zones`,
+    { headers: page },
+  );
+  assert.equal(down.status, 303, down.body);
+  assert.match(
+    decodeURIComponent(down.headers.getSetCookie().join("\n")),
+    /"key":"idp_unavailable"/,
+  );
+  // A request that is no page load still gets the JSON error.
+  const script = await t.browser.request(
+    `${API_ORIGIN}/api/v1/auth/oidc/corp/login?next=/zones`,
+  );
+  assert.equal(script.status, 502);
+  assert.equal(errorOf(script).key, "idp_unavailable");
+});
+
 Deno.test("an unverified email names nobody", async () => {
   // The admin binding names an email; the token carries that email, unverified.
   await using t = await setup({
@@ -472,6 +561,64 @@ Deno.test("account routes of local users answer a provider's user without a cras
   }
 });
 
+Deno.test("a provider's user lists its sessions, ends another one, and logs out everywhere", async () => {
+  await using t = await setup();
+  const laptop = t.browser;
+  const phone = new Browser((req) => t.fixture.api.app.request(req));
+  for (
+    const [browser, agent] of [[laptop, "Laptop"], [phone, "Phone"]] as const
+  ) {
+    const done = await browser.request(await toCallback(browser, "alice"), {
+      headers: { "user-agent": agent },
+    });
+    assert.equal(done.status, 302, done.body);
+  }
+  const csrfOf = async (browser: Browser) =>
+    JSON.parse((await browser.request(`${API_ORIGIN}/api/v1/auth/status`)).body)
+      .data.csrf;
+  const sessions = `${API_ORIGIN}/api/v1/account/sessions`;
+  const listed = await laptop.request(sessions);
+  assert.equal(listed.status, 200, listed.body);
+  const items = JSON.parse(listed.body).data.items;
+  assert.deepEqual(
+    items.map((s: { userAgent: string; current: boolean }) => [
+      s.userAgent,
+      s.current,
+    ]),
+    [["Phone", false], ["Laptop", true]],
+  );
+  const ended = await laptop.request(`${sessions}/${items[0].id}`, {
+    method: "DELETE",
+    headers: { "x-kudurru-csrf": await csrfOf(laptop) },
+  });
+  assert.equal(ended.status, 204, ended.body);
+  const phoneAfter = await phone.request(`${API_ORIGIN}/api/v1/dnszones`);
+  assert.equal(phoneAfter.status, 401, phoneAfter.body);
+  assert.equal(
+    (await laptop.request(`${API_ORIGIN}/api/v1/dnszones`)).status,
+    200,
+  );
+
+  // Log out everywhere: this session ends too.
+  const cookie = laptop.jar.get(API_ORIGIN)!.get("kudurru_session")!;
+  assert.ok(cookie);
+  const everywhere = await laptop.request(
+    `${API_ORIGIN}/api/v1/auth/sessions`,
+    {
+      method: "DELETE",
+      headers: { "x-kudurru-csrf": await csrfOf(laptop) },
+    },
+  );
+  assert.equal(everywhere.status, 204, everywhere.body);
+  // The old cookie, sent again as a copy of it would be, no longer opens.
+  const copy = new Browser((req) => t.fixture.api.app.request(req));
+  copy.jar.set(API_ORIGIN, new Map([["kudurru_session", cookie]]));
+  assert.equal(
+    (await copy.request(`${API_ORIGIN}/api/v1/dnszones`)).status,
+    401,
+  );
+});
+
 Deno.test("over TLS the pre-auth cookie is __Secure- and the redirect URI https", async () => {
   await using t = await setup(USERS, { tls: true });
   const start = await t.browser.request(
@@ -486,4 +633,74 @@ Deno.test("over TLS the pre-auth cookie is __Secure- and the redirect URI https"
     authorize.searchParams.get("redirect_uri"),
     "https://localhost/api/v1/auth/oidc/corp/callback",
   );
+});
+
+Deno.test("behind a proxy: auth.publicURL is the base of the redirect URI, and the login completes", async () => {
+  // The proxy serves https://dns.example.test/kudurru/… and strips /kudurru.
+  const publicURL = "https://dns.example.test/kudurru";
+  await using t = await setup(USERS, { publicURL: `${publicURL}/` });
+  const start = await t.browser.request(
+    `${API_ORIGIN}/api/v1/auth/oidc/corp/login?next=${
+      encodeURIComponent("/kudurru/zones")
+    }`,
+  );
+  assert.equal(start.status, 302, start.body);
+  const authorize = new URL(start.headers.get("location")!);
+  assert.equal(
+    authorize.searchParams.get("redirect_uri"),
+    `${publicURL}/api/v1/auth/oidc/corp/callback`,
+  );
+  // The browser sees https and the path: the cookie is Secure, on that path.
+  const preauth = start.headers.getSetCookie()[0]!;
+  assert.match(preauth, /^__Secure-kudurru_oidc=v1\./);
+  assert.match(preauth, /Path=\/kudurru\/api\/v1\/auth\/oidc\/corp\/callback/);
+
+  const toKudurru = (u: URL) => u.href.startsWith(`${publicURL}/`);
+  const form = await t.browser.follow(authorize.href);
+  const signed = await t.browser.signIn(
+    form.steps.at(-1)!.url,
+    "alice",
+    toKudurru,
+  );
+  assert.ok(signed.next, "the provider sent the browser to the public URL");
+  // What the proxy forwards: the same request, the prefix stripped.
+  const forwarded = signed.next.replace(publicURL, API_ORIGIN);
+  const done = await t.browser.request(forwarded);
+  assert.equal(done.status, 302, done.body);
+  assert.equal(done.headers.get("location"), "/kudurru/zones");
+  assert.match(
+    done.headers.getSetCookie().join("\n"),
+    /__Host-kudurru_session=v1\./,
+  );
+  const status = await t.browser.request(`${API_ORIGIN}/api/v1/auth/status`);
+  assert.equal(JSON.parse(status.body).data.user, "corp:alice");
+
+  // The provider's logout sends the browser back to the public URL.
+  const out = await t.browser.request(
+    `${API_ORIGIN}/api/v1/auth/oidc/corp/logout`,
+    {
+      method: "POST",
+      headers: { "x-kudurru-csrf": JSON.parse(status.body).data.csrf },
+    },
+  );
+  assert.equal(out.status, 200, out.body);
+  assert.equal(
+    new URL(JSON.parse(out.body).data.endSessionUrl).searchParams.get(
+      "post_logout_redirect_uri",
+    ),
+    `${publicURL}/`,
+  );
+
+  // The web UI's <base> is the path the browser sees; a refused login
+  // goes back there.
+  const page = await t.browser.request(`${API_ORIGIN}/`, {
+    headers: { accept: "text/html" },
+  });
+  assert.match(page.body, /<base href="\/kudurru\/">/);
+  const refused = await t.browser.request(
+    `${API_ORIGIN}/api/v1/auth/oidc/corp/callback?code=x&state=y`,
+    { headers: { accept: "text/html" } },
+  );
+  assert.equal(refused.status, 303, refused.body);
+  assert.equal(refused.headers.get("location"), "/kudurru/");
 });

@@ -4,7 +4,8 @@
  * sealed cookie whose id must stay in its user's record
  * (src/auth/session_records.ts): ending it takes the id out, and the
  * cookie no longer opens. "Log out everywhere" (this one too) is
- * `DELETE /api/v1/auth/sessions`.
+ * `DELETE /api/v1/auth/sessions`. A user of an identity provider has no
+ * User object; its sessions are recorded under its name all the same.
  */
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
@@ -23,6 +24,8 @@ export interface SessionRoutesDeps {
   store: Store;
   records: SessionRecords;
   now: () => number;
+  /** Whether `name` is a user of a configured identity provider. */
+  providerUser(name: string): boolean;
 }
 
 const sessionSchema = z.object({
@@ -50,14 +53,14 @@ export function sessionRoutes(deps: SessionRoutesDeps) {
         tags: ["Auth"],
         summary: "The caller's sessions, newest first",
         description:
-          "A local user's sessions; one opened through an identity provider is not listed.",
+          "A local user's sessions, or those of a user of an identity provider (its web logins; a bearer ID token is no session).",
         responses: answers(
           "The sessions",
           z.object({ items: z.array(sessionSchema) }),
         ),
       },
     }, async (c) => {
-      const { name, validAfter } = await ownSessions(c, deps.store);
+      const { name, validAfter } = await ownSessions(c, deps);
       const current = authenticatedOf(c)?.session?.id;
       const items = (await deps.records.list(name, deps.now(), validAfter))
         .map((s) => ({
@@ -87,7 +90,7 @@ export function sessionRoutes(deps: SessionRoutesDeps) {
         },
       },
     }, async (c) => {
-      const { name } = await ownSessions(c, deps.store);
+      const { name } = await ownSessions(c, deps);
       const id = c.req.param("id")!;
       const ended = await deps.records.end(
         name,
@@ -115,7 +118,7 @@ export function sessionRoutes(deps: SessionRoutesDeps) {
         ),
       },
     }, async (c) => {
-      const { name } = await ownSessions(c, deps.store);
+      const { name } = await ownSessions(c, deps);
       const current = authenticatedOf(c)?.session?.id;
       const ended = await deps.records.end(
         name,
@@ -131,18 +134,17 @@ export function sessionRoutes(deps: SessionRoutesDeps) {
 /** The caller's user name and the time its sessions hold from (ms). */
 async function ownSessions(
   c: Context,
-  store: Store,
+  deps: SessionRoutesDeps,
 ): Promise<{ name: string; validAfter?: number }> {
   const who = authenticatedOf(c)!;
   if (who.principal.kind !== "User") {
     throw new ApiError("bad_request", "Only a user has sessions");
   }
-  const user = await findUser(store, who.principal.name);
+  const name = who.principal.name;
+  if (deps.providerUser(name)) return { name };
+  const user = await findUser(deps.store, name);
   if (user === undefined) {
-    throw new ApiError(
-      "bad_request",
-      "A login through an identity provider has no session list",
-    );
+    throw new ApiError("bad_request", `No sessions are kept for ${name}`);
   }
   const after = user.spec!.sessionsValidAfter;
   return {

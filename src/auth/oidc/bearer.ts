@@ -17,6 +17,7 @@
  * resolved at every request against the bindings in force.
  */
 import * as jose from "jose";
+import { checkClaimRules } from "./claim_rules.ts";
 import { mapClaims, type OidcIdentity } from "./claims.ts";
 import { IdpUnavailableError, type Provider } from "./providers.ts";
 
@@ -184,6 +185,11 @@ export class BearerVerifier {
         })`,
       );
     }
+    // Before anything is read from the claims; a refusal is not kept.
+    checkClaimRules(
+      provider.settings.claimValidationRules,
+      payload as Record<string, unknown>,
+    );
     const identity = mapClaims(
       provider.id,
       provider.settings.claimMappings,

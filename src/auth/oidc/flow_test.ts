@@ -30,6 +30,7 @@ function settings(issuer: string): ProviderConfig {
       username: { claim: "preferred_username", prefix: "" },
       groups: { claim: "groups", prefix: "" },
     },
+    claimValidationRules: [],
     provisioning: {
       autoProvision: "mapped-only",
       syncGroups: true,

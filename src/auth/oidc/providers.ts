@@ -8,6 +8,7 @@
  */
 import * as client from "openid-client";
 import { ROLES } from "../../rbac/permissions.ts";
+import type { ClaimRule } from "./claim_rules.ts";
 
 /** One provider as the configuration gives it (auth.identityProviders[]). */
 export interface ProviderConfig {
@@ -24,6 +25,8 @@ export interface ProviderConfig {
     username: { claim: string; prefix: string };
     groups: { claim: string; prefix: string };
   };
+  /** Claims a token must carry before it names anyone (claim_rules.ts). */
+  claimValidationRules: ClaimRule[];
   provisioning: {
     autoProvision: "always" | "mapped-only" | "never";
     syncGroups: boolean;

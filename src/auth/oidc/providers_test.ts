@@ -21,6 +21,7 @@ function config(extra: Partial<ProviderConfig> = {}): ProviderConfig {
       username: { claim: "preferred_username", prefix: "" },
       groups: { claim: "groups", prefix: "" },
     },
+    claimValidationRules: [],
     provisioning: {
       autoProvision: "mapped-only",
       syncGroups: true,

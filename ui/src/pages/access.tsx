@@ -26,7 +26,8 @@ interface Part {
 function AccountTab() {
   return (
     <>
-      <TotpPanel />
+      {/* A provider's user has its second factor at the provider. */}
+      {session.value?.provider === undefined && <TotpPanel />}
       <SessionsPanel />
     </>
   );

@@ -1,13 +1,22 @@
 /**
  * The login form, with the TOTP step: when the server says a code is due
  * (401 with totpRequired), the same form asks for it and sends all three.
+ * Below it, one link per identity provider (GET /api/v1/auth/providers)
+ * to its login, which comes back to the page the person was on; a login
+ * the server refused comes back with its error (login_error.ts).
  */
 import { useState } from "preact/hooks";
-import { ApiError } from "../api.ts";
+import { ApiError, apiUrl } from "../api.ts";
 import { ErrorBox } from "../components/error_box.tsx";
 import { Field } from "../components/field.tsx";
+import { useApi } from "../components/use_api.ts";
+import { takeLoginError } from "../login_error.ts";
 import { login } from "../session.ts";
-import { strings } from "../strings.ts";
+import { fill, strings } from "../strings.ts";
+
+interface Providers {
+  providers: { id: string; displayName: string }[];
+}
 
 export function LoginPage() {
   const [username, setUsername] = useState("");
@@ -16,6 +25,12 @@ export function LoginPage() {
   const [needsTotp, setNeedsTotp] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
+  // Read once, at the first render after the provider sent the browser back.
+  const [refused] = useState(() => {
+    const e = takeLoginError();
+    return e && new ApiError(0, e.key, e.message);
+  });
+  const providers = useApi<Providers>("auth/providers");
   const t = strings.login;
 
   const submit = async (event: Event) => {
@@ -39,6 +54,7 @@ export function LoginPage() {
     <main class="login">
       <div class="panel">
         <h1>{t.title}</h1>
+        <ErrorBox error={refused} />
         <form class="stack" onSubmit={submit}>
           <Field
             label={t.username}
@@ -78,6 +94,26 @@ export function LoginPage() {
             {busy ? t.busy : t.submit}
           </button>
         </form>
+        {(providers.data?.providers.length ?? 0) > 0 && (
+          <nav class="providers" aria-label={t.providers}>
+            <ul>
+              {providers.data!.providers.map((p) => (
+                <li key={p.id}>
+                  <a
+                    class="button"
+                    href={apiUrl(
+                      `auth/oidc/${encodeURIComponent(p.id)}/login`,
+                      // Back to this page (its path as the browser sees it).
+                      { next: location.pathname + location.search },
+                    )}
+                  >
+                    {fill(t.withProvider, { name: p.displayName })}
+                  </a>
+                </li>
+              ))}
+            </ul>
+          </nav>
+        )}
       </div>
     </main>
   );

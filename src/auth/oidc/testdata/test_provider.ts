@@ -81,7 +81,9 @@ export async function startTestProvider(
     scopes: ["openid", "profile", "email", "groups"],
     claims: {
       openid: ["sub"],
-      profile: ["preferred_username", "name", "upn"],
+      // hd (Google's Workspace domain) and tid (Entra ID's tenant), for
+      // claimValidationRules.
+      profile: ["preferred_username", "name", "upn", "hd", "tid"],
       email: ["email", "email_verified"],
       groups: ["groups", "hasgroups", "_claim_names", "_claim_sources"],
     },
