@@ -7,7 +7,7 @@ import { type Command, parseFlags, UsageError } from "./command.ts";
 import { openLocalStore } from "./local_store.ts";
 import { localOnly, resolveTarget, TARGET_FLAGS } from "./target.ts";
 import { parseObjectList } from "../store/snapshot.ts";
-import { markExport } from "./export_marker.ts";
+import { markExport } from "../store/export_marker.ts";
 import { replaceFile, writeAll } from "./replace_file.ts";
 
 export const exportCommand: Command = {

@@ -8,7 +8,7 @@
 import { type Command, parseFlags, UsageError } from "./command.ts";
 import { openLocalStore, resolveDataDir } from "./local_store.ts";
 import { localOnly, resolveTarget, TARGET_FLAGS } from "./target.ts";
-import { checkExport } from "./export_marker.ts";
+import { checkExport } from "../store/export_marker.ts";
 import { looksLikeArchive } from "./backup_archive.ts";
 import { restoreBackup } from "./backup_restore.ts";
 
