@@ -275,7 +275,7 @@ Deno.test("restore: applies the objects as the API, each write audited with the 
   );
 });
 
-Deno.test("restore: an object a file owns is refused 409 naming the owner, nothing written; an admin may force it", async () => {
+Deno.test("restore: an object a file owns is refused 409 naming the owner, nothing written; unchanged it passes; an admin may force it", async () => {
   const { f, admin } = await seeded();
   await using _ = f;
   await f.store.apply(zone("filed"), { manager: "file:objects.d/zones.yaml" });
@@ -298,6 +298,13 @@ Deno.test("restore: an object a file owns is refused 409 naming the owner, nothi
   await assert.rejects(
     f.store.get({ kind: "DNSZone", namespace: "", name: "new" }),
   );
+
+  // Held unchanged, it is left to its owner rather than refused.
+  const same = await restore(admin, exportOf([zone("filed")]));
+  assert.equal(same.status, 200, JSON.stringify(same.body));
+  assert.deepEqual(same.body.data.results, [
+    { object: "DNSZone/filed", result: "unchanged" },
+  ]);
 
   const operator = await tokenClient(f, admin, [{ role: "operator" }]);
   const notAdmin = await restore(operator, body, "?force=true");

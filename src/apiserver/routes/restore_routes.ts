@@ -4,11 +4,12 @@
  * before anything is written, by the rules of the objects routes: its
  * schema, the caller's create or update right on its kind at its zone, and
  * its owner (an object a file or another manager owns is refused unless
- * `force=true`, which needs the admin role). One failure refuses the whole
- * request with every object's error; otherwise each object is applied as
- * the objects routes apply it (manager "api", audited with the caller as
- * actor, a created zone's creator made its zone-admin), and the answer
- * says per object what happened. `dryRun=true` checks and answers without
+ * `force=true`, which needs the admin role; one the body holds unchanged
+ * is left to its owner). One failure refuses the whole request with every
+ * object's error; otherwise each object is applied as the objects routes
+ * apply it (manager "api", audited with the caller as actor, a created
+ * zone's creator made its zone-admin), and the answer says per object
+ * what happened. `dryRun=true` checks and answers without
  * writing. The API's own kinds (users, tokens, bindings, settings) are
  * refused by name: they have routes of their own, and their secrets never
  * travel in an export.
@@ -30,6 +31,7 @@ import {
 } from "../../rbac/permissions.ts";
 import { CLUSTER, scopeLabel } from "../../rbac/scope.ts";
 import {
+  type ApplyPlan,
   defaultValidator,
   keyOfInput,
   planApply,
@@ -290,16 +292,7 @@ async function planAll(
     try {
       const stored = await storedOrUndefined(deps.store, one.object);
       requireRight(permits, info, stored, one.object);
-      const plan = planApply(
-        stored,
-        one.object,
-        {
-          manager: API_MANAGER,
-          force: force || stored?.metadata.managedBy === BOOTSTRAP_MANAGER,
-        },
-        defaultValidator,
-        () => new Date(deps.now()),
-      );
+      const plan = planOne(deps, stored, one.object, force);
       planned.push({
         info,
         name: one.name,
@@ -318,6 +311,44 @@ async function planAll(
     }
   }
   return { planned, errors };
+}
+
+/**
+ * What applying `object` does. An object the body holds as it is stored
+ * is unchanged whoever owns it: nothing is written, so a file's objects
+ * are not refused and the first boot's defaults not taken over, and an
+ * export restores onto the server it came from. Otherwise the objects
+ * routes' rules: another manager's object is refused unless forced, and
+ * a default of the first boot is taken over.
+ */
+function planOne(
+  deps: RestoreRoutesDeps,
+  stored: KObject | undefined,
+  object: KObject,
+  force: boolean,
+): ApplyPlan {
+  const now = () => new Date(deps.now());
+  const owner = stored?.metadata.managedBy;
+  if (owner !== undefined && owner !== API_MANAGER) {
+    const asIs = planApply(
+      stored,
+      object,
+      { manager: owner },
+      defaultValidator,
+      now,
+    );
+    if (asIs.outcome === "unchanged") return asIs;
+  }
+  return planApply(
+    stored,
+    object,
+    {
+      manager: API_MANAGER,
+      force: force || owner === BOOTSTRAP_MANAGER,
+    },
+    defaultValidator,
+    now,
+  );
 }
 
 async function storedOrUndefined(
