@@ -3,6 +3,8 @@ import YAML from "yaml";
 import { API_VERSION, type KObject } from "../../api/v1alpha1/meta.ts";
 import { checkExport } from "../../store/export_marker.ts";
 import { parseObjectList, snapshotYaml } from "../../store/snapshot.ts";
+import { createMemoryStore } from "../../store/memory/memory_store.ts";
+import type { Store } from "../../store/store.ts";
 import {
   ADMIN_PASSWORD,
   type ApiClient,
@@ -196,6 +198,32 @@ Deno.test("export: a token scoped to one zone gets that zone and its record sets
     verb: "list",
     scope: "cluster",
   });
+});
+
+Deno.test("export: objects that change during the download end it without its last line", async () => {
+  const inner = createMemoryStore();
+  let zoneLists = 0;
+  // A zone made between the counting pass and the writing pass.
+  const store: Store = {
+    ...inner,
+    async list(kind, opts) {
+      if (kind === "DNSZone" && opts?.continue === undefined) {
+        if (++zoneLists === 2) {
+          await inner.apply(zone("late"), { manager: "api" });
+        }
+      }
+      return await inner.list(kind, opts);
+    },
+  };
+  await using f = await apiFixture({ store });
+  await inner.apply(zone("home"), { manager: "api" });
+  const admin = f.client();
+  await admin.login("admin", ADMIN_PASSWORD);
+  await assert.rejects(
+    admin.request("GET", "/api/v1/export"),
+    /the objects changed during the export \(1 counted, 2 found\)/,
+  );
+  assert.equal(zoneLists, 2);
 });
 
 Deno.test("restore: a dry run says what would happen and writes nothing", async () => {
