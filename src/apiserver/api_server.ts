@@ -18,7 +18,7 @@ import type { Logger } from "../log/logger.ts";
 import { authorize, creatorBinding } from "../rbac/authorize.ts";
 import type { Binding } from "../rbac/binding.ts";
 import type { Store } from "../store/store.ts";
-import { API_VERSION } from "../api/v1alpha1/meta.ts";
+import { API_VERSION, type KObject } from "../api/v1alpha1/meta.ts";
 import { type ApiApp, createApiApp, type RouteModule } from "./app.ts";
 import { apiTlsFiles } from "./api_tls.ts";
 import { authenticatedOf } from "./authenticated.ts";
@@ -34,6 +34,8 @@ import { BearerVerifier } from "../auth/oidc/bearer.ts";
 import { provisioningBindings } from "../auth/oidc/grants.ts";
 import { idTokenAuthentication } from "./id_token_authentication.ts";
 import { objectRoutes, type Permits } from "./routes/objects.ts";
+import { exportRoutes } from "./routes/export_routes.ts";
+import { restoreRoutes } from "./routes/restore_routes.ts";
 import { requestOrigin } from "./request_origin.ts";
 import { apiDocsRoutes } from "./api_docs/docs_route.ts";
 import { uiFallback, uiRoutes } from "./ui/ui_routes.ts";
@@ -140,6 +142,26 @@ export async function buildApi(
       ...(opts.otherWorkMs && { otherWorkMs: opts.otherWorkMs }),
     });
   const shared: SharedRouteDeps = { store, now, permits, logger, budget };
+  // The creator of a zone goes on administering it (authorize.ts).
+  const zoneCreated = async (c: Context, zone: KObject): Promise<void> => {
+    const who = authenticatedOf(c);
+    if (who === undefined) return;
+    const held = await bindings.bindings();
+    const binding = creatorBinding(
+      who.principal,
+      held,
+      zone.metadata.name,
+    );
+    if (binding === undefined) return;
+    await store.apply({
+      apiVersion: API_VERSION,
+      kind: "RoleBinding",
+      // One creator per zone: the name needs no part of the user's.
+      metadata: { name: `${zone.metadata.name}-creator` },
+      spec: binding,
+    }, { manager: ACCOUNTS_MANAGER, ...requestOrigin(c) });
+    bindings.changed();
+  };
   const modules: RouteModule[] = [
     authRoutes({
       store,
@@ -184,25 +206,15 @@ export async function buildApi(
     objectRoutes({
       store,
       permits,
-      zoneCreated: async (c, zone) => {
-        const who = authenticatedOf(c);
-        if (who === undefined) return;
-        const held = await bindings.bindings();
-        const binding = creatorBinding(
-          who.principal,
-          held,
-          zone.metadata.name,
-        );
-        if (binding === undefined) return;
-        await store.apply({
-          apiVersion: API_VERSION,
-          kind: "RoleBinding",
-          // One creator per zone: the name needs no part of the user's.
-          metadata: { name: `${zone.metadata.name}-creator` },
-          spec: binding,
-        }, { manager: ACCOUNTS_MANAGER, ...requestOrigin(c) });
-        bindings.changed();
-      },
+      zoneCreated,
+      ...(opts.readOnlyReason && { readOnlyReason: opts.readOnlyReason }),
+    }),
+    exportRoutes({ store, permits, now, logger, budget }),
+    restoreRoutes({
+      store,
+      permits,
+      zoneCreated,
+      now,
       ...(opts.readOnlyReason && { readOnlyReason: opts.readOnlyReason }),
     }),
     apiDocsRoutes(),

@@ -11,7 +11,7 @@ import { bodyLimit } from "hono/body-limit";
 import { MAX_ZONE_FILE_BYTES } from "../zone/zone_file_parse.ts";
 import { ApiError, ERROR_KEYS, fromStoreError } from "./errors.ts";
 import { failed, STARTED } from "./envelope.ts";
-import { MAX_BODY_BYTES } from "./json_body.ts";
+import { MAX_BODY_BYTES, MAX_RESTORE_BYTES } from "./json_body.ts";
 import { type GuardCheck, RoutesTable } from "./routes_table.ts";
 import { AUTHENTICATED, type Authenticated } from "./authenticated.ts";
 import { VERSION } from "../version.ts";
@@ -80,11 +80,16 @@ export function createApiApp(
     });
   }
   // Counted as it arrives, chunked uploads too: a huge body is refused
-  // before it is held in memory. A zone file may be larger than a JSON body.
+  // before it is held in memory. A zone file and an export to restore may
+  // be larger than a JSON body.
   app.use("*", (c, next) => {
-    const zoneFile = c.req.method === "POST" &&
-      /^\/api\/v1\/dnszones\/[^/]+\/zonefile$/.test(c.req.path);
-    const maxSize = zoneFile ? MAX_ZONE_FILE_BYTES : MAX_BODY_BYTES;
+    const post = c.req.method === "POST";
+    const maxSize = post &&
+        /^\/api\/v1\/dnszones\/[^/]+\/zonefile$/.test(c.req.path)
+      ? MAX_ZONE_FILE_BYTES
+      : post && c.req.path === "/api/v1/restore"
+      ? MAX_RESTORE_BYTES
+      : MAX_BODY_BYTES;
     return bodyLimit({
       maxSize,
       onError: () => {

@@ -9,6 +9,12 @@ import { ApiError } from "./errors.ts";
 /** Largest body the API reads (a record set of 1,000 endpoints fits easily). */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
+/**
+ * Largest export `POST /api/v1/restore` reads: an export with big inline
+ * lists is larger than one object.
+ */
+export const MAX_RESTORE_BYTES = 8 * 1024 * 1024;
+
 /** The body, parsed; media types other than JSON are refused. */
 export async function jsonBody(
   c: Context,

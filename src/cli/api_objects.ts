@@ -60,8 +60,25 @@ export class ApiObjects implements Disposable {
    * @throws {Error} when the server cannot be reached, naming the context
    */
   async call(method: string, path: string, body?: unknown): Promise<unknown> {
+    return await this.callText(
+      method,
+      path,
+      body === undefined ? undefined : JSON.stringify(body),
+    );
+  }
+
+  /**
+   * call() with a body already encoded as `contentType` (an export sent
+   * as YAML).
+   */
+  async callText(
+    method: string,
+    path: string,
+    body: string | undefined,
+    contentType = "application/json",
+  ): Promise<unknown> {
     const res = await this.#send(method, path, {
-      ...(body !== undefined && { body: JSON.stringify(body) }),
+      ...(body !== undefined && { body, contentType }),
       signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
     });
     if (res.status === 204) {
@@ -97,7 +114,7 @@ export class ApiObjects implements Disposable {
   async #send(
     method: string,
     path: string,
-    req: { body?: string; signal?: AbortSignal },
+    req: { body?: string; contentType?: string; signal?: AbortSignal },
   ): Promise<Response> {
     let res: Response;
     try {

@@ -17,7 +17,7 @@ import { decodeYaml } from "../objects/decode.ts";
 import { kindInfo } from "../api/v1alpha1/kinds.ts";
 import type { CliContext } from "./contexts.ts";
 import { openLocalStore, type StoreFlagValues } from "./local_store.ts";
-import { checkExport } from "./export_marker.ts";
+import { checkExport } from "../store/export_marker.ts";
 import { resolveTarget, TARGET_FLAGS } from "./target.ts";
 import { ApiCallError, ApiObjects } from "./api_objects.ts";
 

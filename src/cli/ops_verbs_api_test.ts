@@ -367,31 +367,6 @@ Deno.test({
         assert.match(noServer.stderr, /run kudurru login --server URL first/);
       });
 
-      await t.step("export and restore refuse a context", async () => {
-        const exported = await cli(["export"], env);
-        assert.equal(exported.code, 1);
-        assert.equal(exported.stdout, "");
-        assert.equal(
-          exported.stderr,
-          `kudurru export: export works on a server's own data directory, not through its API (context "operator" (${server.apiUrl}) is current): run it on the server, or pass --data-dir DIR or --config FILE\n`,
-        );
-        const file = join(tmp, "backup.yaml");
-        const saved = await cli([
-          "export",
-          "-o",
-          file,
-          "--data-dir",
-          server.dataDir,
-        ], env);
-        assert.equal(saved.code, 0, saved.stderr);
-        const restored = await cli(["restore", file], env);
-        assert.equal(restored.code, 1);
-        assert.match(
-          restored.stderr,
-          /^kudurru restore: restore works on a server's own data directory/,
-        );
-      });
-
       await t.step("without a context, the data directory", async () => {
         const nobody = { XDG_CONFIG_HOME: join(tmp, "nobody") };
         const status = await cli(

@@ -1,11 +1,12 @@
 /**
  * Where a command that works locally or on a server (get, apply, delete,
- * describe, zones, blocking, cache, querylog, stats) works: on a server's
- * API or on this machine's data directory. Once a user has run
- * `kudurru login`, the server is what they mean, and going through its API
- * keeps their roles in force; --data-dir or --config say "this machine",
- * and --context names a server outright. Nothing is printed on the local
- * path, so scripts that used --data-dir see what they always saw.
+ * describe, zones, export, restore, blocking, cache, querylog, stats)
+ * works: on a server's API or on this machine's data directory. Once a
+ * user has run `kudurru login`, the server is what they mean, and going
+ * through its API keeps their roles in force; --data-dir or --config say
+ * "this machine", and --context names a server outright. Nothing is
+ * printed on the local path, so scripts that used --data-dir see what
+ * they always saw.
  */
 import { type CommandIO, UsageError } from "./command.ts";
 import {
@@ -79,21 +80,6 @@ export async function resolveTarget(
   const file = await readContexts(path);
   if (file.current === undefined) return { kind: "local", store };
   return { kind: "api", context: await freshContext(pickContext(file), path) };
-}
-
-/**
- * The data directory of a command that works only there (export,
- * restore), or an error saying so when `target` is a server's API.
- *
- * @throws {Error} when the target is a context
- */
-export function localOnly(command: string, target: Target): StoreFlagValues {
-  if (target.kind === "local") return target.store;
-  throw new Error(
-    `${command} works on a server's own data directory, not through its API (${
-      whereOf(target.context)
-    } is current): run it on the server, or pass --data-dir DIR or --config FILE`,
-  );
 }
 
 /** How errors of the API path name where they came from. */

@@ -22,7 +22,8 @@ const SERVER_FIELDS = [
   "deletionTimestamp",
 ] as const;
 
-function safeCopy(obj: KObject): KObject {
+/** `obj` without status and server-set metadata, as a safe export holds it. */
+export function safeCopy(obj: KObject): KObject {
   const copy = structuredClone(obj);
   for (const f of SERVER_FIELDS) delete copy.metadata[f];
   delete copy.status;

@@ -497,7 +497,7 @@ function sameName(path: ObjectKey, body: ObjectKey): void {
 }
 
 /** The zone scope an object acts in, or cluster for the cluster-scoped kinds. */
-function objectScope(info: KindInfo, obj: KObject): ScopeRequest {
+export function objectScope(info: KindInfo, obj: KObject): ScopeRequest {
   if (info.kind === "DNSZone") return { kind: "zone", name: obj.metadata.name };
   if (info.kind === "DNSRecordSet") {
     const zone = (obj.spec as { zoneRef?: { name?: string } } | undefined)
@@ -592,7 +592,7 @@ async function exists(store: Store, key: ObjectKey): Promise<boolean> {
  * where; a default of the first boot (`stored` managed by "bootstrap") is
  * taken over.
  */
-function writeOptions(c: Context, stored?: KObject) {
+export function writeOptions(c: Context, stored?: KObject) {
   return {
     manager: API_MANAGER,
     ...(stored?.metadata.managedBy === BOOTSTRAP_MANAGER && { force: true }),

@@ -32,13 +32,22 @@ function endLine(count: number): string {
   return `# end of kudurru export: ${items(count)}`;
 }
 
+/** The first line of an export of `count` items, with its newline. */
+export function exportFirstLine(count: number): string {
+  return `# kudurru export: ${items(count)}, ending with the line "${
+    endLine(count)
+  }"\n`;
+}
+
+/** The last line of an export of `count` items, with its newline. */
+export function exportLastLine(count: number): string {
+  return `${endLine(count)}\n`;
+}
+
 /** `yaml` (one `kind: List` of `count` items) between the marker lines. */
 export function markExport(yaml: string, count: number): string {
-  const end = endLine(count);
   const body = yaml.endsWith("\n") ? yaml : `${yaml}\n`;
-  return `# kudurru export: ${
-    items(count)
-  }, ending with the line "${end}"\n${body}${end}\n`;
+  return `${exportFirstLine(count)}${body}${exportLastLine(count)}`;
 }
 
 /** Whether `text` carried the marker lines (and so was checked). */
