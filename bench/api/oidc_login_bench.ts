@@ -10,18 +10,25 @@
  *                                             token endpoint, ID token checks, session
  *
  * Prints p50 / p99 / max of the whole round trip, of kudurru's two steps,
- * and of the provider's part (the rest).
+ * and of the provider's part (the rest). Then the CLI's way in: a request
+ * (`GET /api/v1/auth/status`) with an ID token of the CLI's client as its
+ * bearer, the first time (its signature verified against the provider's
+ * keys) and again (the verdict cached), beside the same request with an
+ * API token (`kdr_…`).
  *
- *   deno run -A bench/api/oidc_login_bench.ts [--logins 100] [--warmup 5]
+ *   deno run -A bench/api/oidc_login_bench.ts [--logins 100] [--tokens 50] [--warmup 5]
  */
 import { parseArgs } from "node:util";
 import {
   Browser,
+  CLI_CLIENT_ID,
+  cliTokens,
   providerSettings,
   startTestProvider,
 } from "../../src/auth/oidc/testdata/test_provider.ts";
 import { createMemoryStore } from "../../src/store/memory/memory_store.ts";
 import {
+  adminToken,
   cpuModel,
   intOption,
   ms,
@@ -34,13 +41,15 @@ import {
 const HELP = `Usage: deno run -A bench/api/oidc_login_bench.ts [options]
 
   --logins N   timed logins (default 100)
-  --warmup N   untimed logins first (default 5)
+  --tokens N   ID tokens sent as bearers, each twice (default 50)
+  --warmup N   untimed logins and tokens first (default 5)
   --help       this text`;
 
 const { values } = parseArgs({
   args: Deno.args,
   options: {
     logins: { type: "string", default: "100" },
+    tokens: { type: "string", default: "50" },
     warmup: { type: "string", default: "5" },
     help: { type: "boolean", default: false },
   },
@@ -50,6 +59,7 @@ if (values.help) {
   Deno.exit(0);
 }
 const LOGINS = intOption("logins", values.logins, 1, 10_000);
+const TOKENS = intOption("tokens", values.tokens, 1, 10_000);
 const WARMUP = intOption("warmup", values.warmup, 0, 100);
 
 const USERS = {
@@ -77,7 +87,11 @@ try {
     dataDir,
     port: apiPort,
     config: {
-      auth: { identityProviders: [providerSettings(idp.issuer)] },
+      auth: {
+        identityProviders: [
+          providerSettings(idp.issuer, { cliClientID: CLI_CLIENT_ID }),
+        ],
+      },
       rbac: {
         bindings: [{
           role: "operator",
@@ -98,6 +112,20 @@ try {
     samples.callback.push(one.callback);
     samples.provider.push(one.total - one.start - one.callback);
   }
+  const bearer = { first: [], cached: [], apiToken: [] } as {
+    [k in "first" | "cached" | "apiToken"]: number[];
+  };
+  const kdr = await adminToken(served.url);
+  for (let i = 0; i < WARMUP + TOKENS; i++) {
+    const { id_token } = await cliTokens(idp.issuer, "alice");
+    const first = await timedStatus(served.url, id_token, "corp:alice");
+    const cached = await timedStatus(served.url, id_token, "corp:alice");
+    const api = await timedStatus(served.url, kdr, "admin");
+    if (i < WARMUP) continue;
+    bearer.first.push(first);
+    bearer.cached.push(cached);
+    bearer.apiToken.push(api);
+  }
   print(`OIDC login round trip: ${LOGINS} logins (${WARMUP} untimed first)`);
   print(`CPU: ${cpuModel()}`);
   print();
@@ -107,6 +135,9 @@ try {
     ["kudurru: login start", ...row(samples.start)],
     ["kudurru: callback", ...row(samples.callback)],
     ["provider (the rest)", ...row(samples.provider)],
+    [`ID token as bearer, first use (${TOKENS})`, ...row(bearer.first)],
+    ["the same token again (cached)", ...row(bearer.cached)],
+    ["an API token (kdr_), for comparison", ...row(bearer.apiToken)],
   ], false);
   for (const line of rows) print(line);
 } finally {
@@ -142,6 +173,24 @@ async function login(base: string) {
     fail("callback", done.status, done.body);
   }
   return { total: end - began, start: started - began, callback: end - before };
+}
+
+/** One authenticated GET of the status, which must name `who`; its ms. */
+async function timedStatus(
+  base: string,
+  token: string,
+  who: string,
+): Promise<number> {
+  const began = performance.now();
+  const res = await fetch(`${base}/api/v1/auth/status`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  const text = await res.text();
+  const took = performance.now() - began;
+  if (res.status !== 200 || JSON.parse(text).data?.user !== who) {
+    fail("bearer request", res.status, text);
+  }
+  return took;
 }
 
 function cookies(headers: Headers): string {

@@ -10,17 +10,22 @@ import { treeCpuSeconds } from "./cpu_time.ts";
 /** Idle: under this share of one CPU over a window. */
 const IDLE_SHARE = 0.05;
 const WINDOW_MS = 1000;
-/** Measured anyway after this long (a server busy on its own). */
+/** Measured anyway after this long (a server busy on its own), by default. */
 const MAX_WAIT_MS = 20_000;
 
 /**
  * Resolves once `pid` (and its descendants) used under 5 % of a CPU in a
- * one-second window, or after 20 s; returns how long it waited (ms).
+ * one-second window, or after `maxWaitMs` (20 s); returns how long it
+ * waited (ms).
  */
-export async function settle(pid: number, ticks: number): Promise<number> {
+export async function settle(
+  pid: number,
+  ticks: number,
+  maxWaitMs = MAX_WAIT_MS,
+): Promise<number> {
   const began = Date.now();
   let before = treeCpuSeconds(pid, ticks);
-  while (Date.now() - began < MAX_WAIT_MS) {
+  while (Date.now() - began < maxWaitMs) {
     await new Promise((r) => setTimeout(r, WINDOW_MS));
     const now = treeCpuSeconds(pid, ticks);
     if (now - before < IDLE_SHARE * (WINDOW_MS / 1000)) break;

@@ -15,6 +15,20 @@ import {
   MAX_ENDPOINTS,
 } from "../api/v1alpha1/dnsrecordset.ts";
 
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/**
+ * A string of its own, in one piece. The parser's names and the formatted
+ * targets are joins and slices, which V8 keeps as references to their
+ * parts (a slice keeps the whole piece of the file it was cut from): held
+ * for a million RRsets, they cost some 40 MB more than flat copies
+ * (bench/import, peak RSS 519-543 MB against 486-493 MB).
+ */
+function flatCopy(s: string): string {
+  return decoder.decode(encoder.encode(s));
+}
+
 /** What `add` did with a record. */
 export type Added = "added" | "duplicate" | "full";
 
@@ -79,6 +93,8 @@ export class RRsetTable {
     ttl: number | undefined,
     line: number,
   ): Added {
+    owner = flatCopy(owner);
+    target = flatCopy(target);
     const byOwner = this.#byOwner;
     if (byOwner === undefined) throw new Error("the RRset table is sealed");
     const codes = this.#codes.data;
