@@ -59,6 +59,8 @@ export interface ApiServerOptions {
    * writer's batches), which the default budget does not count as the API's.
    */
   otherWorkMs?: () => number;
+  /** Whether DNS is quiet now (BusyBudget's dnsQuiet). */
+  dnsQuiet?: () => boolean;
   /** Route modules beyond accounts and objects (query log, operations, …). */
   extraRoutes?: (shared: SharedRouteDeps) => RouteModule[];
   now?: () => number;
@@ -140,6 +142,7 @@ export async function buildApi(
     new BusyBudget({
       percent: config.listeners.api.cpuPercent,
       ...(opts.otherWorkMs && { otherWorkMs: opts.otherWorkMs }),
+      ...(opts.dnsQuiet && { dnsQuiet: opts.dnsQuiet }),
     });
   const shared: SharedRouteDeps = { store, now, permits, logger, budget };
   // The creator of a zone goes on administering it (authorize.ts).

@@ -27,6 +27,10 @@
  * so a request that waits for work off the main thread (a password hash in
  * a Worker, a list download) says so (offMainThread), or that wait would
  * count too.
+ *
+ * The share binds only while DNS is busy (`dnsQuiet`, from the listeners'
+ * query counts): on a quiet server a long listing takes the spare time
+ * rather than waiting for a share nothing else wants.
  */
 import type { Context } from "hono";
 
@@ -50,6 +54,12 @@ export interface BusyBudgetOptions {
    * (a running total). @default none
    */
   otherWorkMs?: () => number;
+  /**
+   * Whether DNS is quiet now: while it is, the API may use what the
+   * thread has spare (the credit stays full), since the share exists to
+   * keep the thread for DNS when DNS needs it. @default never
+   */
+  dnsQuiet?: () => boolean;
   /** @default performance.now */
   now?: () => number;
   /** @default setTimeout */
@@ -65,6 +75,7 @@ export class BusyBudget {
   readonly #maxWaiting: number;
   readonly #linger: number;
   readonly #otherWork: () => number;
+  readonly #dnsQuiet: () => boolean;
   readonly #now: () => number;
   readonly #sleep: (ms: number) => Promise<void>;
   #credit: number;
@@ -84,6 +95,7 @@ export class BusyBudget {
     this.#maxWaiting = opts.maxWaiting ?? 64;
     this.#linger = opts.lingerMs ?? 50;
     this.#otherWork = opts.otherWorkMs ?? (() => 0);
+    this.#dnsQuiet = opts.dnsQuiet ?? (() => false);
     this.#now = opts.now ?? (() => performance.now());
     this.#sleep = opts.sleep ??
       ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
@@ -194,7 +206,8 @@ export class BusyBudget {
 
   /** Counts `ms` of busy time against the share. */
   spend(ms: number): void {
-    if (!this.limits) return;
+    // While DNS is quiet the API's time is not counted against the share.
+    if (!this.limits || this.#dnsQuiet()) return;
     this.#refill();
     this.#credit -= Math.max(0, ms);
   }
@@ -206,6 +219,11 @@ export class BusyBudget {
 
   #refill(): void {
     const now = this.#now();
+    if (this.#dnsQuiet()) {
+      this.#credit = this.#burst;
+      this.#at = now;
+      return;
+    }
     this.#credit = Math.min(
       this.#burst,
       this.#credit + (now - this.#at) * this.#rate,

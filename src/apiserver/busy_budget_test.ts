@@ -2,7 +2,10 @@ import assert from "node:assert/strict";
 import { BusyBudget } from "./busy_budget.ts";
 
 /** A budget on a clock that moves only when a request sleeps. */
-function budgetAt(percent: number, opts: { maxWaiting?: number } = {}) {
+function budgetAt(
+  percent: number,
+  opts: { maxWaiting?: number; dnsQuiet?: () => boolean } = {},
+) {
   const clock = { t: 0, slept: 0 };
   const budget = new BusyBudget({
     percent,
@@ -34,6 +37,22 @@ Deno.test("BusyBudget makes requests past the share wait until it caught up", as
   budget.spend(300); // 100 ms of burst, then 200 ms of debt
   assert.deepEqual(await budget.admit(), { ok: true });
   // 200 ms of debt at 10 % takes 2 s to repay.
+  assert.ok(clock.slept >= 2000 && clock.slept < 2010, String(clock.slept));
+});
+
+Deno.test("BusyBudget binds nothing while DNS is quiet, and the share again, from a full burst, once it is busy", async () => {
+  const dns = { quiet: true };
+  const { budget, clock } = budgetAt(10, { dnsQuiet: () => dns.quiet });
+  for (let i = 0; i < 20; i++) {
+    assert.deepEqual(await budget.admit(), { ok: true });
+    budget.spend(100); // all of the thread, far past 10 %
+    clock.t += 100;
+  }
+  assert.equal(clock.slept, 0, "a quiet server's spare time is the API's");
+  dns.quiet = false;
+  assert.deepEqual(await budget.admit(), { ok: true });
+  budget.spend(300); // the burst of 100 ms, then 200 ms of debt
+  assert.deepEqual(await budget.admit(), { ok: true });
   assert.ok(clock.slept >= 2000 && clock.slept < 2010, String(clock.slept));
 });
 

@@ -201,7 +201,7 @@ const listenersObject = z.strictObject({
     cpuPercent: integer(5, 1, 100, {
       help:
         "Share of the main thread's time the API may keep busy, averaged over seconds (5: 50 ms a second, after a 250 ms burst); " +
-        "past it requests wait, so DNS keeps its CPU; raise it on a host with CPUs to spare, 100 turns the limit off",
+        "past it requests wait, so DNS keeps its CPU; it binds only while DNS answers 1,000 queries a second or more (a quiet server's spare time is the API's); raise it on a host with CPUs to spare, 100 turns the limit off",
     }),
   }).prefault({}),
   ops: httpListener(

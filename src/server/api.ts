@@ -46,6 +46,8 @@ export interface ApiWiring {
   liveFeed?: LiveFeed;
   /** Time the query-log writer spent writing so far, in ms. */
   queryLogWriteMs?: () => number;
+  /** Whether DNS is quiet now (dns_load.ts): the API's share then binds nothing. */
+  dnsQuiet: () => boolean;
   logger: Logger;
   env: (name: string) => string | undefined;
 }
@@ -68,6 +70,7 @@ export async function startApi(w: ApiWiring) {
     port: address.port,
     readOnlyReason,
     ...(w.queryLogWriteMs && { otherWorkMs: w.queryLogWriteMs }),
+    dnsQuiet: w.dnsQuiet,
     extraRoutes: (shared) => [
       zoneRoutes({
         store: w.store,

@@ -66,6 +66,7 @@ import {
 import { createNotifier } from "../transfer/notify_out.ts";
 import { zoneChangeHandler } from "../transfer/zone_changes.ts";
 import { openLocalStores } from "./local_stores.ts";
+import { DnsLoad } from "./dns_load.ts";
 import { startSecondaryZones } from "../transfer/secondary_zones.ts";
 import { createTransferMetrics } from "../metrics/transfer_metrics.ts";
 
@@ -205,6 +206,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       stops.push(() => Promise.resolve(certificates.close()));
       createTlsMetrics(registry, () => certificates.expiries());
     }
+    const dnsLoad = new DnsLoad();
     const listeners = await startDnsListeners({
       onNotify: (zone, from) => onNotify(zone, from),
       listeners: await dnsListenerConfigs(config.listeners, certificates),
@@ -215,7 +217,10 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       nodeName: config.node.name,
       version: VERSION,
       logger: logger.with({ component: "listeners" }),
-      onCounters: (deltas, from) => metrics.record(deltas, from),
+      onCounters: (deltas, from) => {
+        metrics.record(deltas, from);
+        dnsLoad.record(deltas.socket.queries);
+      },
       ...(querylog && {
         onEvents: (batch, dropped) => {
           querylog.enqueuePacked(batch);
@@ -451,6 +456,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       loader,
       health,
       snapshot: () => posted,
+      dnsQuiet: () => dnsLoad.quiet(),
       ...(querylog && {
         liveFeed,
         queryLogWriteMs: () => querylog.stats().writeMs,
