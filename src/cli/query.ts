@@ -14,6 +14,7 @@ import {
   HEADER_FLAG,
   qtypeFromText,
   TYPE,
+  typeName,
 } from "../dns/wire/constants.ts";
 import { buildQuery, randomQueryId } from "../upstream/build_query.ts";
 import {
@@ -24,6 +25,8 @@ import type { Transport } from "../upstream/types.ts";
 import { checkDomainName } from "../dns/name.ts";
 import { type Command, parseFlags, UsageError } from "./command.ts";
 import { loadLocalConfig } from "./local_store.ts";
+import { queryForClient } from "./query_client.ts";
+import { isIpAddress } from "../dns/ip_text.ts";
 import { decodeAnswer, explain } from "./query_answer.ts";
 import { type QueryReport, renderJson, renderText } from "./query_output.ts";
 import {
@@ -44,6 +47,8 @@ const FLAGS = {
   "ca-file": { type: "string" },
   "tls-name": { type: "string" },
   "client-id": { type: "string" },
+  client: { type: "string" },
+  context: { type: "string" },
   dnssec: { type: "boolean" },
   timeout: { type: "string" },
   output: { type: "string", short: "o" },
@@ -56,15 +61,35 @@ export const queryCommand: Command = {
   usage:
     "  kudurru query NAME [TYPE] [--server HOST[:PORT]] [--tcp | --tls | --https [URL-PATH]] [--ca-file FILE]\n" +
     "                [--tls-name NAME] [--client-id ID] [--dnssec] [--timeout 5s] [-o text|json] [--config FILE]\n" +
+    "  kudurru query NAME [TYPE] --client IP [--context NAME] [-o text|json]\n" +
     "  Prints the answer as dig does, then why kudurru answered so (Status: blocked (list L) from its Extended DNS Error).\n" +
     "  Without --server, asks this machine's kudurru (its configured DNS, DoT or DoH listener, and for --tls/--https its\n" +
     "  self-signed CA). --server also takes udp://, tcp://, tls://HOST#NAME and https://HOST/PATH. --client-id puts the\n" +
     "  ID where kudurru reads it: the server name ID.<--tls-name or listeners.clientIdDomain> over --tls, the path\n" +
-    "  /dns-query/ID over --https. Exit 0 when an answer arrived (any RCODE), 1 when none did.",
+    "  /dns-query/ID over --https. Exit 0 when an answer arrived (any RCODE), 1 when none did.\n" +
+    "  --client IP asks the server of the current context (kudurru login) what it would answer that client and\n" +
+    "  why (its groups, policies, the list and rule that matched, the zone or upstream), through its API: nothing\n" +
+    "  is sent, counted or logged.",
   async run(args, io) {
     const [rest, httpsPath] = withHttpsPath(args);
     const { values, positionals } = parseFlags("query", rest, FLAGS, 2);
     const request = parseRequest(values, positionals, httpsPath);
+    if (values.client !== undefined) {
+      return await queryForClient(
+        {
+          name: positionals[0]!,
+          type: typeName(request.type),
+          client: clientOf(values),
+        },
+        { context: values.context, json: request.json },
+        io,
+      );
+    }
+    if (values.context !== undefined) {
+      throw new UsageError(
+        "kudurru query: --context goes with --client (a question asked of the server's API); without it, name the server with --server",
+      );
+    }
     let loaded: { config?: Config } | undefined;
     const config = () => {
       if (loaded === undefined) {
@@ -159,6 +184,35 @@ function withHttpsPath(args: string[]): [string[], string | undefined] {
 }
 
 /** The question and the flags, checked. */
+/** The --client address, alone: it names whom to ask for, not where to ask. */
+function clientOf(values: {
+  client?: string;
+  server?: string;
+  tcp?: boolean;
+  tls?: boolean;
+  https?: boolean;
+  "client-id"?: string;
+  dnssec?: boolean;
+}): string {
+  const client = values.client!;
+  if (!isIpAddress(client)) {
+    throw new UsageError(
+      `kudurru query: --client takes an IP address, such as 192.0.2.7, not "${client}"`,
+    );
+  }
+  const sent =
+    (["server", "tcp", "tls", "https", "client-id", "dnssec"] as const)
+      .filter((flag) => values[flag] !== undefined);
+  if (sent.length > 0) {
+    throw new UsageError(
+      `kudurru query: --client asks the server's API, which sends no query: leave out --${
+        sent.join(", --")
+      }`,
+    );
+  }
+  return client;
+}
+
 function parseRequest(
   values: {
     server?: string;

@@ -53,6 +53,12 @@ Deno.test("kudurru query: usage errors name the problem", async (t) => {
       ],
       /cannot read --ca-file/,
     ],
+    [["example.com", "--client", "kids-tablet"], /takes an IP address/],
+    [
+      ["example.com", "--client", "192.0.2.7", "--tcp", "--server", "::1"],
+      /sends no query: leave out --server, --tcp/,
+    ],
+    [["example.com", "--context", "lab"], /--context goes with --client/],
   ];
   for (const [args, message] of cases) {
     await t.step(args.join(" ") || "(nothing)", async () => {
@@ -163,4 +169,19 @@ Deno.test("kudurru query reads kudurru's EDE texts as block reasons, others as t
     statusLine(explain(decodeAnswer(answerWith()))),
     "Status: answered (NXDOMAIN)",
   );
+});
+
+Deno.test("kudurru query --client without a context says to log in", async () => {
+  const home = await Deno.makeTempDir({ prefix: "kudurru-query-client-" });
+  try {
+    await assert.rejects(
+      queryCommand.run(
+        ["example.com", "--client", "192.0.2.7"],
+        bufferIO("", { XDG_CONFIG_HOME: home }).io,
+      ),
+      /--client asks a server's API .*: run kudurru login --server URL first/,
+    );
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
 });

@@ -8,7 +8,8 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { startKudurru } from "../../src/testing/kudurru_server.ts";
+import { startKudurru, waitForApi } from "../../src/testing/kudurru_server.ts";
+import { runCli } from "../../src/cli/run.ts";
 import { freePort } from "../../src/testing/free_port.ts";
 import { object } from "../blocking/e2e_helpers.ts";
 import { startNsd } from "../interop/peers.ts";
@@ -21,6 +22,8 @@ const ZONE = `$ORIGIN lab.test.
 ns1      300 IN A   192.0.2.53
 ads      300 IN A   192.0.2.66
 `;
+
+const PASSWORD = "correct horse battery staple";
 
 async function query(...args: string[]) {
   const b = bufferIO();
@@ -69,6 +72,7 @@ Deno.test("kudurru query asks a real kudurru over UDP, TCP, DoT and DoH and expl
     ],
     readyZone: "local.test.",
     upstreamPort: nsd.port,
+    env: { KUDURRU_ADMIN_PASSWORD: PASSWORD },
     listeners: {
       clientIdDomain: "dns.test",
       dot: [{ address: `127.0.0.1:${dot}`, tls: { auto: "selfsigned" } }],
@@ -160,4 +164,53 @@ Deno.test("kudurru query asks a real kudurru over UDP, TCP, DoT and DoH and expl
   );
   assert.equal(wrongCa.code, 1);
   assert.match(wrongCa.err, /cannot ask 127\.0\.0\.1#\d+ over tls: /);
+
+  // --client: what the server would answer another client, through its
+  // API's why route, after kudurru login.
+  await waitForApi(kudurru.apiUrl);
+  const home = await Deno.makeTempDir({ prefix: "kudurru-query-client-" });
+  try {
+    const env = { XDG_CONFIG_HOME: join(home, "config") };
+    const login = bufferIO(`${PASSWORD}\n`, env);
+    assert.equal(
+      await runCli(
+        ["login", "--server", kudurru.apiUrl, "--username", "admin"],
+        login.io,
+      ),
+      0,
+      login.stderr(),
+    );
+    const asked = async (...args: string[]) => {
+      const b = bufferIO("", env);
+      const code = await queryCommand.run(args, b.io);
+      return { code, out: b.stdout(), err: b.stderr() };
+    };
+    const loopback = await asked("tracker.lab.test", "--client", "127.0.0.1");
+    assert.equal(loopback.code, 0, loopback.err);
+    assert.match(loopback.out, /^;; What context "\S+" \(http:\/\/127/m);
+    assert.match(loopback.out, /^;; QUESTION: tracker\.lab\.test\.? A$/m);
+    assert.match(
+      loopback.out,
+      /^Status: blocked_list \(list kids-ads, rule tracker\.lab\.test\), from blocking$/m,
+    );
+    assert.match(loopback.out, /^Client groups: default\/loopback$/m);
+    // Another address is in the default group only: forwarded, not blocked.
+    const other = await asked("tracker.lab.test", "--client", "192.0.2.7");
+    assert.equal(other.code, 0, other.err);
+    assert.doesNotMatch(other.out, /Status: blocked/);
+    assert.match(other.out, /^Client groups: default\/default$/m, other.out);
+    assert.match(
+      other.out,
+      /^Forwarded to: upstream group default \(forward_zone \.\)$/m,
+    );
+    const json = JSON.parse(
+      (await asked("tracker.lab.test", "--client", "127.0.0.1", "-o", "json"))
+        .out,
+    );
+    assert.equal(json.why.status, "blocked_list");
+    assert.equal(json.why.list, "kids-ads");
+    assert.equal(json.why.client, "127.0.0.1");
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
 });
