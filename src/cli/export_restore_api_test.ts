@@ -6,8 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { bufferIO } from "./command.ts";
-import { runCli } from "./run.ts";
+import { cli, eventually, PASSWORD } from "./testdata/cli_runs.ts";
 import { freePort } from "../testing/free_port.ts";
 import { query } from "../testing/dns_client.ts";
 import {
@@ -17,8 +16,6 @@ import {
   waitForApi,
 } from "../testing/kudurru_server.ts";
 import { checkExport } from "../store/export_marker.ts";
-
-const PASSWORD = "correct horse battery staple";
 
 const HOME = `apiVersion: kudurru.io/v1alpha1
 kind: DNSZone
@@ -38,25 +35,6 @@ spec:
   endpoints:
     - { dnsName: www.home.test, recordType: A, targets: [192.0.2.10] }
 `;
-
-async function cli(args: string[], env: Record<string, string>, stdin = "") {
-  const b = bufferIO(stdin, env);
-  const code = await runCli(args, b.io);
-  return { code, stdout: b.stdout(), stderr: b.stderr() };
-}
-
-/** Polls `check` until it holds: the server applies writes a moment later. */
-async function eventually<T>(
-  what: string,
-  check: () => Promise<T | undefined>,
-): Promise<T> {
-  for (let i = 0; i < 150; i++) {
-    const found = await check();
-    if (found !== undefined) return found;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 Deno.test({
   name:

@@ -24,6 +24,7 @@ import {
   LOCAL_READY_ZONE,
   localReadyZoneObject,
   startKudurru,
+  waitForApi,
 } from "../testing/kudurru_server.ts";
 import {
   Browser,
@@ -55,17 +56,6 @@ async function run(
   env: Record<string, string>,
 ) {
   return await settle(command, bufferIO("", env), args);
-}
-
-/** startKudurru waits for DNS; the API listener may come a moment later. */
-async function apiUp(url: string): Promise<void> {
-  for (let i = 0; i < 300; i++) {
-    const res = await fetch(`${url}/api/v1/auth/status`).catch(() => undefined);
-    await res?.body?.cancel();
-    if (res?.ok) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`the API at ${url} did not come up`);
 }
 
 /** The URL the login printed, once it has. */
@@ -115,7 +105,7 @@ Deno.test({
         },
       },
     });
-    await apiUp(server.apiUrl);
+    await waitForApi(server.apiUrl);
     const config = await Deno.makeTempDir({ prefix: "kudurru-cli-config-" });
     try {
       const env = { XDG_CONFIG_HOME: config };

@@ -6,6 +6,7 @@
  * that shows answers to people must not throw on odd ones, so record data
  * it cannot read is shown in the generic form of RFC 3597 instead.
  */
+import { extendedErrorName } from "../dns/wire/extended_error.ts";
 import { HEADER_FLAG, TYPE, typeName } from "../dns/wire/constants.ts";
 import { rcodeName } from "../dns/wire/rcode_name.ts";
 import { readName } from "../dns/wire/read_name.ts";
@@ -71,41 +72,6 @@ const CLASSES: Record<number, string> = {
   255: "ANY",
 };
 
-/** RFC 8914 §5.2 INFO-CODEs and later IANA registrations, by code. */
-const EDE_NAMES = [
-  "Other Error",
-  "Unsupported DNSKEY Algorithm",
-  "Unsupported DS Digest Type",
-  "Stale Answer",
-  "Forged Answer",
-  "DNSSEC Indeterminate",
-  "DNSSEC Bogus",
-  "Signature Expired",
-  "Signature Not Yet Valid",
-  "DNSKEY Missing",
-  "RRSIGs Missing",
-  "No Zone Key Bit Set",
-  "NSEC Missing",
-  "Cached Error",
-  "Not Ready",
-  "Blocked",
-  "Censored",
-  "Filtered",
-  "Prohibited",
-  "Stale NXDOMAIN Answer",
-  "Not Authoritative",
-  "Not Supported",
-  "No Reachable Authority",
-  "Network Error",
-  "Invalid Data",
-  "Signature Expired before Valid",
-  "Too Early",
-  "Unsupported NSEC3 Iterations Value",
-  "Unable to conform to policy",
-  "Synthesized",
-  "Invalid Query Type",
-];
-
 const EDE_BLOCKED = 15;
 const EDE_FILTERED = 17;
 const EDE_OPTION = 15;
@@ -114,11 +80,6 @@ const HEADER_OCTETS = 12;
 const RR_FIXED_OCTETS = 10;
 
 const decoder = new TextDecoder();
-
-/** The name of an EDE INFO-CODE, or "EDE n" for one with none. */
-export function extendedErrorName(code: number): string {
-  return EDE_NAMES[code] ?? `EDE ${code}`;
-}
 
 /**
  * Decodes a whole response message.

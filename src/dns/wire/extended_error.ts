@@ -24,7 +24,7 @@ export const EDE = {
   NETWORK_ERROR: 23,
 } as const;
 
-/** The names RFC 8914 §5.2 gives INFO-CODEs 0 to 24. */
+/** The names RFC 8914 §5.2 gives INFO-CODEs 0 to 24, then IANA's later ones. */
 const NAMES = [
   "Other Error",
   "Unsupported DNSKEY Algorithm",
@@ -51,6 +51,12 @@ const NAMES = [
   "No Reachable Authority",
   "Network Error",
   "Invalid Data",
+  "Signature Expired before Valid",
+  "Too Early",
+  "Unsupported NSEC3 Iterations Value",
+  "Unable to conform to policy",
+  "Synthesized",
+  "Invalid Query Type",
 ];
 
 /** The RFC 8914 name of an INFO-CODE ("Blocked"), or "INFO-CODE <n>" for others. */
