@@ -1,8 +1,8 @@
 /**
  * `auth` and `rbac`: how people and programs log in and what they may do,
  * for the planned HTTP API (docs/design.md#secure-by-default). Cluster
- * scope, except the Kubernetes mode and the admin socket, which are
- * hostOnly.
+ * scope, except the public URL, the identity providers, the Kubernetes
+ * mode and the admin socket, which are hostOnly.
  */
 import { z } from "zod";
 import { duration, oneOf, text } from "./schema_fields.ts";
@@ -97,6 +97,10 @@ export const authSchema = z.strictObject({
   }).meta({
     help:
       "Address browsers reach kudurru at, path included, behind a reverse proxy (https://dns.example.com/kudurru): the base of login redirect URIs and of the web UI; empty: the request's own",
+    // It decides where logins return, the cookies' Secure flag and the UI's
+    // base: a property of the host's proxy, and a wrong value locks every
+    // browser out, so it is set on the host, never through the API.
+    hostOnly: true,
   }),
   localLogin: oneOf(["enabled", "admins-only", "disabled"], "enabled", {
     help:
