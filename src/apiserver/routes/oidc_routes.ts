@@ -195,7 +195,8 @@ export function oidcRoutes(deps: OidcRoutesDeps) {
       try {
         url = await endSessionUrl(
           provider,
-          `${deps.publicURL || originOf(c, deps)}/`,
+          // The web UI's root, as the browser reaches it.
+          `${deps.publicURL || `${originOf(c, deps)}${deps.pathPrefix}`}/`,
         );
       } catch (error) {
         // Logged out here all the same; the provider's session stays.

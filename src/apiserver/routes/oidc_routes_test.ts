@@ -40,6 +40,8 @@ async function setup(
     tls?: boolean;
     /** auth.publicURL, which the provider registers as the API's origin. */
     publicURL?: string;
+    /** listeners.api.pathPrefix */
+    pathPrefix?: string;
   } = {},
 ) {
   const idp = await startTestProvider(
@@ -55,6 +57,8 @@ async function setup(
         ...(opts.publicURL !== undefined && { publicURL: opts.publicURL }),
       },
       rbac: { bindings: opts.bindings ?? BINDINGS },
+      ...(opts.pathPrefix !== undefined &&
+        { listeners: { api: { pathPrefix: opts.pathPrefix } } }),
     },
     ...(opts.tls !== undefined && { tls: opts.tls }),
   });
@@ -523,6 +527,21 @@ Deno.test("logout answers the provider's end-session URL", async () => {
   assert.equal(end.searchParams.get("client_id"), "kudurru");
   const after = await t.browser.request(`${API_ORIGIN}/api/v1/auth/status`);
   assert.equal(JSON.parse(after.body).data.authenticated, false);
+});
+
+Deno.test("logout under a path prefix sends the browser back to the web UI under that prefix", async () => {
+  await using t = await setup(USERS, { pathPrefix: "/dns/" });
+  const out = await t.browser.request(
+    `${API_ORIGIN}/api/v1/auth/oidc/corp/logout`,
+    { method: "POST" },
+  );
+  assert.equal(out.status, 200, out.body);
+  assert.equal(
+    new URL(JSON.parse(out.body).data.endSessionUrl).searchParams.get(
+      "post_logout_redirect_uri",
+    ),
+    `${API_ORIGIN}/dns/`,
+  );
 });
 
 Deno.test("account routes of local users answer a provider's user without a crash", async () => {
