@@ -11,7 +11,12 @@ import { startKudurru } from "../src/testing/kudurru_server.ts";
 import { freePort } from "../src/testing/free_port.ts";
 import { connectDoq } from "../src/listeners/doq_client.ts";
 import { startNsd } from "./interop/peers.ts";
-import { cli, eventually, object } from "./blocking/e2e_helpers.ts";
+import {
+  cli,
+  eventually,
+  object,
+  phoneGroupObjects,
+} from "./blocking/e2e_helpers.ts";
 import { makeTestCertificates } from "../src/upstream/testdata/certs.ts";
 import {
   answerRecords,
@@ -52,16 +57,7 @@ Deno.test("kudurru serves DoT, DoQ and DoH with a self-signed CA, and a client I
         zoneName: "local.test.",
         type: "primary",
       }),
-      object("BlockList", "phone-ads", {
-        sources: [{ inline: "ads.lab.test\n" }],
-      }),
-      object("ClientGroup", "phones", { clients: [{ clientID: "phone" }] }),
-      object("Policy", "phones", {
-        clientGroupRefs: ["phones"],
-        blockListRefs: ["phone-ads"],
-        blockMode: "nxdomain",
-        priority: 10,
-      }),
+      ...phoneGroupObjects("ads.lab.test"),
     ],
     readyZone: "local.test.",
     upstreamPort: nsd.port,

@@ -19,6 +19,24 @@ export function object(kind: string, name: string, spec: unknown): KObject {
   } as KObject;
 }
 
+/**
+ * The objects that put a client with client ID "phone" in group "phones",
+ * whose Policy (priority 10) answers NXDOMAIN for `name`: what the
+ * encrypted transports' tests select by a client ID.
+ */
+export function phoneGroupObjects(name: string): KObject[] {
+  return [
+    object("BlockList", "phone-ads", { sources: [{ inline: `${name}\n` }] }),
+    object("ClientGroup", "phones", { clients: [{ clientID: "phone" }] }),
+    object("Policy", "phones", {
+      clientGroupRefs: ["phones"],
+      blockListRefs: ["phone-ads"],
+      blockMode: "nxdomain",
+      priority: 10,
+    }),
+  ];
+}
+
 /** Runs `kudurru ARGS…`; its output (stdout, then stderr), once it exited 0. */
 export async function cli(...args: string[]): Promise<string> {
   const out = await new Deno.Command(Deno.execPath(), {

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { startKudurru, waitForApi } from "../../src/testing/kudurru_server.ts";
 import { runCli } from "../../src/cli/run.ts";
 import { freePort } from "../../src/testing/free_port.ts";
-import { object } from "../blocking/e2e_helpers.ts";
+import { object, phoneGroupObjects } from "../blocking/e2e_helpers.ts";
 import { startNsd } from "../interop/peers.ts";
 import { bufferIO } from "../../src/cli/command.ts";
 import { queryCommand } from "../../src/cli/query.ts";
@@ -59,16 +59,7 @@ Deno.test("kudurru query asks a real kudurru over UDP, TCP, DoT and DoH and expl
         blockListRefs: ["kids-ads"],
         blockMode: "nxdomain",
       }),
-      object("BlockList", "phone-ads", {
-        sources: [{ inline: "ads.lab.test\n" }],
-      }),
-      object("ClientGroup", "phones", { clients: [{ clientID: "phone" }] }),
-      object("Policy", "phones", {
-        clientGroupRefs: ["phones"],
-        blockListRefs: ["phone-ads"],
-        blockMode: "nxdomain",
-        priority: 10,
-      }),
+      ...phoneGroupObjects("ads.lab.test"),
     ],
     readyZone: "local.test.",
     upstreamPort: nsd.port,
