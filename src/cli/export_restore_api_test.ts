@@ -6,7 +6,12 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { cli, eventually, PASSWORD } from "./testdata/cli_runs.ts";
+import {
+  cli,
+  eventually,
+  logInAsAdmin,
+  PASSWORD,
+} from "./testdata/cli_runs.ts";
 import { freePort } from "../testing/free_port.ts";
 import { query } from "../testing/dns_client.ts";
 import {
@@ -51,20 +56,7 @@ Deno.test({
     const tmp = await Deno.makeTempDir({ prefix: "kudurru-cli-export-" });
     try {
       const env = { XDG_CONFIG_HOME: join(tmp, "config") };
-      const login = await cli(
-        [
-          "login",
-          "--server",
-          server.apiUrl,
-          "--username",
-          "admin",
-          "--name",
-          "lab",
-        ],
-        env,
-        `${PASSWORD}\n`,
-      );
-      assert.equal(login.code, 0, login.stderr);
+      await logInAsAdmin(server.apiUrl, env);
       const applied = await cli(["apply", "-f", "-"], env, HOME);
       assert.equal(applied.code, 0, applied.stderr);
       const www = () => query(server.port, "www.home.test", "A");

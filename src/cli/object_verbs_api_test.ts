@@ -6,7 +6,12 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { cli, eventually, PASSWORD } from "./testdata/cli_runs.ts";
+import {
+  cli,
+  eventually,
+  logInAsAdmin,
+  PASSWORD,
+} from "./testdata/cli_runs.ts";
 import { freePort } from "../testing/free_port.ts";
 import { query } from "../testing/dns_client.ts";
 import {
@@ -42,20 +47,7 @@ Deno.test({
     const tmp = await Deno.makeTempDir({ prefix: "kudurru-cli-verbs-" });
     try {
       const env = { XDG_CONFIG_HOME: join(tmp, "config") };
-      const login = await cli(
-        [
-          "login",
-          "--server",
-          server.apiUrl,
-          "--username",
-          "admin",
-          "--name",
-          "lab",
-        ],
-        env,
-        `${PASSWORD}\n`,
-      );
-      assert.equal(login.code, 0, login.stderr);
+      await logInAsAdmin(server.apiUrl, env);
 
       // get lists what the server has: the zone of its objects.d.
       const table = await cli(["get", "zones"], env);

@@ -10,7 +10,12 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { API_VERSION, type KObject } from "../api/v1alpha1/meta.ts";
 import { bufferIO } from "./command.ts";
-import { cli, eventually, PASSWORD } from "./testdata/cli_runs.ts";
+import {
+  cli,
+  eventually,
+  logInAsAdmin,
+  PASSWORD,
+} from "./testdata/cli_runs.ts";
 import { makeQuerylogCommand } from "./querylog.ts";
 import { freePort } from "../testing/free_port.ts";
 import { query } from "../testing/dns_client.ts";
@@ -58,20 +63,7 @@ Deno.test({
       });
       await waitForApi(server.apiUrl);
       const env = { XDG_CONFIG_HOME: join(tmp, "config") };
-      const admin = await cli(
-        [
-          "login",
-          "--server",
-          server.apiUrl,
-          "--username",
-          "admin",
-          "--name",
-          "lab",
-        ],
-        env,
-        `${PASSWORD}\n`,
-      );
-      assert.equal(admin.code, 0, admin.stderr);
+      await logInAsAdmin(server.apiUrl, env);
       for (const role of ["viewer", "operator"]) {
         const minted = await cli([
           "api",

@@ -36,3 +36,22 @@ export async function eventually<T>(
   }
   throw new Error(`timed out waiting for ${what}`);
 }
+
+/**
+ * `kudurru login --server URL --username admin --name NAME` with PASSWORD
+ * on stdin, into `env`'s contexts; throws with its stderr unless it exits 0.
+ */
+export async function logInAsAdmin(
+  server: string,
+  env: Record<string, string>,
+  name = "lab",
+): Promise<void> {
+  const login = await cli(
+    ["login", "--server", server, "--username", "admin", "--name", name],
+    env,
+    `${PASSWORD}\n`,
+  );
+  if (login.code !== 0) {
+    throw new Error(`kudurru login exited ${login.code}: ${login.stderr}`);
+  }
+}
