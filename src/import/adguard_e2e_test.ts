@@ -13,6 +13,7 @@ import YAML from "yaml";
 import { freePort } from "../testing/free_port.ts";
 import { startKudurru } from "../testing/kudurru_server.ts";
 import { query } from "../testing/dns_client.ts";
+import { untilPasses } from "../testing/until_passes.ts";
 import { importAdguard } from "./adguard.ts";
 
 const V28 = new URL(
@@ -64,18 +65,6 @@ function stubUpstream(port: number): { close(): Promise<void> } {
   };
 }
 
-async function eventually(check: () => Promise<void>): Promise<void> {
-  const deadline = Date.now() + 8000;
-  for (;;) {
-    try {
-      return await check();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((r) => setTimeout(r, 250));
-    }
-  }
-}
-
 Deno.test({
   name: "adguard e2e: a rewrite answers, a client's own policy applies",
   async fn() {
@@ -115,7 +104,7 @@ Deno.test({
       assert.deepEqual(rewrite.answers.map((a) => a.data), ["1.2.3.4"]);
 
       // `||facebook.com^$important` from user_rules blocks (zeroIP)…
-      await eventually(async () => {
+      await untilPasses(async () => {
         const blocked = await query(server.port, "www.facebook.com", "A");
         assert.deepEqual(blocked.answers.map((a) => a.data), ["0.0.0.0"]);
       });

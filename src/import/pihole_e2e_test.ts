@@ -9,20 +9,9 @@ import assert from "node:assert/strict";
 import { freePort } from "../testing/free_port.ts";
 import { startKudurru } from "../testing/kudurru_server.ts";
 import { query } from "../testing/dns_client.ts";
+import { untilPasses } from "../testing/until_passes.ts";
 import { importPihole } from "./pihole.ts";
 import { piholeDir } from "./pihole_fixture_test.ts";
-
-async function eventually(check: () => Promise<void>): Promise<void> {
-  const deadline = Date.now() + 8000;
-  for (;;) {
-    try {
-      return await check();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((r) => setTimeout(r, 250));
-    }
-  }
-}
 
 Deno.test({
   name: "pihole e2e: a dns.hosts name answers, an exact deny is blocked",
@@ -58,7 +47,7 @@ Deno.test({
 
       // denied.ftl (domainlist type 1, group Default): NULL mode → 0.0.0.0,
       // with Pi-hole's blockTTL of 2 s.
-      await eventually(async () => {
+      await untilPasses(async () => {
         const blocked = await query(server.port, "denied.ftl", "A");
         assert.deepEqual(blocked.answers.map((a) => a.data), ["0.0.0.0"]);
         assert.equal(blocked.answers[0]!.ttl, 2);
